@@ -1,0 +1,323 @@
+#include "flow.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+#include <sys/socket.h>
+
+struct td_engine {
+    const td_config *cfg;
+    GHashTable *by_stream;      /* stream → td_flow* (owned by flows) */
+    GPtrArray  *flows;          /* first-appearance order, owns the flows */
+    bool finished;
+};
+
+void td_config_defaults(td_config *cfg)
+{
+    cfg->vantage_dominance_pct = 80;
+    cfg->vantage_min_delay_us = 1000;
+    cfg->vantage_override = TD_VANTAGE_UNKNOWN;
+}
+
+td_engine *td_engine_new(const td_config *cfg)
+{
+    td_engine *engine = g_new0(td_engine, 1);
+    engine->cfg = cfg;
+    engine->by_stream = g_hash_table_new(g_direct_hash, g_direct_equal);
+    engine->flows = g_ptr_array_new_with_free_func(g_free);
+    return engine;
+}
+
+void td_engine_free(td_engine *engine)
+{
+    if (!engine)
+        return;
+    g_hash_table_destroy(engine->by_stream);
+    g_ptr_array_free(engine->flows, TRUE);
+    g_free(engine);
+}
+
+const td_config *td_engine_config(const td_engine *engine)
+{
+    return engine->cfg;
+}
+
+static bool same_endpoint(const td_addr *a, uint16_t a_port, const td_addr *b, uint16_t b_port)
+{
+    return a_port == b_port && a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0;
+}
+
+static td_flow *flow_new(td_engine *engine, const td_record *rec)
+{
+    td_flow *flow = g_new0(td_flow, 1);
+    flow->stream = rec->stream;
+    flow->addr[0] = rec->src;
+    flow->port[0] = rec->sport;
+    flow->addr[1] = rec->dst;
+    flow->port[1] = rec->dport;
+    flow->client = -1;
+    flow->first_frame = rec->frame;
+    flow->first_ns = rec->time_ns;
+    flow->hs.syn_ip_ecn = -1;
+    flow->hs.synack_ip_ecn = -1;
+    g_hash_table_insert(engine->by_stream, GUINT_TO_POINTER(rec->stream), flow);
+    g_ptr_array_add(engine->flows, flow);
+    return flow;
+}
+
+static int8_t codepoint_of(const td_record *rec)
+{
+    return rec->has_ip_ecn ? (int8_t)(rec->ip_ecn & 3) : -1;
+}
+
+static void note_syn(td_flow *flow, const td_record *rec, int sender)
+{
+    td_handshake *hs = &flow->hs;
+
+    if (hs->synack_frame)
+        return;                 /* a SYN after the SYN-ACK changes nothing */
+    if (!hs->first_syn_frame || rec->seq != hs->syn_isn) {
+        /* first SYN, or a new attempt with a new ISN: start over */
+        hs->first_syn_frame = rec->frame;
+        hs->first_syn_flags = rec->tcp_flags;
+        hs->syn_isn = rec->seq;
+        hs->fallback_frame = 0;
+    } else if (td_ecn_syn_requests(hs->first_syn_flags) &&
+               !td_ecn_syn_requests(rec->tcp_flags) && !hs->fallback_frame) {
+        hs->fallback_frame = rec->frame;
+    }
+    hs->last_syn_frame = rec->frame;
+    hs->last_syn_ns = rec->time_ns;
+    hs->last_syn_flags = rec->tcp_flags;
+    hs->syn_ip_ecn = codepoint_of(rec);
+    hs->mss[sender] = rec->mss_option;
+    if (flow->client < 0)
+        flow->client = (int8_t)sender;
+}
+
+static void note_synack(td_flow *flow, const td_record *rec, int sender)
+{
+    td_handshake *hs = &flow->hs;
+
+    if (hs->synack_frame)
+        return;
+    hs->synack_frame = rec->frame;
+    hs->synack_ns = rec->time_ns;
+    hs->synack_flags = rec->tcp_flags;
+    hs->synack_ip_ecn = codepoint_of(rec);
+    hs->mss[sender] = rec->mss_option;
+    if (flow->client < 0)
+        flow->client = (int8_t)(1 - sender);
+}
+
+static void decide_ecn(td_flow *flow, td_ecn_outcome outcome, uint32_t frame, const char *reason)
+{
+    flow->ecn_outcome = outcome;
+    flow->ecn_decided_frame = frame;
+    flow->ecn_reason = reason;
+}
+
+/* Settles the outcome as soon as the packets seen so far prove it. */
+static void update_ecn_outcome(td_flow *flow, const td_record *rec)
+{
+    const td_handshake *hs = &flow->hs;
+
+    if (flow->ecn_outcome != TD_ECN_PENDING)
+        return;
+    if (!hs->first_syn_frame) {
+        decide_ecn(flow, TD_ECN_UNKNOWN, rec->frame,
+                   hs->synack_frame ? "SYN not in the capture"
+                                    : "handshake not in the capture (capture starts mid-flow)");
+        return;
+    }
+    if (!td_ecn_syn_requests(hs->first_syn_flags)) {
+        decide_ecn(flow, TD_ECN_NOT_REQUESTED, hs->first_syn_frame, NULL);
+        return;
+    }
+    if (hs->fallback_frame) {
+        decide_ecn(flow, TD_ECN_FALLBACK, hs->fallback_frame,
+                   "ECN-setup SYN was retried without ECN flags: possible ECN blackhole on the path");
+        return;
+    }
+    if (hs->synack_frame) {
+        td_ecn_outcome outcome = td_ecn_classify(hs->last_syn_flags, hs->synack_flags,
+                                                 &flow->accecn_feedback);
+        const char *reason = NULL;
+        if (outcome == TD_ECN_REFLECTED)
+            reason = "SYN-ACK echoes the SYN's ECN flags: broken peer or middlebox, ECN not used";
+        else if (outcome == TD_ECN_INVALID)
+            reason = td_ecn_is_setup_request(hs->last_syn_flags)
+                         ? "reserved SYN-ACK flag combination"
+                         : "reserved SYN flag combination";
+        decide_ecn(flow, outcome, hs->synack_frame, reason);
+    }
+}
+
+static void note_data(td_flow *flow, const td_record *rec, int sender)
+{
+    td_dir_stats *dir = &flow->sent[sender];
+
+    dir->data_packets++;
+    dir->payload_bytes += rec->payload_len;
+    if (!dir->first_data_frame)
+        dir->first_data_frame = rec->frame;
+    if (!rec->has_ip_ecn)
+        return;
+    dir->ecn_count[rec->ip_ecn & 3]++;
+    if ((rec->ip_ecn & 3) != TD_NOT_ECT && !dir->first_ect_frame)
+        dir->first_ect_frame = rec->frame;
+}
+
+td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
+{
+    td_flow *flow = g_hash_table_lookup(engine->by_stream, GUINT_TO_POINTER(rec->stream));
+    int from;
+
+    if (!flow)
+        flow = flow_new(engine, rec);
+    if (same_endpoint(&rec->src, rec->sport, &flow->addr[0], flow->port[0]))
+        from = 0;
+    else if (same_endpoint(&rec->src, rec->sport, &flow->addr[1], flow->port[1]))
+        from = 1;
+    else
+        return NULL;
+
+    flow->packets++;
+    flow->last_frame = rec->frame;
+    if (rec->time_ns > flow->last_ns || flow->packets == 1)
+        flow->last_ns = rec->time_ns;
+
+    if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == TD_TH_SYN)
+        note_syn(flow, rec, from);
+    else if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == (TD_TH_SYN | TD_TH_ACK))
+        note_synack(flow, rec, from);
+    else if (from == flow->client && flow->hs.synack_frame && !flow->hs.ack_frame &&
+             (rec->tcp_flags & TD_TH_ACK)) {
+        flow->hs.ack_frame = rec->frame;
+        flow->hs.ack_ns = rec->time_ns;
+    }
+    if (rec->payload_len)
+        note_data(flow, rec, from);
+    update_ecn_outcome(flow, rec);
+    *sender = from;
+    return flow;
+}
+
+void td_engine_finish(td_engine *engine)
+{
+    for (guint i = 0; i < engine->flows->len; i++) {
+        td_flow *flow = g_ptr_array_index(engine->flows, i);
+        if (flow->ecn_outcome == TD_ECN_PENDING)
+            decide_ecn(flow, TD_ECN_UNKNOWN, flow->hs.first_syn_frame,
+                       "no SYN-ACK in the capture");
+    }
+    engine->finished = true;
+}
+
+bool td_engine_finished(const td_engine *engine)
+{
+    return engine->finished;
+}
+
+guint td_engine_flow_count(const td_engine *engine)
+{
+    return engine->flows->len;
+}
+
+const td_flow *td_engine_flow_at(const td_engine *engine, guint index)
+{
+    return index < engine->flows->len ? g_ptr_array_index(engine->flows, index) : NULL;
+}
+
+bool td_flow_roles_known(const td_flow *flow)
+{
+    return flow->client >= 0;
+}
+
+int td_flow_server(const td_flow *flow)
+{
+    return flow->client < 0 ? -1 : 1 - flow->client;
+}
+
+const char *td_flow_data_sender(const td_flow *flow)
+{
+    bool client_sent, server_sent;
+
+    if (!td_flow_roles_known(flow))
+        return (flow->sent[0].data_packets || flow->sent[1].data_packets) ? "unknown" : "none";
+    client_sent = flow->sent[flow->client].data_packets != 0;
+    server_sent = flow->sent[td_flow_server(flow)].data_packets != 0;
+    if (client_sent && server_sent)
+        return "both";
+    if (client_sent)
+        return "client";
+    return server_sent ? "server" : "none";
+}
+
+bool td_flow_handshake_halves(const td_flow *flow, int64_t *syn_to_synack, int64_t *synack_to_ack)
+{
+    const td_handshake *hs = &flow->hs;
+
+    if (!hs->last_syn_frame || !hs->synack_frame || !hs->ack_frame)
+        return false;
+    if (hs->synack_ns < hs->last_syn_ns || hs->ack_ns < hs->synack_ns)
+        return false;           /* timestamps out of order: nothing to infer */
+    *syn_to_synack = hs->synack_ns - hs->last_syn_ns;
+    *synack_to_ack = hs->ack_ns - hs->synack_ns;
+    return true;
+}
+
+/* The SYN → SYN-ACK half spans capture point ↔ server, the SYN-ACK → ACK half
+ * capture point ↔ client. A capture next to the client sees almost the whole
+ * RTT in the first half, one next to the server in the second. */
+td_vantage td_flow_vantage(const td_flow *flow, const td_config *cfg)
+{
+    int64_t to_server, to_client, total, min_delay;
+
+    if (cfg->vantage_override != TD_VANTAGE_UNKNOWN)
+        return cfg->vantage_override;
+    if (!td_flow_handshake_halves(flow, &to_server, &to_client))
+        return TD_VANTAGE_UNKNOWN;
+    total = to_server + to_client;
+    min_delay = (int64_t)cfg->vantage_min_delay_us * 1000;
+    if (total <= 0)
+        return TD_VANTAGE_UNKNOWN;
+    if (to_server * 100 >= total * (int64_t)cfg->vantage_dominance_pct &&
+        to_server - to_client >= min_delay)
+        return TD_VANTAGE_NEAR_CLIENT;
+    if (to_client * 100 >= total * (int64_t)cfg->vantage_dominance_pct &&
+        to_client - to_server >= min_delay)
+        return TD_VANTAGE_NEAR_SERVER;
+    if (to_server >= min_delay && to_client >= min_delay)
+        return TD_VANTAGE_MIDDLE;
+    return TD_VANTAGE_UNKNOWN;
+}
+
+td_ecn_data_use td_flow_ecn_data_use(const td_flow *flow, int sender)
+{
+    return td_ecn_data_use_of(flow->ecn_outcome, flow->sent[sender].ecn_count);
+}
+
+const char *td_vantage_name(td_vantage vantage)
+{
+    switch (vantage) {
+    case TD_VANTAGE_NEAR_CLIENT: return "near-client";
+    case TD_VANTAGE_NEAR_SERVER: return "near-server";
+    case TD_VANTAGE_MIDDLE:      return "middle";
+    case TD_VANTAGE_UNKNOWN:     break;
+    }
+    return "unknown";
+}
+
+void td_addr_format(const td_addr *addr, char *buf, size_t size)
+{
+    const char *text = NULL;
+
+    if (size == 0)
+        return;
+    if (addr->len == 4)
+        text = inet_ntop(AF_INET, addr->bytes, buf, (socklen_t)size);
+    else if (addr->len == 16)
+        text = inet_ntop(AF_INET6, addr->bytes, buf, (socklen_t)size);
+    if (!text)
+        g_strlcpy(buf, "?", size);
+}

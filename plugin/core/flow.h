@@ -1,0 +1,97 @@
+/* The flow model every analysis stands on: endpoints, client/server roles, the
+ * handshake and its timings, and the vantage point those timings imply. */
+#ifndef TCPDIAG_FLOW_H
+#define TCPDIAG_FLOW_H
+
+#include <glib.h>
+#include "ecn.h"
+#include "record.h"
+
+typedef enum td_vantage {
+    TD_VANTAGE_UNKNOWN = 0,
+    TD_VANTAGE_NEAR_CLIENT,
+    TD_VANTAGE_NEAR_SERVER,
+    TD_VANTAGE_MIDDLE,
+} td_vantage;
+
+/* Thresholds an analyst can tune (Wireshark preferences in the glue). */
+typedef struct td_config {
+    /* One handshake half must carry at least this share of the handshake RTT
+     * for the capture point to count as near one end. */
+    unsigned vantage_dominance_pct;
+    /* ...and exceed the other half by this much; both halves must exceed it
+     * for "middle". Below it, host turnaround time hides the position. */
+    unsigned vantage_min_delay_us;
+    /* Set by the analyst who knows where the capture was taken. */
+    td_vantage vantage_override;
+} td_config;
+
+void td_config_defaults(td_config *cfg);
+
+typedef struct td_dir_stats {
+    uint32_t data_packets;
+    uint64_t payload_bytes;
+    uint32_t ecn_count[4];          /* data segments per td_ip_ecn codepoint */
+    uint32_t first_data_frame;
+    uint32_t first_ect_frame;       /* first data segment sent ECT or CE */
+} td_dir_stats;
+
+typedef struct td_handshake {
+    uint32_t first_syn_frame, last_syn_frame, synack_frame, ack_frame;
+    int64_t  last_syn_ns, synack_ns, ack_ns;
+    uint16_t first_syn_flags, last_syn_flags, synack_flags;
+    uint32_t syn_isn;
+    int8_t   syn_ip_ecn, synack_ip_ecn;   /* td_ip_ecn, -1 when not known */
+    uint16_t mss[2];                      /* MSS option per endpoint, 0 = none seen */
+    uint32_t fallback_frame;              /* retried SYN without ECN flags */
+} td_handshake;
+
+typedef struct td_flow {
+    uint32_t stream;
+    td_addr  addr[2];               /* endpoint 0 sent the first captured packet */
+    uint16_t port[2];
+    int8_t   client;                /* endpoint index of the client, -1 unknown */
+    uint32_t packets, first_frame, last_frame;
+    int64_t  first_ns, last_ns;
+    td_dir_stats sent[2];           /* by sending endpoint */
+    td_handshake hs;
+    td_ecn_outcome ecn_outcome;
+    uint32_t ecn_decided_frame;     /* packet that settled the outcome */
+    td_ip_ecn accecn_feedback;
+    const char *ecn_reason;         /* static text, NULL when none */
+} td_flow;
+
+typedef struct td_engine td_engine;
+
+td_engine *td_engine_new(const td_config *cfg);
+void td_engine_free(td_engine *engine);
+
+/* Feeds one packet. Returns its flow and stores the sending endpoint index in
+ * *sender, or returns NULL when the packet cannot belong to the stream it
+ * claims (addresses match neither endpoint). */
+td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender);
+
+/* The capture has been read completely: settle what is still pending. */
+void td_engine_finish(td_engine *engine);
+bool td_engine_finished(const td_engine *engine);
+
+/* Flows in order of first appearance. */
+guint td_engine_flow_count(const td_engine *engine);
+const td_flow *td_engine_flow_at(const td_engine *engine, guint index);
+
+const td_config *td_engine_config(const td_engine *engine);
+
+bool td_flow_roles_known(const td_flow *flow);
+/* Endpoint index of the server, -1 when roles are unknown. */
+int td_flow_server(const td_flow *flow);
+const char *td_flow_data_sender(const td_flow *flow);
+td_vantage td_flow_vantage(const td_flow *flow, const td_config *cfg);
+/* Handshake halves at the capture point, in ns; false when not measurable. */
+bool td_flow_handshake_halves(const td_flow *flow, int64_t *syn_to_synack, int64_t *synack_to_ack);
+td_ecn_data_use td_flow_ecn_data_use(const td_flow *flow, int sender);
+
+const char *td_vantage_name(td_vantage vantage);
+/* Writes the address as text (dotted quad or RFC 5952 IPv6) into buf. */
+void td_addr_format(const td_addr *addr, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,49 @@
+/* One packet as the core sees it: the facts the glue extracts from a dissected
+ * frame. Plain C so the core can be unit-tested and fuzzed without Wireshark. */
+#ifndef TCPDIAG_RECORD_H
+#define TCPDIAG_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* TCP header flag bits as on the wire (AE is the former NS bit). */
+enum {
+    TD_TH_FIN = 0x001,
+    TD_TH_SYN = 0x002,
+    TD_TH_RST = 0x004,
+    TD_TH_PSH = 0x008,
+    TD_TH_ACK = 0x010,
+    TD_TH_URG = 0x020,
+    TD_TH_ECE = 0x040,
+    TD_TH_CWR = 0x080,
+    TD_TH_AE  = 0x100,
+};
+
+/* IP ECN codepoints, numbered as on the wire (RFC 3168 §5). */
+typedef enum td_ip_ecn {
+    TD_NOT_ECT = 0,
+    TD_ECT1    = 1,
+    TD_ECT0    = 2,
+    TD_CE      = 3,
+} td_ip_ecn;
+
+typedef struct td_addr {
+    uint8_t len;        /* 4 (IPv4), 16 (IPv6), 0 when unknown */
+    uint8_t bytes[16];
+} td_addr;
+
+typedef struct td_record {
+    uint32_t frame;
+    int64_t  time_ns;        /* capture timestamp */
+    uint32_t stream;         /* Wireshark's tcp.stream */
+    td_addr  src, dst;
+    uint16_t sport, dport;
+    uint16_t tcp_flags;
+    uint8_t  ip_ecn;         /* td_ip_ecn; meaningful only with has_ip_ecn */
+    bool     has_ip_ecn;
+    uint32_t seq, ack;       /* raw (absolute) sequence numbers */
+    uint32_t payload_len;
+    uint16_t mss_option;     /* 0 when the segment carries no MSS option */
+} td_record;
+
+#endif

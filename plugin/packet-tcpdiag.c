@@ -1,0 +1,576 @@
+/* tcpdiag: the Wireshark glue. Reads TCP/IP fields of each dissected frame into a
+ * td_record, feeds the core engine on the first pass, and shows the core's
+ * findings as generated fields and expert info on every pass. */
+
+#define WS_BUILD_DLL
+#include "ws_compat.h"
+
+#include <epan/expert.h>
+#include <epan/packet.h>
+#include <epan/prefs.h>
+#include <epan/proto_data.h>
+#include <epan/tap.h>
+#include <wsutil/nstime.h>
+
+#include "tcpdiag.h"
+
+#ifndef VERSION
+#define VERSION "0.1.0"
+#endif
+
+WS_DLL_PUBLIC_DEF const char plugin_version[] = VERSION;
+WS_DLL_PUBLIC_DEF const int plugin_want_major = WIRESHARK_VERSION_MAJOR;
+WS_DLL_PUBLIC_DEF const int plugin_want_minor = WIRESHARK_VERSION_MINOR;
+
+WS_DLL_PUBLIC void plugin_register(void);
+#ifdef TD_HAVE_PLUGIN_DESCRIBE
+WS_DLL_PUBLIC uint32_t plugin_describe(void);
+#endif
+
+/* Keys of the "tcpdiag.lua" dissector table through which the Lua rules are
+ * called: only where there is work, never once per packet. */
+enum { LUA_HOOK_FLOWS = 1, LUA_HOOK_FLOW_START = 2 };
+
+static int proto_tcpdiag = -1;
+static dissector_handle_t tcpdiag_handle;
+static dissector_table_t lua_hooks;
+static td_engine *engine;
+static bool lua_fed;
+static td_config config;
+static int capture_position = TD_VANTAGE_UNKNOWN;
+
+static gint ett_tcpdiag = -1;
+static gint ett_flow = -1;
+static gint ett_ecn = -1;
+
+static int hf_dir = -1;
+static int hf_flow_roles = -1;
+static int hf_flow_client = -1;
+static int hf_flow_server = -1;
+static int hf_flow_client_port = -1;
+static int hf_flow_server_port = -1;
+static int hf_flow_client_mss = -1;
+static int hf_flow_server_mss = -1;
+static int hf_flow_data_sender = -1;
+static int hf_flow_syn_to_synack = -1;
+static int hf_flow_synack_to_ack = -1;
+static int hf_flow_irtt = -1;
+static int hf_flow_vantage = -1;
+static int hf_flow_duration = -1;
+static int hf_flow_packets = -1;
+static int hf_flow_bytes[2] = { -1, -1 };
+static int hf_ecn_outcome = -1;
+static int hf_ecn_reason = -1;
+static int hf_ecn_syn_ip_ecn = -1;
+static int hf_ecn_synack_ip_ecn = -1;
+static int hf_ecn_accecn_feedback = -1;
+static int hf_ecn_count[2][4] = { { -1, -1, -1, -1 }, { -1, -1, -1, -1 } };
+static int hf_ecn_data[2] = { -1, -1 };
+
+static expert_field ei_ecn_negotiated = EI_INIT;
+static expert_field ei_ecn_not_negotiated = EI_INIT;
+static expert_field ei_ecn_broken_setup = EI_INIT;
+static expert_field ei_ecn_syn_fallback = EI_INIT;
+static expert_field ei_ecn_undetermined = EI_INIT;
+static expert_field ei_ecn_ect_on_syn = EI_INIT;
+static expert_field ei_ecn_data_unmarked = EI_INIT;
+static expert_field ei_ecn_data_unnegotiated = EI_INIT;
+
+/* Role-named directions: index 0 = client → server, 1 = server → client. */
+enum { C2S = 0, S2C = 1 };
+static const char *const dir_name[2] = { "c2s", "s2c" };
+
+/* The fields the postdissector reads: one table feeds both the wanted-hfid list
+ * and the lookups. */
+enum wanted_field {
+    WF_TCP_STREAM, WF_TCP_FLAGS, WF_TCP_SEQ, WF_TCP_ACK, WF_TCP_LEN,
+    WF_TCP_SRCPORT, WF_TCP_DSTPORT, WF_TCP_MSS, WF_IP_ECN, WF_IPV6_ECN,
+    WF_ICMP, WF_ICMPV6, WF_COUNT
+};
+static struct {
+    const char *name;
+    int hfid;
+} wanted[WF_COUNT] = {
+    [WF_TCP_STREAM]  = { "tcp.stream", -1 },
+    [WF_TCP_FLAGS]   = { "tcp.flags", -1 },
+    [WF_TCP_SEQ]     = { "tcp.seq_raw", -1 },
+    [WF_TCP_ACK]     = { "tcp.ack_raw", -1 },
+    [WF_TCP_LEN]     = { "tcp.len", -1 },
+    [WF_TCP_SRCPORT] = { "tcp.srcport", -1 },
+    [WF_TCP_DSTPORT] = { "tcp.dstport", -1 },
+    [WF_TCP_MSS]     = { "tcp.options.mss_val", -1 },
+    [WF_IP_ECN]      = { "ip.dsfield.ecn", -1 },
+    [WF_IPV6_ECN]    = { "ipv6.tclass.ecn", -1 },
+    [WF_ICMP]        = { "icmp", -1 },
+    [WF_ICMPV6]      = { "icmpv6", -1 },
+};
+
+/* What the first pass stores for each frame; later passes show it. */
+typedef struct td_packet {
+    td_flow *flow;
+    uint8_t sender;             /* endpoint index within the flow */
+} td_packet;
+
+td_engine *tcpdiag_engine(void)
+{
+    return engine;
+}
+
+static field_info *last_field(proto_tree *tree, enum wanted_field which)
+{
+    GPtrArray *found = proto_get_finfo_ptr_array(tree, wanted[which].hfid);
+    return (found && found->len) ? g_ptr_array_index(found, found->len - 1) : NULL;
+}
+
+static bool read_uint(proto_tree *tree, enum wanted_field which, uint32_t *value)
+{
+    field_info *fi = last_field(tree, which);
+    if (!fi)
+        return false;
+    *value = fvalue_get_uinteger(TD_FI_VALUE(fi));
+    return true;
+}
+
+static bool to_td_addr(const address *from, td_addr *to)
+{
+    if ((from->type != AT_IPv4 || from->len != 4) && (from->type != AT_IPv6 || from->len != 16))
+        return false;
+    to->len = (uint8_t)from->len;
+    memcpy(to->bytes, from->data, (size_t)from->len);
+    return true;
+}
+
+/* Fills rec from the frame's tree; false when the frame is not a complete,
+ * plain TCP segment (ICMP-quoted headers, truncated or missing fields). */
+static bool read_record(packet_info *pinfo, proto_tree *tree, td_record *rec)
+{
+    uint32_t value;
+
+    memset(rec, 0, sizeof *rec);
+    if (last_field(tree, WF_ICMP) || last_field(tree, WF_ICMPV6))
+        return false;
+    if (!read_uint(tree, WF_TCP_STREAM, &rec->stream) ||
+        !read_uint(tree, WF_TCP_FLAGS, &value) ||
+        !to_td_addr(&pinfo->net_src, &rec->src) ||
+        !to_td_addr(&pinfo->net_dst, &rec->dst))
+        return false;
+    rec->tcp_flags = (uint16_t)value;
+    if (!read_uint(tree, WF_TCP_SRCPORT, &value))
+        return false;
+    rec->sport = (uint16_t)value;
+    if (!read_uint(tree, WF_TCP_DSTPORT, &value))
+        return false;
+    rec->dport = (uint16_t)value;
+    read_uint(tree, WF_TCP_SEQ, &rec->seq);
+    read_uint(tree, WF_TCP_ACK, &rec->ack);
+    read_uint(tree, WF_TCP_LEN, &rec->payload_len);
+    if (read_uint(tree, WF_TCP_MSS, &value))
+        rec->mss_option = (uint16_t)value;
+    if (read_uint(tree, rec->src.len == 4 ? WF_IP_ECN : WF_IPV6_ECN, &value)) {
+        rec->ip_ecn = (uint8_t)(value & 3);
+        rec->has_ip_ecn = true;
+    }
+    rec->frame = pinfo->num;
+    rec->time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
+    return true;
+}
+
+static void add_relative_time(proto_tree *tree, int hf, tvbuff_t *tvb, int64_t ns)
+{
+    nstime_t t;
+    t.secs = (time_t)(ns / 1000000000);
+    t.nsecs = (int)(ns % 1000000000);
+    proto_item_set_generated(proto_tree_add_time(tree, hf, tvb, 0, 0, &t));
+}
+
+static void add_string(proto_tree *tree, int hf, tvbuff_t *tvb, const char *value)
+{
+    proto_item_set_generated(proto_tree_add_string(tree, hf, tvb, 0, 0, value));
+}
+
+static void add_uint(proto_tree *tree, int hf, tvbuff_t *tvb, uint32_t value)
+{
+    proto_item_set_generated(proto_tree_add_uint(tree, hf, tvb, 0, 0, value));
+}
+
+/* Endpoint index of a role-named direction's sender. */
+static int sender_of(const td_flow *flow, int dir)
+{
+    return dir == C2S ? flow->client : td_flow_server(flow);
+}
+
+static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
+{
+    const td_flow *flow = pkt->flow;
+    proto_tree *flow_tree;
+    char text[64];
+    int64_t to_server, to_client;
+
+    flow_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_flow, NULL, "Flow");
+
+    add_string(flow_tree, hf_flow_roles, tvb, td_flow_roles_known(flow) ? "known" : "unknown");
+    if (td_flow_roles_known(flow)) {
+        int server = td_flow_server(flow);
+        add_string(tree, hf_dir, tvb, dir_name[pkt->sender == flow->client ? C2S : S2C]);
+        td_addr_format(&flow->addr[flow->client], text, sizeof text);
+        add_string(flow_tree, hf_flow_client, tvb, text);
+        add_uint(flow_tree, hf_flow_client_port, tvb, flow->port[flow->client]);
+        td_addr_format(&flow->addr[server], text, sizeof text);
+        add_string(flow_tree, hf_flow_server, tvb, text);
+        add_uint(flow_tree, hf_flow_server_port, tvb, flow->port[server]);
+        if (flow->hs.mss[flow->client])
+            add_uint(flow_tree, hf_flow_client_mss, tvb, flow->hs.mss[flow->client]);
+        if (flow->hs.mss[server])
+            add_uint(flow_tree, hf_flow_server_mss, tvb, flow->hs.mss[server]);
+    }
+    if (td_flow_handshake_halves(flow, &to_server, &to_client)) {
+        add_relative_time(flow_tree, hf_flow_syn_to_synack, tvb, to_server);
+        add_relative_time(flow_tree, hf_flow_synack_to_ack, tvb, to_client);
+        add_relative_time(flow_tree, hf_flow_irtt, tvb, to_server + to_client);
+    }
+    if (complete || flow->hs.ack_frame)
+        add_string(flow_tree, hf_flow_vantage, tvb,
+                   td_vantage_name(td_flow_vantage(flow, td_engine_config(engine))));
+    if (complete) {
+        add_string(flow_tree, hf_flow_data_sender, tvb, td_flow_data_sender(flow));
+        add_relative_time(flow_tree, hf_flow_duration, tvb, flow->last_ns - flow->first_ns);
+        add_uint(flow_tree, hf_flow_packets, tvb, flow->packets);
+        for (int dir = C2S; dir <= S2C && td_flow_roles_known(flow); dir++)
+            proto_item_set_generated(proto_tree_add_uint64(flow_tree, hf_flow_bytes[dir], tvb, 0, 0,
+                                                           flow->sent[sender_of(flow, dir)].payload_bytes));
+    }
+}
+
+static void add_ecn_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
+{
+    const td_flow *flow = pkt->flow;
+    proto_tree *ecn_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_ecn, NULL, "ECN");
+
+    if (flow->ecn_outcome != TD_ECN_PENDING) {
+        add_string(ecn_tree, hf_ecn_outcome, tvb, td_ecn_outcome_name(flow->ecn_outcome));
+        if (flow->ecn_reason)
+            add_string(ecn_tree, hf_ecn_reason, tvb, flow->ecn_reason);
+        if (flow->ecn_outcome == TD_ECN_ACCECN)
+            add_string(ecn_tree, hf_ecn_accecn_feedback, tvb, td_ip_ecn_name(flow->accecn_feedback));
+    }
+    if (flow->hs.syn_ip_ecn >= 0)
+        add_string(ecn_tree, hf_ecn_syn_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)flow->hs.syn_ip_ecn));
+    if (flow->hs.synack_ip_ecn >= 0)
+        add_string(ecn_tree, hf_ecn_synack_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)flow->hs.synack_ip_ecn));
+    if (!complete || !td_flow_roles_known(flow))
+        return;
+    for (int dir = C2S; dir <= S2C; dir++) {
+        int sender = sender_of(flow, dir);
+        for (int cp = TD_NOT_ECT; cp <= TD_CE; cp++)
+            add_uint(ecn_tree, hf_ecn_count[dir][cp], tvb, flow->sent[sender].ecn_count[cp]);
+        add_string(ecn_tree, hf_ecn_data[dir], tvb,
+                   td_ecn_data_use_name(td_flow_ecn_data_use(flow, sender)));
+    }
+}
+
+static void add_outcome_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
+{
+    const char *name = td_ecn_outcome_name(flow->ecn_outcome);
+    const char *why = flow->ecn_reason ? flow->ecn_reason : "";
+
+    switch (flow->ecn_outcome) {
+    case TD_ECN_CLASSIC:
+    case TD_ECN_ACCECN:
+    case TD_ECN_ACCECN_CLASSIC:
+        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_negotiated, tvb, 0, 0,
+                                     "ECN negotiated: %s", name);
+        break;
+    case TD_ECN_NOT_REQUESTED:
+    case TD_ECN_DECLINED:
+        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_not_negotiated, tvb, 0, 0,
+                                     "ECN not negotiated: %s", name);
+        break;
+    case TD_ECN_REFLECTED:
+    case TD_ECN_INVALID:
+        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_broken_setup, tvb, 0, 0,
+                                     "ECN setup %s: %s", name, why);
+        break;
+    case TD_ECN_FALLBACK:
+        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_syn_fallback, tvb, 0, 0, "%s", why);
+        break;
+    case TD_ECN_UNKNOWN:
+        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_undetermined, tvb, 0, 0,
+                                     "ECN outcome unknown: %s", why);
+        break;
+    case TD_ECN_PENDING:
+        break;
+    }
+}
+
+static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
+                        bool complete)
+{
+    const td_flow *flow = pkt->flow;
+    uint32_t frame = pinfo->num;
+
+    if (frame == flow->ecn_decided_frame && flow->ecn_outcome != TD_ECN_PENDING)
+        add_outcome_expert(tree, pinfo, tvb, flow);
+    if ((frame == flow->hs.last_syn_frame && flow->hs.syn_ip_ecn > 0) ||
+        (frame == flow->hs.synack_frame && flow->hs.synack_ip_ecn > 0))
+        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_ect_on_syn, tvb, 0, 0,
+                                     "%s sent with IP ECN codepoint %s",
+                                     frame == flow->hs.synack_frame ? "SYN-ACK" : "SYN",
+                                     td_ip_ecn_name((td_ip_ecn)(frame == flow->hs.synack_frame
+                                                                    ? flow->hs.synack_ip_ecn
+                                                                    : flow->hs.syn_ip_ecn)));
+    if (!complete || !td_flow_roles_known(flow))
+        return;
+    const td_dir_stats *sent = &flow->sent[pkt->sender];
+    td_ecn_data_use use = td_flow_ecn_data_use(flow, pkt->sender);
+    const char *dir = dir_name[pkt->sender == flow->client ? C2S : S2C];
+    if (use == TD_ECN_DATA_UNMARKED && frame == sent->first_data_frame)
+        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_data_unmarked, tvb, 0, 0,
+                                     "ECN negotiated but no %s data segment is ECT-marked at this "
+                                     "vantage point (bleached on the path, or the sender chose not to)",
+                                     dir);
+    if (use == TD_ECN_DATA_UNNEGOTIATED && frame == sent->first_ect_frame)
+        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_data_unnegotiated, tvb, 0, 0,
+                                     "%s data sent ECT/CE although ECN was not negotiated (%s)",
+                                     dir, td_ecn_outcome_name(flow->ecn_outcome));
+}
+
+/* Hands every flow's summary to the Lua rules once the capture is complete,
+ * as one text table: client, stream, requested, negotiated, duration, bytes. */
+static void feed_lua(tvbuff_t *tvb, packet_info *pinfo)
+{
+    GString *table = g_string_new("");
+    char client[64];
+
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        if (!td_flow_roles_known(flow) || !flow->hs.first_syn_frame)
+            continue;
+        td_addr_format(&flow->addr[flow->client], client, sizeof client);
+        g_string_append_printf(table, "%s\t%u\t%d\t%d\t%.9f\t%" G_GUINT64_FORMAT "\n", client,
+                               flow->stream, td_ecn_syn_requests(flow->hs.first_syn_flags),
+                               td_ecn_negotiated(flow->ecn_outcome),
+                               (double)(flow->last_ns - flow->first_ns) / 1e9,
+                               flow->sent[0].payload_bytes + flow->sent[1].payload_bytes);
+    }
+    guint len = (guint)table->len;
+    char *text = (char *)wmem_memdup(pinfo->pool, table->str, len + 1);
+    g_string_free(table, TRUE);
+    tvbuff_t *feed = tvb_new_child_real_data(tvb, (const guint8 *)text, len, (gint)len);
+    dissector_try_uint(lua_hooks, LUA_HOOK_FLOWS, feed, pinfo, NULL);
+}
+
+static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+{
+    td_packet *pkt;
+    bool complete = PINFO_FD_VISITED(pinfo);
+
+    if (!engine)
+        return 0;
+    if (!complete) {
+        td_record rec;
+        int sender;
+        td_flow *flow;
+        if (!read_record(pinfo, tree, &rec))
+            return 0;
+        flow = td_engine_add(engine, &rec, &sender);
+        if (!flow)
+            return 0;
+        pkt = wmem_new(wmem_file_scope(), td_packet);
+        pkt->flow = flow;
+        pkt->sender = (uint8_t)sender;
+        p_add_proto_data(wmem_file_scope(), pinfo, proto_tcpdiag, 0, pkt);
+    } else {
+        pkt = (td_packet *)p_get_proto_data(wmem_file_scope(), pinfo, proto_tcpdiag, 0);
+        if (!pkt)
+            return 0;
+        if (!td_engine_finished(engine))
+            td_engine_finish(engine);
+        if (!lua_fed) {
+            lua_fed = true;
+            feed_lua(tvb, pinfo);
+        }
+    }
+    proto_item *ti = proto_tree_add_item(tree, proto_tcpdiag, tvb, 0, 0, ENC_NA);
+    proto_tree *td_tree = proto_item_add_subtree(ti, ett_tcpdiag);
+    proto_item_set_generated(ti);
+    add_flow_items(td_tree, tvb, pkt, complete);
+    add_ecn_items(td_tree, tvb, pkt, complete);
+    add_experts(td_tree, pinfo, tvb, pkt, complete);
+    if (complete && pinfo->num == pkt->flow->first_frame)
+        dissector_try_uint(lua_hooks, LUA_HOOK_FLOW_START, tvb, pinfo, tree);
+    return tvb_captured_length(tvb);
+}
+
+static void tcpdiag_init(void)
+{
+    GArray *hfids = g_array_new(FALSE, FALSE, (guint)sizeof(int));
+
+    for (int i = 0; i < WF_COUNT; i++) {
+        wanted[i].hfid = proto_registrar_get_id_byname(wanted[i].name);
+        if (wanted[i].hfid > 0)
+            g_array_append_val(hfids, wanted[i].hfid);
+    }
+    set_postdissector_wanted_hfids(tcpdiag_handle, hfids);
+    config.vantage_override = (td_vantage)capture_position;
+    engine = td_engine_new(&config);
+    lua_fed = false;
+}
+
+static void tcpdiag_cleanup(void)
+{
+    set_postdissector_wanted_hfids(tcpdiag_handle, NULL);
+    td_engine_free(engine);
+    engine = NULL;
+}
+
+static void register_prefs(void)
+{
+    static const enum_val_t positions[] = {
+        { "auto", "Infer from handshake timing", TD_VANTAGE_UNKNOWN },
+        { "near-client", "Near the client", TD_VANTAGE_NEAR_CLIENT },
+        { "middle", "In the middle of the path", TD_VANTAGE_MIDDLE },
+        { "near-server", "Near the server", TD_VANTAGE_NEAR_SERVER },
+        { NULL, NULL, 0 }
+    };
+    module_t *module = prefs_register_protocol(proto_tcpdiag, NULL);
+
+    prefs_register_enum_preference(module, "capture_position", "Capture position",
+        "Where the capture was taken. \"auto\" infers it per flow from the handshake timing; "
+        "any other value overrides the inference for every flow.",
+        &capture_position, positions, FALSE);
+    prefs_register_uint_preference(module, "vantage_dominance_pct",
+        "Vantage: dominant handshake half (%)",
+        "A capture is near the client (server) when the SYN→SYN-ACK (SYN-ACK→ACK) half "
+        "carries at least this share of the handshake round-trip time.",
+        10, &config.vantage_dominance_pct);
+    prefs_register_uint_preference(module, "vantage_min_delay_us",
+        "Vantage: smallest telling delay (µs)",
+        "Handshake halves shorter than this are treated as host turnaround time, "
+        "which cannot place the capture point.",
+        10, &config.vantage_min_delay_us);
+}
+
+static void register_fields(void)
+{
+    static hf_register_info hf[] = {
+        { &hf_dir, { "Direction", "tcpdiag.dir", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Direction of this packet: c2s (client to server) or s2c", HFILL } },
+        { &hf_flow_roles, { "Roles", "tcpdiag.flow.roles", FT_STRING, BASE_NONE, NULL, 0x0,
+            "known when the SYN or SYN-ACK was captured, unknown otherwise", HFILL } },
+        { &hf_flow_client, { "Client", "tcpdiag.flow.client", FT_STRING, BASE_NONE, NULL, 0x0,
+            "Address of the endpoint that sent the SYN", HFILL } },
+        { &hf_flow_server, { "Server", "tcpdiag.flow.server", FT_STRING, BASE_NONE, NULL, 0x0,
+            NULL, HFILL } },
+        { &hf_flow_client_port, { "Client port", "tcpdiag.flow.client_port", FT_UINT16, BASE_DEC,
+            NULL, 0x0, NULL, HFILL } },
+        { &hf_flow_server_port, { "Server port", "tcpdiag.flow.server_port", FT_UINT16, BASE_DEC,
+            NULL, 0x0, NULL, HFILL } },
+        { &hf_flow_client_mss, { "Client MSS", "tcpdiag.flow.client_mss", FT_UINT16, BASE_DEC,
+            NULL, 0x0, "MSS option of the client's SYN", HFILL } },
+        { &hf_flow_server_mss, { "Server MSS", "tcpdiag.flow.server_mss", FT_UINT16, BASE_DEC,
+            NULL, 0x0, "MSS option of the server's SYN-ACK", HFILL } },
+        { &hf_flow_data_sender, { "Data sender", "tcpdiag.flow.data_sender", FT_STRING, BASE_NONE,
+            NULL, 0x0, "client, server, both, none, or unknown when roles are unknown", HFILL } },
+        { &hf_flow_syn_to_synack, { "SYN to SYN-ACK", "tcpdiag.flow.syn_to_synack",
+            FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
+            "Round trip from the capture point to the server", HFILL } },
+        { &hf_flow_synack_to_ack, { "SYN-ACK to ACK", "tcpdiag.flow.synack_to_ack",
+            FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
+            "Round trip from the capture point to the client", HFILL } },
+        { &hf_flow_irtt, { "Handshake RTT", "tcpdiag.flow.irtt", FT_RELATIVE_TIME, BASE_NONE,
+            NULL, 0x0, NULL, HFILL } },
+        { &hf_flow_vantage, { "Vantage point", "tcpdiag.flow.vantage", FT_STRING, BASE_NONE,
+            NULL, 0x0, "near-client, near-server, middle or unknown", HFILL } },
+        { &hf_flow_duration, { "Duration", "tcpdiag.flow.duration", FT_RELATIVE_TIME, BASE_NONE,
+            NULL, 0x0, "First to last captured packet of the flow", HFILL } },
+        { &hf_flow_packets, { "Packets", "tcpdiag.flow.packets", FT_UINT32, BASE_DEC,
+            NULL, 0x0, NULL, HFILL } },
+        { &hf_flow_bytes[C2S], { "Payload bytes client to server", "tcpdiag.flow.c2s.bytes",
+            FT_UINT64, BASE_DEC, NULL, 0x0, "Retransmissions included", HFILL } },
+        { &hf_flow_bytes[S2C], { "Payload bytes server to client", "tcpdiag.flow.s2c.bytes",
+            FT_UINT64, BASE_DEC, NULL, 0x0, "Retransmissions included", HFILL } },
+        { &hf_ecn_outcome, { "ECN outcome", "tcpdiag.ecn.outcome", FT_STRING, BASE_NONE, NULL, 0x0,
+            "not-requested, classic, declined, reflected, accecn, accecn-classic, fallback, "
+            "invalid or unknown", HFILL } },
+        { &hf_ecn_reason, { "Reason", "tcpdiag.ecn.reason", FT_STRING, BASE_NONE, NULL, 0x0,
+            NULL, HFILL } },
+        { &hf_ecn_syn_ip_ecn, { "SYN IP ECN", "tcpdiag.ecn.syn_ip_ecn", FT_STRING, BASE_NONE,
+            NULL, 0x0, "IP ECN codepoint of the SYN", HFILL } },
+        { &hf_ecn_synack_ip_ecn, { "SYN-ACK IP ECN", "tcpdiag.ecn.synack_ip_ecn", FT_STRING,
+            BASE_NONE, NULL, 0x0, "IP ECN codepoint of the SYN-ACK", HFILL } },
+        { &hf_ecn_accecn_feedback, { "AccECN SYN feedback", "tcpdiag.ecn.accecn_feedback",
+            FT_STRING, BASE_NONE, NULL, 0x0,
+            "SYN codepoint the SYN-ACK reports it received (RFC 9768)", HFILL } },
+#define ECN_COUNT(dir, cp, label, abbrev) \
+        { &hf_ecn_count[dir][cp], { label, abbrev, FT_UINT32, BASE_DEC, NULL, 0x0, \
+            "Data segments with this IP ECN codepoint", HFILL } }
+        ECN_COUNT(C2S, TD_NOT_ECT, "c2s Not-ECT", "tcpdiag.ecn.c2s.not_ect"),
+        ECN_COUNT(C2S, TD_ECT0, "c2s ECT(0)", "tcpdiag.ecn.c2s.ect0"),
+        ECN_COUNT(C2S, TD_ECT1, "c2s ECT(1)", "tcpdiag.ecn.c2s.ect1"),
+        ECN_COUNT(C2S, TD_CE, "c2s CE", "tcpdiag.ecn.c2s.ce"),
+        ECN_COUNT(S2C, TD_NOT_ECT, "s2c Not-ECT", "tcpdiag.ecn.s2c.not_ect"),
+        ECN_COUNT(S2C, TD_ECT0, "s2c ECT(0)", "tcpdiag.ecn.s2c.ect0"),
+        ECN_COUNT(S2C, TD_ECT1, "s2c ECT(1)", "tcpdiag.ecn.s2c.ect1"),
+        ECN_COUNT(S2C, TD_CE, "s2c CE", "tcpdiag.ecn.s2c.ce"),
+#undef ECN_COUNT
+        { &hf_ecn_data[C2S], { "c2s ECT use", "tcpdiag.ecn.c2s.data", FT_STRING, BASE_NONE,
+            NULL, 0x0, "no-data, ect, not-ect, unmarked, unnegotiated-ect or unknown", HFILL } },
+        { &hf_ecn_data[S2C], { "s2c ECT use", "tcpdiag.ecn.s2c.data", FT_STRING, BASE_NONE,
+            NULL, 0x0, "no-data, ect, not-ect, unmarked, unnegotiated-ect or unknown", HFILL } },
+    };
+    static gint *ett[] = { &ett_tcpdiag, &ett_flow, &ett_ecn };
+    static ei_register_info ei[] = {
+        { &ei_ecn_negotiated, { "tcpdiag.ecn.negotiated", PI_PROTOCOL, PI_NOTE,
+            "ECN negotiated", EXPFILL } },
+        { &ei_ecn_not_negotiated, { "tcpdiag.ecn.not_negotiated", PI_PROTOCOL, PI_CHAT,
+            "ECN not negotiated", EXPFILL } },
+        { &ei_ecn_broken_setup, { "tcpdiag.ecn.broken_setup", PI_PROTOCOL, PI_WARN,
+            "Broken ECN setup", EXPFILL } },
+        { &ei_ecn_syn_fallback, { "tcpdiag.ecn.syn_fallback", PI_SEQUENCE, PI_WARN,
+            "ECN-setup SYN retried without ECN", EXPFILL } },
+        { &ei_ecn_undetermined, { "tcpdiag.ecn.undetermined", PI_PROTOCOL, PI_CHAT,
+            "ECN outcome unknown", EXPFILL } },
+        { &ei_ecn_ect_on_syn, { "tcpdiag.ecn.ect_on_syn", PI_PROTOCOL, PI_NOTE,
+            "ECT or CE on a SYN or SYN-ACK", EXPFILL } },
+        { &ei_ecn_data_unmarked, { "tcpdiag.ecn.data_unmarked", PI_PROTOCOL, PI_WARN,
+            "ECN negotiated but data not ECT-marked", EXPFILL } },
+        { &ei_ecn_data_unnegotiated, { "tcpdiag.ecn.data_unnegotiated", PI_PROTOCOL, PI_WARN,
+            "ECT used without ECN negotiation", EXPFILL } },
+    };
+
+    proto_register_field_array(proto_tcpdiag, hf, array_length(hf));
+    proto_register_subtree_array(ett, array_length(ett));
+    expert_register_field_array(expert_register_protocol(proto_tcpdiag), ei, array_length(ei));
+}
+
+static void proto_register_tcpdiag(void)
+{
+    td_config_defaults(&config);
+    proto_tcpdiag = proto_register_protocol("TCP throughput diagnosis", "tcpdiag", "tcpdiag");
+    register_fields();
+    register_prefs();
+    tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
+    register_postdissector(tcpdiag_handle);
+    lua_hooks = register_dissector_table("tcpdiag.lua", "tcpdiag Lua rules", proto_tcpdiag,
+                                         FT_UINT8, BASE_DEC);
+    register_init_routine(tcpdiag_init);
+    register_cleanup_routine(tcpdiag_cleanup);
+    register_tap("tcpdiag");
+    tcpdiag_register_stats();
+}
+
+void plugin_register(void)
+{
+    static proto_plugin plugin;
+
+    plugin.register_protoinfo = proto_register_tcpdiag;
+    plugin.register_handoff = NULL;
+    proto_register_plugin(&plugin);
+}
+
+#ifdef TD_HAVE_PLUGIN_DESCRIBE
+uint32_t plugin_describe(void)
+{
+    return WS_PLUGIN_DESC_DISSECTOR | WS_PLUGIN_DESC_TAP_LISTENER;
+}
+#endif

@@ -1,0 +1,76 @@
+/* `tshark -z tcpdiag,flows`: the per-flow diagnosis table, printed once the
+ * capture has been read. One row per flow; a column per capability. */
+
+#include "ws_compat.h"
+
+#include <stdio.h>
+
+#include <epan/stat_tap_ui.h>
+#include <epan/tap.h>
+
+#include "tcpdiag.h"
+
+static void format_endpoints(const td_flow *flow, char *buf, size_t size)
+{
+    char a[64], b[64];
+    int from = td_flow_roles_known(flow) ? flow->client : 0;
+    int to = 1 - from;
+
+    td_addr_format(&flow->addr[from], a, sizeof a);
+    td_addr_format(&flow->addr[to], b, sizeof b);
+    g_snprintf(buf, (gulong)size, "%s%s%s:%u %s %s%s%s:%u",
+               flow->addr[from].len == 16 ? "[" : "", a, flow->addr[from].len == 16 ? "]" : "",
+               flow->port[from], td_flow_roles_known(flow) ? "->" : "<>",
+               flow->addr[to].len == 16 ? "[" : "", b, flow->addr[to].len == 16 ? "]" : "",
+               flow->port[to]);
+}
+
+static void draw_flows(void *tapdata _U_)
+{
+    td_engine *engine = tcpdiag_engine();
+    char endpoints[160];
+
+    printf("\n==================================================================================\n");
+    printf("tcpdiag: per-flow diagnosis\n");
+    printf("%-6s %-50s %10s %8s  %-14s\n", "Stream", "Flow (client -> server)", "Duration",
+           "Packets", "ECN");
+    if (!engine) {
+        printf("(no capture analysed)\n");
+        return;
+    }
+    if (!td_engine_finished(engine))
+        td_engine_finish(engine);       /* every packet has been read by now */
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        format_endpoints(flow, endpoints, sizeof endpoints);
+        printf("%-6u %-50s %9.3fs %8u  %-14s\n", flow->stream, endpoints,
+               (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
+               td_ecn_outcome_name(flow->ecn_outcome));
+    }
+    printf("==================================================================================\n");
+}
+
+static td_stat_init_result init_flows(const char *opt_arg _U_, void *userdata _U_)
+{
+    GString *error = register_tap_listener("tcpdiag", NULL, NULL, TL_REQUIRES_NOTHING, NULL,
+                                           NULL, draw_flows, NULL);
+    if (error) {
+        fprintf(stderr, "tshark: couldn't register tcpdiag,flows tap: %s\n", error->str);
+        g_string_free(error, TRUE);
+        TD_STAT_INIT_RETURN(false);
+    }
+    TD_STAT_INIT_RETURN(true);
+}
+
+void tcpdiag_register_stats(void)
+{
+    static stat_tap_ui flows_ui = {
+        REGISTER_STAT_GROUP_GENERIC,
+        "tcpdiag per-flow diagnosis",
+        "tcpdiag,flows",
+        init_flows,
+        0,
+        NULL
+    };
+    register_stat_tap_ui(&flows_ui, NULL);
+}

@@ -1,0 +1,225 @@
+/* The flow model: roles, handshake timing → vantage, ECN outcome over time. */
+#include <glib.h>
+#include <string.h>
+#include "flow.h"
+
+#define MS 1000000LL
+
+typedef struct {
+    td_config cfg;
+    td_engine *engine;
+    uint32_t frame;
+} fixture;
+
+static void setup(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_config_defaults(&f->cfg);
+    f->engine = td_engine_new(&f->cfg);
+    f->frame = 0;
+}
+
+static void teardown(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_engine_free(f->engine);
+}
+
+static const uint8_t client_ip[4] = { 10, 0, 0, 1 }, server_ip[4] = { 10, 0, 0, 2 };
+
+/* One packet of stream 0 between client 10.0.0.1:40000 and server 10.0.0.2:80. */
+static td_flow *send(fixture *f, bool from_client, int64_t t_ns, uint16_t flags, uint32_t seq,
+                     uint32_t len, int ecn, int *sender)
+{
+    td_record rec;
+    int ignored;
+
+    memset(&rec, 0, sizeof rec);
+    rec.frame = ++f->frame;
+    rec.time_ns = t_ns;
+    rec.src.len = rec.dst.len = 4;
+    memcpy(rec.src.bytes, from_client ? client_ip : server_ip, 4);
+    memcpy(rec.dst.bytes, from_client ? server_ip : client_ip, 4);
+    rec.sport = from_client ? 40000 : 80;
+    rec.dport = from_client ? 80 : 40000;
+    rec.tcp_flags = flags;
+    rec.seq = seq;
+    rec.payload_len = len;
+    rec.mss_option = (flags & TD_TH_SYN) ? (from_client ? 1460 : 1400) : 0;
+    rec.has_ip_ecn = ecn >= 0;
+    rec.ip_ecn = ecn >= 0 ? (uint8_t)ecn : 0;
+    return td_engine_add(f->engine, &rec, sender ? sender : &ignored);
+}
+
+enum { CLASSIC_SYN = TD_TH_SYN | TD_TH_ECE | TD_TH_CWR, CLASSIC_SYNACK = TD_TH_SYN | TD_TH_ACK | TD_TH_ECE };
+
+/* Handshake seen from a capture point d_server ms from the server and d_client ms
+ * from the client (round trips). */
+static td_flow *handshake(fixture *f, uint16_t syn, uint16_t synack, int64_t rtt_server, int64_t rtt_client)
+{
+    send(f, true, 0, syn, 1000, 0, TD_NOT_ECT, NULL);
+    send(f, false, rtt_server, synack, 5000, 0, TD_NOT_ECT, NULL);
+    return send(f, true, rtt_server + rtt_client, TD_TH_ACK, 1001, 0, TD_NOT_ECT, NULL);
+}
+
+static void test_roles_and_mss(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    int sender = -1;
+    td_flow *flow = handshake(f, CLASSIC_SYN, CLASSIC_SYNACK, 40 * MS, 50000);
+
+    g_assert_true(td_flow_roles_known(flow));
+    send(f, false, 41 * MS, TD_TH_ACK, 5001, 1448, TD_ECT0, &sender);
+    g_assert_cmpint(sender, ==, 1 - flow->client);
+    g_assert_cmpint(flow->hs.mss[flow->client], ==, 1460);
+    g_assert_cmpint(flow->hs.mss[td_flow_server(flow)], ==, 1400);
+    g_assert_cmpstr(td_flow_data_sender(flow), ==, "server");
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_CLASSIC);
+    g_assert_cmpint(flow->ecn_decided_frame, ==, 2);
+    g_assert_cmpint(td_flow_ecn_data_use(flow, sender), ==, TD_ECN_DATA_ECT);
+}
+
+static void test_roles_from_synack_only(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_flow *flow = send(f, false, 0, CLASSIC_SYNACK, 5000, 0, TD_NOT_ECT, NULL);
+
+    g_assert_true(td_flow_roles_known(flow));
+    g_assert_cmpint(flow->client, ==, 1);          /* the SYN-ACK's receiver */
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_UNKNOWN);
+}
+
+static void test_vantage(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_flow *flow = handshake(f, TD_TH_SYN, TD_TH_SYN | TD_TH_ACK, 40 * MS, 30000);
+    g_assert_cmpint(td_flow_vantage(flow, &f->cfg), ==, TD_VANTAGE_NEAR_CLIENT);
+    f->cfg.vantage_override = TD_VANTAGE_MIDDLE;
+    g_assert_cmpint(td_flow_vantage(flow, &f->cfg), ==, TD_VANTAGE_MIDDLE);
+}
+
+static void test_vantage_server_and_middle(void)
+{
+    struct { int64_t to_server, to_client; td_vantage expected; } rows[] = {
+        { 30000, 40 * MS, TD_VANTAGE_NEAR_SERVER },
+        { 20 * MS, 20 * MS, TD_VANTAGE_MIDDLE },
+        { 60000, 30000, TD_VANTAGE_UNKNOWN },     /* host turnaround only: cannot tell */
+        { 2 * MS, 1500000, TD_VANTAGE_MIDDLE },
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(rows); i++) {
+        fixture f;
+        setup(&f, NULL);
+        td_flow *flow = handshake(&f, TD_TH_SYN, TD_TH_SYN | TD_TH_ACK, rows[i].to_server, rows[i].to_client);
+        g_assert_cmpint(td_flow_vantage(flow, &f.cfg), ==, rows[i].expected);
+        teardown(&f, NULL);
+    }
+}
+
+static void test_fallback(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_flow *flow = send(f, true, 0, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_PENDING);
+    send(f, true, 1000 * MS, TD_TH_SYN, 7, 0, TD_NOT_ECT, NULL);      /* same ISN, no ECN */
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_FALLBACK);
+    g_assert_cmpint(flow->ecn_decided_frame, ==, 2);
+    send(f, false, 1010 * MS, TD_TH_SYN | TD_TH_ACK, 9, 0, TD_NOT_ECT, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_FALLBACK);
+}
+
+static void test_syn_retransmitted_with_ecn_is_not_fallback(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    send(f, true, 0, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
+    send(f, true, 1000 * MS, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
+    td_flow *flow = send(f, false, 1010 * MS, CLASSIC_SYNACK, 9, 0, TD_NOT_ECT, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_CLASSIC);
+}
+
+static void test_midflow_unknown(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_flow *flow = send(f, false, 0, TD_TH_ACK, 100, 1448, TD_ECT0, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_UNKNOWN);
+    g_assert_nonnull(flow->ecn_reason);
+    g_assert_false(td_flow_roles_known(flow));
+    g_assert_cmpstr(td_flow_data_sender(flow), ==, "unknown");
+    g_assert_cmpint(td_flow_vantage(flow, &f->cfg), ==, TD_VANTAGE_UNKNOWN);
+}
+
+static void test_syn_without_synack(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_flow *flow = send(f, true, 0, CLASSIC_SYN, 1, 0, TD_NOT_ECT, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_PENDING);
+    td_engine_finish(f->engine);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_UNKNOWN);
+    g_assert_cmpint(flow->ecn_decided_frame, ==, 1);
+
+    /* without an ECN request the SYN alone decides */
+    fixture g;
+    setup(&g, NULL);
+    flow = send(&g, true, 0, TD_TH_SYN, 1, 0, TD_NOT_ECT, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_NOT_REQUESTED);
+    teardown(&g, NULL);
+}
+
+static void test_codepoint_counts(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_flow *flow = handshake(f, CLASSIC_SYN, CLASSIC_SYNACK, 1 * MS, 1 * MS);
+    int server = td_flow_server(flow);
+    send(f, false, 3 * MS, TD_TH_ACK, 5001, 1448, TD_ECT0, NULL);
+    send(f, false, 3 * MS, TD_TH_ACK, 6449, 1448, TD_CE, NULL);
+    send(f, false, 3 * MS, TD_TH_ACK, 5001, 1448, TD_NOT_ECT, NULL);   /* retransmission */
+    send(f, true, 4 * MS, TD_TH_ACK | TD_TH_ECE, 1001, 0, TD_NOT_ECT, NULL);   /* pure ACK: not data */
+    g_assert_cmpuint(flow->sent[server].ecn_count[TD_ECT0], ==, 1);
+    g_assert_cmpuint(flow->sent[server].ecn_count[TD_CE], ==, 1);
+    g_assert_cmpuint(flow->sent[server].ecn_count[TD_NOT_ECT], ==, 1);
+    g_assert_cmpuint(flow->sent[flow->client].data_packets, ==, 0);
+    g_assert_cmpuint(flow->sent[server].payload_bytes, ==, 3 * 1448);
+    g_assert_cmpuint(flow->sent[server].first_ect_frame, ==, 4);
+    g_assert_cmpint(td_flow_ecn_data_use(flow, flow->client), ==, TD_ECN_DATA_NONE);
+}
+
+static void test_foreign_address_rejected(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_record rec;
+    int sender = -1;
+
+    send(f, true, 0, TD_TH_SYN, 1, 0, TD_NOT_ECT, NULL);
+    memset(&rec, 0, sizeof rec);
+    rec.frame = 99;
+    rec.src.len = rec.dst.len = 4;
+    rec.src.bytes[0] = 192;
+    rec.sport = 1;
+    g_assert_null(td_engine_add(f->engine, &rec, &sender));
+    g_assert_cmpuint(td_engine_flow_count(f->engine), ==, 1);
+    g_assert_cmpuint(td_engine_flow_at(f->engine, 0)->packets, ==, 1);
+}
+
+static void test_addr_format(void)
+{
+    td_addr v4 = { 4, { 10, 77, 1, 2 } };
+    td_addr v6 = { 16, { 0xfd, 0x77, 0, 1, [15] = 2 } };
+    td_addr none = { 0, { 0 } };
+    char buf[64];
+
+    td_addr_format(&v4, buf, sizeof buf);
+    g_assert_cmpstr(buf, ==, "10.77.1.2");
+    td_addr_format(&v6, buf, sizeof buf);
+    g_assert_cmpstr(buf, ==, "fd77:1::2");
+    td_addr_format(&none, buf, sizeof buf);
+    g_assert_cmpstr(buf, ==, "?");
+    td_addr_format(&v6, buf, 4);      /* too small: no overflow, a placeholder */
+    g_assert_cmpstr(buf, ==, "?");
+}
+
+#define ADD(path, fn) g_test_add(path, fixture, NULL, setup, fn, teardown)
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    ADD("/flow/roles-and-mss", test_roles_and_mss);
+    ADD("/flow/roles-from-synack-only", test_roles_from_synack_only);
+    ADD("/flow/vantage-near-client", test_vantage);
+    g_test_add_func("/flow/vantage-table", test_vantage_server_and_middle);
+    ADD("/flow/fallback", test_fallback);
+    ADD("/flow/syn-retransmitted-with-ecn", test_syn_retransmitted_with_ecn_is_not_fallback);
+    ADD("/flow/midflow-unknown", test_midflow_unknown);
+    ADD("/flow/syn-without-synack", test_syn_without_synack);
+    ADD("/flow/codepoint-counts", test_codepoint_counts);
+    ADD("/flow/foreign-address-rejected", test_foreign_address_rejected);
+    g_test_add_func("/flow/addr-format", test_addr_format);
+    return g_test_run();
+}
