@@ -108,8 +108,11 @@ static struct {
 /* What the first pass stores for each frame; later passes show it. */
 typedef struct td_packet {
     td_flow *flow;
-    uint8_t sender;             /* endpoint index within the flow */
+    uint8_t sender;             /* endpoint index within the flow, or QUOTED */
 } td_packet;
+
+/* The frame only quotes a segment of the flow (an ICMP error). */
+enum { QUOTED = 0xff };
 
 td_engine *tcpdiag_engine(void)
 {
@@ -140,26 +143,26 @@ static bool to_td_addr(const address *from, td_addr *to)
     return true;
 }
 
-/* Fills rec from the frame's tree; false when the frame is not a complete,
- * plain TCP segment (ICMP-quoted headers, truncated or missing fields). */
-static bool read_record(packet_info *pinfo, proto_tree *tree, td_record *rec)
+typedef enum { FRAME_OTHER, FRAME_SEGMENT, FRAME_QUOTED_SEGMENT } frame_kind;
+
+/* Fills rec from the frame's tree. A TCP header inside an ICMP error is a
+ * quoted segment; frames without complete TCP/IP fields are FRAME_OTHER. */
+static frame_kind read_record(packet_info *pinfo, proto_tree *tree, td_record *rec)
 {
     uint32_t value;
 
     memset(rec, 0, sizeof *rec);
-    if (last_field(tree, WF_ICMP) || last_field(tree, WF_ICMPV6))
-        return false;
     if (!read_uint(tree, WF_TCP_STREAM, &rec->stream) ||
         !read_uint(tree, WF_TCP_FLAGS, &value) ||
         !to_td_addr(&pinfo->net_src, &rec->src) ||
         !to_td_addr(&pinfo->net_dst, &rec->dst))
-        return false;
+        return FRAME_OTHER;
     rec->tcp_flags = (uint16_t)value;
     if (!read_uint(tree, WF_TCP_SRCPORT, &value))
-        return false;
+        return FRAME_OTHER;
     rec->sport = (uint16_t)value;
     if (!read_uint(tree, WF_TCP_DSTPORT, &value))
-        return false;
+        return FRAME_OTHER;
     rec->dport = (uint16_t)value;
     read_uint(tree, WF_TCP_SEQ, &rec->seq);
     read_uint(tree, WF_TCP_ACK, &rec->ack);
@@ -172,7 +175,9 @@ static bool read_record(packet_info *pinfo, proto_tree *tree, td_record *rec)
     }
     rec->frame = pinfo->num;
     rec->time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
-    return true;
+    if (last_field(tree, WF_ICMP) || last_field(tree, WF_ICMPV6))
+        return FRAME_QUOTED_SEGMENT;
+    return FRAME_SEGMENT;
 }
 
 static void add_relative_time(proto_tree *tree, int hf, tvbuff_t *tvb, int64_t ns)
@@ -211,7 +216,8 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
     add_string(flow_tree, hf_flow_roles, tvb, td_flow_roles_known(flow) ? "known" : "unknown");
     if (td_flow_roles_known(flow)) {
         int server = td_flow_server(flow);
-        add_string(tree, hf_dir, tvb, dir_name[pkt->sender == flow->client ? C2S : S2C]);
+        if (pkt->sender != QUOTED)
+            add_string(tree, hf_dir, tvb, dir_name[pkt->sender == flow->client ? C2S : S2C]);
         td_addr_format(&flow->addr[flow->client], text, sizeof text);
         add_string(flow_tree, hf_flow_client, tvb, text);
         add_uint(flow_tree, hf_flow_client_port, tvb, flow->port[flow->client]);
@@ -318,7 +324,7 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
                                      td_ip_ecn_name((td_ip_ecn)(frame == flow->hs.synack_frame
                                                                     ? flow->hs.synack_ip_ecn
                                                                     : flow->hs.syn_ip_ecn)));
-    if (!complete || !td_flow_roles_known(flow))
+    if (!complete || !td_flow_roles_known(flow) || pkt->sender == QUOTED)
         return;
     const td_dir_stats *sent = &flow->sent[pkt->sender];
     td_ecn_data_use use = td_flow_ecn_data_use(flow, pkt->sender);
@@ -368,11 +374,18 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         return 0;
     if (!complete) {
         td_record rec;
-        int sender;
-        td_flow *flow;
-        if (!read_record(pinfo, tree, &rec))
-            return 0;
-        flow = td_engine_add(engine, &rec, &sender);
+        int sender = QUOTED;
+        td_flow *flow = NULL;
+        switch (read_record(pinfo, tree, &rec)) {
+        case FRAME_SEGMENT:
+            flow = td_engine_add(engine, &rec, &sender);
+            break;
+        case FRAME_QUOTED_SEGMENT:
+            flow = td_engine_add_quoted(engine, &rec);
+            break;
+        case FRAME_OTHER:
+            break;
+        }
         if (!flow)
             return 0;
         pkt = wmem_new(wmem_file_scope(), td_packet);

@@ -73,17 +73,23 @@ static void note_syn(td_flow *flow, const td_record *rec, int sender)
 {
     td_handshake *hs = &flow->hs;
 
-    if (hs->synack_frame)
-        return;                 /* a SYN after the SYN-ACK changes nothing */
+    if (hs->ack_frame && rec->seq == hs->syn_isn)
+        return;                 /* a stale copy of an answered SYN */
     if (!hs->first_syn_frame || rec->seq != hs->syn_isn) {
         /* first SYN, or a new attempt with a new ISN: start over */
+        memset(hs, 0, sizeof *hs);
+        hs->syn_ip_ecn = hs->synack_ip_ecn = -1;
         hs->first_syn_frame = rec->frame;
         hs->first_syn_flags = rec->tcp_flags;
         hs->syn_isn = rec->seq;
-        hs->fallback_frame = 0;
-    } else if (td_ecn_syn_requests(hs->first_syn_flags) &&
-               !td_ecn_syn_requests(rec->tcp_flags) && !hs->fallback_frame) {
-        hs->fallback_frame = rec->frame;
+    } else {
+        if (td_ecn_syn_requests(hs->first_syn_flags) &&
+            !td_ecn_syn_requests(rec->tcp_flags) && !hs->fallback_frame)
+            hs->fallback_frame = rec->frame;
+        /* A retried SYN means any SYN-ACK seen so far never reached the
+         * client (RFC 3168 §6.1.1.1): only the next one counts. */
+        hs->synack_frame = hs->ack_frame = 0;
+        hs->synack_ip_ecn = -1;
     }
     hs->last_syn_frame = rec->frame;
     hs->last_syn_ns = rec->time_ns;
@@ -116,40 +122,41 @@ static void decide_ecn(td_flow *flow, td_ecn_outcome outcome, uint32_t frame, co
     flow->ecn_reason = reason;
 }
 
-/* Settles the outcome as soon as the packets seen so far prove it. */
+static void decide_from_handshake(td_flow *flow, uint32_t frame)
+{
+    const td_handshake *hs = &flow->hs;
+    td_ecn_outcome outcome = td_ecn_classify(hs->last_syn_flags, hs->synack_flags,
+                                             &flow->accecn_feedback);
+    const char *reason = NULL;
+
+    if (outcome == TD_ECN_REFLECTED)
+        reason = "SYN-ACK echoes the SYN's ECN flags: broken peer or middlebox, ECN not used";
+    else if (outcome == TD_ECN_INVALID)
+        reason = td_ecn_is_setup_request(hs->last_syn_flags) ? "reserved SYN-ACK flag combination"
+                                                             : "reserved SYN flag combination";
+    decide_ecn(flow, outcome, frame, reason);
+}
+
+/* Settles the outcome as soon as the packets seen so far prove it. A SYN-ACK
+ * alone does not: it may be lost after the capture point and the SYN retried,
+ * so an ECN request is settled when the client answers the SYN-ACK. */
 static void update_ecn_outcome(td_flow *flow, const td_record *rec)
 {
     const td_handshake *hs = &flow->hs;
 
     if (flow->ecn_outcome != TD_ECN_PENDING)
         return;
-    if (!hs->first_syn_frame) {
+    if (!hs->first_syn_frame)
         decide_ecn(flow, TD_ECN_UNKNOWN, rec->frame,
                    hs->synack_frame ? "SYN not in the capture"
                                     : "handshake not in the capture (capture starts mid-flow)");
-        return;
-    }
-    if (!td_ecn_syn_requests(hs->first_syn_flags)) {
+    else if (!td_ecn_syn_requests(hs->first_syn_flags))
         decide_ecn(flow, TD_ECN_NOT_REQUESTED, hs->first_syn_frame, NULL);
-        return;
-    }
-    if (hs->fallback_frame) {
+    else if (hs->fallback_frame)
         decide_ecn(flow, TD_ECN_FALLBACK, hs->fallback_frame,
                    "ECN-setup SYN was retried without ECN flags: possible ECN blackhole on the path");
-        return;
-    }
-    if (hs->synack_frame) {
-        td_ecn_outcome outcome = td_ecn_classify(hs->last_syn_flags, hs->synack_flags,
-                                                 &flow->accecn_feedback);
-        const char *reason = NULL;
-        if (outcome == TD_ECN_REFLECTED)
-            reason = "SYN-ACK echoes the SYN's ECN flags: broken peer or middlebox, ECN not used";
-        else if (outcome == TD_ECN_INVALID)
-            reason = td_ecn_is_setup_request(hs->last_syn_flags)
-                         ? "reserved SYN-ACK flag combination"
-                         : "reserved SYN flag combination";
-        decide_ecn(flow, outcome, hs->synack_frame, reason);
-    }
+    else if (hs->ack_frame)
+        decide_from_handshake(flow, hs->ack_frame);
 }
 
 static void note_data(td_flow *flow, const td_record *rec, int sender)
@@ -202,13 +209,29 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
     return flow;
 }
 
+td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec)
+{
+    td_flow *flow = g_hash_table_lookup(engine->by_stream, GUINT_TO_POINTER(rec->stream));
+
+    if (!flow)
+        return NULL;
+    flow->packets++;
+    flow->last_frame = rec->frame;
+    if (rec->time_ns > flow->last_ns)
+        flow->last_ns = rec->time_ns;
+    return flow;
+}
+
 void td_engine_finish(td_engine *engine)
 {
     for (guint i = 0; i < engine->flows->len; i++) {
         td_flow *flow = g_ptr_array_index(engine->flows, i);
-        if (flow->ecn_outcome == TD_ECN_PENDING)
-            decide_ecn(flow, TD_ECN_UNKNOWN, flow->hs.first_syn_frame,
-                       "no SYN-ACK in the capture");
+        if (flow->ecn_outcome != TD_ECN_PENDING)
+            continue;
+        if (flow->hs.synack_frame)     /* the client's answer was not captured */
+            decide_from_handshake(flow, flow->hs.synack_frame);
+        else
+            decide_ecn(flow, TD_ECN_UNKNOWN, flow->hs.first_syn_frame, "no SYN-ACK in the capture");
     }
     engine->finished = true;
 }

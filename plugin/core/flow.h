@@ -56,7 +56,7 @@ typedef struct td_flow {
     td_dir_stats sent[2];           /* by sending endpoint */
     td_handshake hs;
     td_ecn_outcome ecn_outcome;
-    uint32_t ecn_decided_frame;     /* packet that settled the outcome */
+    uint32_t ecn_decided_frame;     /* packet that settled the outcome (expert info goes there) */
     td_ip_ecn accecn_feedback;
     const char *ecn_reason;         /* static text, NULL when none */
 } td_flow;
@@ -70,6 +70,10 @@ void td_engine_free(td_engine *engine);
  * *sender, or returns NULL when the packet cannot belong to the stream it
  * claims (addresses match neither endpoint). */
 td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender);
+
+/* A frame that quotes a segment of a known flow (an ICMP error): counted as a
+ * packet of that flow, as Wireshark's tcp.stream counts it, but not analysed. */
+td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec);
 
 /* The capture has been read completely: settle what is still pending. */
 void td_engine_finish(td_engine *engine);

@@ -72,7 +72,7 @@ static void test_roles_and_mss(fixture *f, gconstpointer data G_GNUC_UNUSED)
     g_assert_cmpint(flow->hs.mss[td_flow_server(flow)], ==, 1400);
     g_assert_cmpstr(td_flow_data_sender(flow), ==, "server");
     g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_CLASSIC);
-    g_assert_cmpint(flow->ecn_decided_frame, ==, 2);
+    g_assert_cmpint(flow->ecn_decided_frame, ==, 3);    /* settled when the client answers */
     g_assert_cmpint(td_flow_ecn_data_use(flow, sender), ==, TD_ECN_DATA_ECT);
 }
 
@@ -126,7 +126,52 @@ static void test_syn_retransmitted_with_ecn_is_not_fallback(fixture *f, gconstpo
     send(f, true, 0, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
     send(f, true, 1000 * MS, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
     td_flow *flow = send(f, false, 1010 * MS, CLASSIC_SYNACK, 9, 0, TD_NOT_ECT, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_PENDING);
+    send(f, true, 1020 * MS, TD_TH_ACK, 8, 0, TD_NOT_ECT, NULL);
     g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_CLASSIC);
+}
+
+/* RFC 3168 §6.1.1.1: the ECN-setup SYN-ACK is lost after the capture point and
+ * the client retries without ECN; the server's second SYN-ACK answers that. */
+static void test_synack_lost_then_fallback(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_flow *flow = send(f, true, 0, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
+    send(f, false, 10 * MS, CLASSIC_SYNACK, 9, 0, TD_NOT_ECT, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_PENDING);   /* not proven yet */
+    send(f, true, 1000 * MS, TD_TH_SYN, 7, 0, TD_NOT_ECT, NULL);
+    send(f, false, 1010 * MS, TD_TH_SYN | TD_TH_ACK, 9, 0, TD_NOT_ECT, NULL);
+    send(f, true, 1010 * MS + 50000, TD_TH_ACK, 8, 0, TD_NOT_ECT, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_FALLBACK);
+    g_assert_cmpint(flow->ecn_decided_frame, ==, 3);
+    g_assert_cmpint(flow->hs.synack_frame, ==, 4);            /* timing from the live handshake */
+}
+
+static void test_client_ack_not_captured(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_flow *flow = send(f, true, 0, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
+    send(f, false, 10 * MS, CLASSIC_SYNACK, 9, 0, TD_NOT_ECT, NULL);
+    send(f, false, 20 * MS, TD_TH_ACK, 10, 1448, TD_ECT0, NULL);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_PENDING);
+    td_engine_finish(f->engine);
+    g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_CLASSIC);
+    g_assert_cmpint(flow->ecn_decided_frame, ==, 2);
+}
+
+static void test_quoted_segment_counts_but_is_not_analysed(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_record quoted;
+    td_flow *flow = send(f, true, 0, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
+
+    memset(&quoted, 0, sizeof quoted);
+    quoted.frame = 2;
+    quoted.time_ns = 5 * MS;
+    quoted.tcp_flags = TD_TH_SYN;         /* flags cleared by a middlebox, as quoted */
+    quoted.seq = 7;
+    g_assert_true(td_engine_add_quoted(f->engine, &quoted) == flow);
+    g_assert_cmpuint(flow->packets, ==, 2);
+    g_assert_cmpuint(flow->hs.fallback_frame, ==, 0);
+    quoted.stream = 42;
+    g_assert_null(td_engine_add_quoted(f->engine, &quoted));
 }
 
 static void test_midflow_unknown(fixture *f, gconstpointer data G_GNUC_UNUSED)
@@ -216,6 +261,9 @@ int main(int argc, char **argv)
     g_test_add_func("/flow/vantage-table", test_vantage_server_and_middle);
     ADD("/flow/fallback", test_fallback);
     ADD("/flow/syn-retransmitted-with-ecn", test_syn_retransmitted_with_ecn_is_not_fallback);
+    ADD("/flow/synack-lost-then-fallback", test_synack_lost_then_fallback);
+    ADD("/flow/client-ack-not-captured", test_client_ack_not_captured);
+    ADD("/flow/quoted-segment", test_quoted_segment_counts_but_is_not_analysed);
     ADD("/flow/midflow-unknown", test_midflow_unknown);
     ADD("/flow/syn-without-synack", test_syn_without_synack);
     ADD("/flow/codepoint-counts", test_codepoint_counts);

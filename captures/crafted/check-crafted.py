@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""Cross-check the crafted captures against their expected files, using only
+Wireshark's own dissection (tshark -T fields), not tcpdiag.
+
+Usage:  /usr/bin/python3 captures/crafted/check-crafted.py [CAPTURES_DIR]
+
+For every captures/crafted-*.expected.json it reads the pcap with plain tshark
+(no tcpdiag needed), rebuilds each selected flow from Wireshark's tcp.stream /
+tcp.port, tcp.flags, tcp.len, ip.dsfield.ecn / ipv6.tclass.ecn and MSS option
+fields, applies the outcome table of docs/fields.md and the tcpdiag brief, and
+compares with every expected value it can compute.  It proves that the pcaps
+say what the expected files claim (as Wireshark decodes them); it does not test
+tcpdiag.  For robustness_only files it checks that tshark exits 0 and prints no
+dissector bug.  Exit status 0 when everything agrees.
+"""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+FIELDS = ["frame.number", "tcp.stream", "tcp.port", "ip.src", "ip.dst",
+          "ipv6.src", "ipv6.dst", "tcp.srcport", "tcp.dstport", "tcp.flags",
+          "tcp.seq_raw", "tcp.len", "ip.dsfield.ecn", "ipv6.tclass.ecn",
+          "tcp.options.mss_val", "icmp.type", "icmpv6.type"]
+CP = {0: "not-ect", 1: "ect1", 2: "ect0", 3: "ce"}
+NEG = ("classic", "accecn", "accecn-classic")
+
+
+def tshark(pcap):
+    cmd = ["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "occurrence=f",
+           "-E", "separator=\t"]
+    for f in FIELDS:
+        cmd += ["-e", f]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    rows = []
+    for line in p.stdout.splitlines():
+        v = line.split("\t")
+        rows.append(dict(zip(FIELDS, v + [""] * (len(FIELDS) - len(v)))))
+    return p.returncode, p.stdout, p.stderr, rows
+
+
+def triple(flags):
+    f = int(flags, 16)
+    return (f >> 8 & 1, f >> 7 & 1, f >> 6 & 1), f
+
+
+def ecn_of(r):
+    v = r["ip.dsfield.ecn"] or r["ipv6.tclass.ecn"]
+    return CP[int(v)] if v != "" else None
+
+
+def src(r):
+    return r["ip.src"] or r["ipv6.src"]
+
+
+def dst(r):
+    return r["ip.dst"] or r["ipv6.dst"]
+
+
+def outcome_of(syns, synacks):
+    """The tcpdiag outcome table (docs/fields.md + brief)."""
+    if not syns:
+        return "unknown", None
+    first = syns[0][0]
+    ecn_req = first in ((0, 1, 1), (1, 1, 1))
+    if ecn_req and any(s[0] == (0, 0, 0) and s[1] == syns[0][1] for s in syns[1:]):
+        return "fallback", None
+    if first == (0, 0, 0):
+        return "not-requested", None
+    if not ecn_req:
+        return "invalid", None
+    if not synacks:
+        return "unknown", None
+    sa = synacks[-1]
+    if first == (0, 1, 1):
+        return {(0, 0, 1): "classic", (0, 0, 0): "declined",
+                (0, 1, 1): "reflected"}.get(sa, "invalid"), None
+    fb = {(0, 1, 0): "not-ect", (0, 1, 1): "ect1", (1, 0, 0): "ect0", (1, 1, 0): "ce"}
+    if sa in fb:
+        return "accecn", fb[sa]
+    return {(0, 0, 1): "accecn-classic", (0, 0, 0): "declined",
+            (1, 1, 1): "reflected"}.get(sa, "invalid"), None
+
+
+def data_class(outcome, counts):
+    if outcome == "unknown":
+        return "unknown"
+    if sum(counts.values()) == 0:
+        return "no-data"
+    marked = counts["ect0"] + counts["ect1"] + counts["ce"]
+    if outcome in NEG:
+        return "ect" if marked else "unmarked"
+    return "unnegotiated-ect" if marked else "not-ect"
+
+
+def analyse(rows):
+    """Per-flow facts Wireshark shows, for one flow's frames (in order)."""
+    syns, synacks, syn_rows, synack_rows = [], [], [], []
+    packets = len(rows)
+    rows = [r for r in rows if not (r["icmp.type"] or r["icmpv6.type"])]  # quoted headers
+    for r in rows:
+        if not r["tcp.flags"]:
+            continue
+        t, f = triple(r["tcp.flags"])
+        if f & 0x02 and not f & 0x10:
+            syns.append((t, r["tcp.seq_raw"]))
+            syn_rows.append(r)
+        elif f & 0x02 and f & 0x10:
+            synacks.append(t)
+            synack_rows.append(r)
+    out = {}
+    if syn_rows:
+        client, server = src(syn_rows[0]), dst(syn_rows[0])
+        cport, sport = syn_rows[0]["tcp.srcport"], syn_rows[0]["tcp.dstport"]
+    elif synack_rows:
+        client, server = dst(synack_rows[0]), src(synack_rows[0])
+        cport, sport = synack_rows[0]["tcp.dstport"], synack_rows[0]["tcp.srcport"]
+    else:
+        client = None
+    outcome, fb = outcome_of(syns, synacks)
+    out["tcpdiag.ecn.outcome"] = outcome
+    out["tcpdiag.ecn.accecn_feedback"] = fb
+    out["tcpdiag.flow.packets"] = packets
+    if client is None:
+        out["tcpdiag.flow.roles"] = "unknown"
+        out["tcpdiag.flow.data_sender"] = "unknown"
+        for k in ("client", "server", "client_port", "server_port", "client_mss", "server_mss"):
+            out["tcpdiag.flow." + k] = None
+        for k in ("syn_ip_ecn", "synack_ip_ecn", "c2s.data", "s2c.data"):
+            out["tcpdiag.ecn." + k] = None
+        return out
+    out["tcpdiag.flow.roles"] = "known"
+    out["tcpdiag.flow.client"], out["tcpdiag.flow.server"] = client, server
+    out["tcpdiag.flow.client_port"], out["tcpdiag.flow.server_port"] = int(cport), int(sport)
+    mss = lambda rs: int(rs[0]["tcp.options.mss_val"]) if rs and rs[0]["tcp.options.mss_val"] else None
+    out["tcpdiag.flow.client_mss"] = mss(syn_rows[-1:]) if syn_rows else None
+    out["tcpdiag.flow.server_mss"] = mss(synack_rows[-1:]) if synack_rows else None
+    out["tcpdiag.ecn.syn_ip_ecn"] = ecn_of(syn_rows[-1]) if syn_rows else None
+    out["tcpdiag.ecn.synack_ip_ecn"] = ecn_of(synack_rows[-1]) if synack_rows else None
+    counts = {"c2s": dict.fromkeys(("not_ect", "ect0", "ect1", "ce"), 0),
+              "s2c": dict.fromkeys(("not_ect", "ect0", "ect1", "ce"), 0)}
+    nbytes = {"c2s": 0, "s2c": 0}
+    for r in rows:
+        n = int(r["tcp.len"] or 0)
+        if n <= 0:
+            continue
+        d = "c2s" if (src(r), r["tcp.srcport"]) == (client, cport) else "s2c"
+        counts[d][ecn_of(r).replace("-", "_")] += 1
+        nbytes[d] += n
+    for d in ("c2s", "s2c"):
+        for k, v in counts[d].items():
+            out["tcpdiag.ecn.%s.%s" % (d, k)] = v
+        out["tcpdiag.ecn.%s.data" % d] = data_class(outcome, counts[d])
+        out["tcpdiag.flow.%s.bytes" % d] = nbytes[d]
+    c, s = nbytes["c2s"] > 0, nbytes["s2c"] > 0
+    out["tcpdiag.flow.data_sender"] = {(1, 1): "both", (1, 0): "client",
+                                       (0, 1): "server", (0, 0): "none"}[(c, s)]
+    return out
+
+
+def matches(exp, got):
+    if isinstance(exp, list):
+        return got in exp
+    if isinstance(exp, dict):
+        return got is not None and exp.get("min", got) <= got <= exp.get("max", got)
+    return exp == got
+
+
+def check_file(path, capdir):
+    doc = json.load(open(path))
+    pcap = os.path.join(capdir, doc["capture"])
+    rc, out, err, rows = tshark(pcap)
+    problems = []
+    if rc != 0:
+        problems.append("tshark exit %d" % rc)
+    if "dissector bug" in (out + err).lower():
+        problems.append("tshark reported a dissector bug")
+    if doc.get("robustness_only"):
+        return problems, 0
+    streams = {r["tcp.stream"] for r in rows if r["tcp.stream"] != ""}
+    if doc["flow_count"] != len(streams):
+        problems.append("flow_count %s, tshark has %d streams" % (doc["flow_count"], len(streams)))
+    checked = 0
+    flows_by_client = {}
+    for s in sorted(streams, key=int):
+        a = analyse([r for r in rows if r["tcp.stream"] == s])
+        if a["tcpdiag.flow.roles"] == "known":
+            flows_by_client.setdefault(a["tcpdiag.flow.client"], []).append(a)
+    for fl in doc["flows"]:
+        sel = fl["select"]
+        if "tcp.stream" in sel:
+            sel_rows = [r for r in rows if r["tcp.stream"] == str(sel["tcp.stream"])]
+        else:
+            p = str(sel["tcp.port"])
+            sel_rows = [r for r in rows if p in (r["tcp.srcport"], r["tcp.dstport"])]
+        if not sel_rows:
+            problems.append("%s selects no frame" % sel)
+            continue
+        ss = {r["tcp.stream"] for r in sel_rows}
+        if ss == {""}:
+            # Wireshark made no flow of these frames: every tcpdiag field must be absent
+            for k, v in fl["expect"].items():
+                if v is not None:
+                    problems.append("%s: no tcp.stream, but %s expected %r" % (sel, k, v))
+            checked += 1
+            continue
+        if len(ss) != 1:
+            problems.append("%s selects frames of streams %s" % (sel, sorted(ss)))
+            continue
+        a = analyse(sel_rows)
+        for k, v in fl["expect"].items():
+            if k in a:
+                if not matches(v, a[k]):
+                    problems.append("%s %s: expected %r, Wireshark fields give %r" % (sel, k, v, a[k]))
+        checked += 1
+    for h in doc.get("hosts", []):
+        fl = flows_by_client.get(h["client"], [])
+        conns = [f for f in fl if f["tcpdiag.ecn.syn_ip_ecn"] is not None]
+        got = {"tcpdiag.host.conns": len(conns),
+               "tcpdiag.host.ecn_negotiated": sum(f["tcpdiag.ecn.outcome"] in NEG for f in conns)}
+        for k, v in h["expect"].items():
+            if k in got and not matches(v, got[k]):
+                problems.append("host %s %s: expected %r, got %r" % (h["client"], k, v, got[k]))
+    return problems, checked
+
+
+def main():
+    capdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))
+    bad = 0
+    for path in sorted(glob.glob(os.path.join(capdir, "crafted-*.expected.json"))):
+        problems, n = check_file(path, capdir)
+        print("%-45s %s (%d flows checked)" % (os.path.basename(path),
+                                                "OK" if not problems else "FAIL", n))
+        for p in problems:
+            print("    " + p)
+        bad += bool(problems)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

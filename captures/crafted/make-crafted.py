@@ -1,0 +1,1309 @@
+#!/usr/bin/python3
+"""Build the crafted-*.pcap test captures and their *.expected.json files.
+
+Usage:  /usr/bin/python3 captures/crafted/make-crafted.py [OUTDIR]
+        (OUTDIR defaults to captures/, the parent of this script's directory)
+
+The captures hold behaviour that no local Linux kernel produces (AccECN
+handshake rows, reflectors, reserved flag combinations, fall-back SYNs, partial
+and truncated handshakes, hostile bytes).  Every packet is built here with scapy
+(only to assemble headers and checksums) and written with a tiny pcap writer of
+our own, so that the record lengths (caplen < orig_len) and timestamps are
+exactly what we say.  Nothing is random except the hostile byte flips, which use
+a fixed seed: rerunning the script produces byte-identical files.
+
+The expected values are written from how each flow was built and from the RFC
+rows named in each flow's "why" (RFC 3168 §6.1.1, RFC 9768 §3.1 Table 2), never
+from tcpdiag's output.  See captures/crafted/README.md.
+"""
+
+import json
+import os
+import random
+import struct
+import sys
+
+from scapy.layers.inet import ICMP, IP, TCP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Dot1Q, Ether
+from scapy.packet import Raw
+
+MADE_BY = "captures/crafted/make-crafted.py"
+
+# --------------------------------------------------------------------------
+# constants
+
+ECN = {"not-ect": 0, "ect1": 1, "ect0": 2, "ce": 3}
+CODEPOINTS = ("not_ect", "ect0", "ect1", "ce")  # field suffixes
+
+FIN, SYN, RST, PSH, ACK, URG, ECE, CWR, AE = (
+    0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x100)
+
+
+def aef(a, c, e):
+    """TCP flag bits for an (AE, CWR, ECE) triple."""
+    return (AE if a else 0) | (CWR if c else 0) | (ECE if e else 0)
+
+
+def ace_bits(n):
+    """ACE field value n (0..7): AE is the MSB, ECE the LSB (RFC 9768 §3.2.2)."""
+    n &= 7
+    return aef(n >> 2 & 1, n >> 1 & 1, n & 1)
+
+
+# Handshake encoding of the ACE field on the client's pure ACK of the SYN-ACK
+# (RFC 9768 §3.2.2.1 Table 3), keyed by the IP-ECN codepoint of the SYN-ACK.
+HANDSHAKE_ACE = {"not-ect": 0b010, "ect1": 0b011, "ect0": 0b100, "ce": 0b110}
+
+# SYN-ACK flags an AccECN server sends to feed back the SYN's IP-ECN field
+# (RFC 9768 §3.1.2 Table 2, top block).
+ACCECN_SYNACK = {"not-ect": (0, 1, 0), "ect1": (0, 1, 1),
+                 "ect0": (1, 0, 0), "ce": (1, 1, 0)}
+
+CLIENT_MAC = "02:00:00:00:0c:01"
+SERVER_MAC = "02:00:00:00:05:01"
+
+BASE_EPOCH = 1740787200  # 2025-03-01 00:00:00 UTC
+
+
+# --------------------------------------------------------------------------
+# pcap writer (classic libpcap format, microsecond timestamps, Ethernet)
+
+class Capture:
+    def __init__(self, name, snaplen=128, linktype=1):
+        self.name = name
+        self.snaplen = snaplen
+        self.linktype = linktype
+        self.records = []  # (time_us, seqno, data, orig_len)
+
+    def add(self, t_us, frame, caplen=None, orig_len=None):
+        if caplen is None:
+            caplen = min(len(frame), self.snaplen)
+        if orig_len is None:
+            orig_len = len(frame)
+        assert caplen <= self.snaplen
+        self.records.append((t_us, len(self.records), frame[:caplen], orig_len))
+
+    def sorted_records(self):
+        return sorted(self.records, key=lambda r: (r[0], r[1]))
+
+    def write(self, path):
+        out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0,
+                           self.snaplen, self.linktype)]
+        for t_us, _, data, orig in self.sorted_records():
+            out.append(struct.pack("<IIII", t_us // 1000000, t_us % 1000000,
+                                   len(data), orig))
+            out.append(data)
+        with open(path, "wb") as f:
+            f.write(b"".join(out))
+
+
+# --------------------------------------------------------------------------
+# one TCP connection, built packet by packet
+
+def payload_bytes(n, tag):
+    """Deterministic, vaguely realistic payload of n bytes."""
+    if tag == "c":
+        head = b"GET /object/1 HTTP/1.1\r\nHost: example.test\r\nUser-Agent: crafted\r\n"
+    else:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"
+    body = bytes((i * 31 + 7) & 0xFF for i in range(max(0, n - len(head))))
+    return (head + body)[:n]
+
+
+class Conn:
+    """A TCP connection between a client and a server.
+
+    Tracks sequence numbers, timestamps, IP IDs and the ECN state needed to
+    make the ACK-side flags (classic ECE/CWR, AccECN ACE) consistent, and
+    tallies what was written so the expected file can state it.
+    """
+
+    def __init__(self, cap, t0_ms, client, server, cport, sport=443,
+                 c_isn=None, s_isn=None, c_mss=1460, s_mss=1460,
+                 c_dscp=0, s_dscp=0, vlan=None):
+        self.cap = cap
+        self.t = int(round(t0_ms * 1000)) + BASE_EPOCH * 1000000
+        self.client, self.server = client, server
+        self.cport, self.sport = cport, sport
+        self.v6 = ":" in client
+        self.c_isn = c_isn if c_isn is not None else (cport * 104729) & 0xFFFFFFFF
+        self.s_isn = s_isn if s_isn is not None else (cport * 7919 + 0x5E000000) & 0xFFFFFFFF
+        self.nxt = {"c": self.c_isn, "s": self.s_isn}
+        self.c_mss, self.s_mss = c_mss, s_mss
+        self.dscp = {"c": c_dscp, "s": s_dscp}
+        self.vlan = vlan
+        self.ipid = {"c": (cport * 13) & 0xFFFF, "s": (cport * 17 + 999) & 0xFFFF}
+        self.ts = {"c": 100000 + cport, "s": 900000 + cport}
+        self.ts_seen = {"c": 0, "s": 0}  # latest TSval received by each side
+        self.t0_us = self.t
+        # ECN state
+        self.mode = "none"  # none | classic | accecn
+        self.rcep = {"c": 5, "s": 5}
+        self.rbytes = {"c": {"ect0": 1, "ect1": 1, "ce": 0},
+                       "s": {"ect0": 1, "ect1": 1, "ce": 0}}
+        self.demand_cwr = {"c": False, "s": False}  # classic receiver sends ECE
+        self.queue_cwr = {"c": False, "s": False}   # classic sender owes CWR
+        # what was written (for the expected file)
+        self.tally = {"c": dict.fromkeys(CODEPOINTS, 0), "s": dict.fromkeys(CODEPOINTS, 0)}
+        self.packets = 0
+        self.syn_ecn = None
+        self.synack_ecn = None
+        self.syn_mss_seen = None
+        self.synack_mss_seen = None
+        self.bytes = {"c": 0, "s": 0}
+
+    # -- low level -------------------------------------------------------
+    def frame(self, d, flags, seq, ack, data=b"", ecn="not-ect", opts=None,
+              window=None, ttl=None):
+        src, dst = (self.client, self.server) if d == "c" else (self.server, self.client)
+        sp, dp = (self.cport, self.sport) if d == "c" else (self.sport, self.cport)
+        smac, dmac = (CLIENT_MAC, SERVER_MAC) if d == "c" else (SERVER_MAC, CLIENT_MAC)
+        tos = (self.dscp[d] << 2) | ECN[ecn]
+        if ttl is None:
+            ttl = 64 if d == "c" else 52
+        if self.v6:
+            fl = (self.cport * 2654435761 + (0 if d == "c" else 1)) & 0xFFFFF
+            ip = IPv6(src=src, dst=dst, tc=tos, fl=fl, hlim=ttl)
+        else:
+            ip = IP(src=src, dst=dst, tos=tos, id=self.ipid[d], flags="DF", ttl=ttl)
+            self.ipid[d] = (self.ipid[d] + 1) & 0xFFFF
+        if window is None:
+            window = 502 if d == "c" else 509
+        tcp = TCP(sport=sp, dport=dp, seq=seq & 0xFFFFFFFF, ack=ack & 0xFFFFFFFF,
+                  flags=flags, window=window, options=opts or [])
+        l2 = Ether(src=smac, dst=dmac)
+        if self.vlan is not None:
+            for tag in (self.vlan if isinstance(self.vlan, tuple) else (self.vlan,)):
+                l2 = l2 / Dot1Q(vlan=tag)
+        pkt = l2 / ip / tcp
+        if data:
+            pkt = pkt / Raw(data)
+        return bytes(pkt)
+
+    def tsopt(self, d):
+        other = "s" if d == "c" else "c"
+        self.ts[d] += 1
+        return ("Timestamp", (self.ts[d], self.ts_seen[d])), other
+
+    def emit(self, d, flags, n=0, ecn="not-ect", dt=0.2, seq=None, ack=None,
+             opts=None, extra_opts=(), caplen=None, advance=True, count=True,
+             window=None, syn_opts=False, mss=None, ttl=None):
+        """Write one segment from direction d ('c' or 's')."""
+        self.t += int(round(dt * 1000))
+        other = "s" if d == "c" else "c"
+        if seq is None:
+            seq = self.nxt[d]
+        if ack is None:
+            ack = self.nxt[other] if flags & ACK else 0
+        if opts is None:
+            (tsname, tsval), _ = self.tsopt(d)
+            if syn_opts:
+                opts = []
+                if mss is not None:
+                    opts.append(("MSS", mss))
+                opts += [("SAckOK", b""), (tsname, tsval), ("NOP", None), ("WScale", 7)]
+            else:
+                opts = [("NOP", None), ("NOP", None), (tsname, tsval)]
+            opts = list(opts) + list(extra_opts)
+            self.ts_seen[other] = self.ts[d]
+        if window is None and flags & SYN:
+            window = 64240 if d == "c" else 65160
+        data = payload_bytes(n, d)
+        frame = self.frame(d, flags, seq, ack, data, ecn, opts, window, ttl)
+        self.cap.add(self.t, frame, caplen=caplen)
+        if count:
+            self.packets += 1
+            if n > 0:
+                self.tally[d][ecn.replace("-", "_")] += 1
+                self.bytes[d] += n
+        if advance:
+            end = seq + n + (1 if flags & (SYN | FIN) else 0)
+            if ((end - self.nxt[d]) & 0xFFFFFFFF) < 0x80000000:
+                self.nxt[d] = end & 0xFFFFFFFF
+        # receiver-side ECN bookkeeping (capture point = receiver's view)
+        if self.mode == "accecn" and not (flags & SYN):
+            if ecn == "ce":
+                self.rcep[other] += 1
+            if n and ecn != "not-ect":
+                self.rbytes[other][ecn] += n
+        if self.mode == "classic":
+            if ecn == "ce" and n:
+                self.demand_cwr[other] = True
+            if flags & CWR:
+                self.demand_cwr[other] = False
+            if flags & ECE and not flags & SYN:
+                self.queue_cwr[other] = True
+        return frame
+
+    # -- handshake helpers ----------------------------------------------
+    def syn(self, flags3=(0, 0, 0), ecn="not-ect", dt=0.0, caplen=None, mss="default", ttl=None):
+        mss = self.c_mss if mss == "default" else mss
+        self.syn_ecn = ecn
+        self.syn_mss_seen = mss
+        return self.emit("c", SYN | aef(*flags3), ecn=ecn, dt=dt, seq=self.c_isn,
+                         syn_opts=True, mss=mss, caplen=caplen, ttl=ttl)
+
+    def synack(self, flags3=(0, 0, 0), ecn="not-ect", dt=20.0, caplen=None, mss="default"):
+        mss = self.s_mss if mss == "default" else mss
+        self.synack_ecn = ecn
+        self.synack_mss_seen = mss
+        return self.emit("s", SYN | ACK | aef(*flags3), ecn=ecn, dt=dt, seq=self.s_isn,
+                         ack=(self.c_isn + 1), syn_opts=True, mss=mss, caplen=caplen)
+
+    def third_ack(self, dt=0.15):
+        """Client's pure ACK of the SYN-ACK."""
+        flags = ACK
+        if self.mode == "accecn":
+            flags |= ace_bits(HANDSHAKE_ACE[self.synack_ecn])
+            if self.synack_ecn == "ce":
+                self.rcep["c"] = 6  # RFC 9768 Table 3
+        return self.emit("c", flags, dt=dt)
+
+    # -- data helpers ----------------------------------------------------
+    def ecn_flags(self, d, n):
+        """Flags carried by a non-SYN segment from d in the current mode."""
+        if self.mode == "accecn":
+            return ace_bits(self.rcep[d])
+        if self.mode == "classic":
+            f = 0
+            if self.demand_cwr[d]:
+                f |= ECE
+            if n and self.queue_cwr[d]:
+                f |= CWR
+                self.queue_cwr[d] = False
+            return f
+        return 0
+
+    def accecn_opt(self, d):
+        """AccECN option, order 0 (kind 172): EE0B, ECEB, EE1B (RFC 9768 §3.2.3)."""
+        r = self.rbytes[d]
+        body = b"".join(struct.pack(">I", v & 0xFFFFFF)[1:] for v in (r["ect0"], r["ce"], r["ect1"]))
+        return [(172, body), ("NOP", None)]
+
+    def data(self, d, n, ecn, dt, flags=PSH | ACK, accecn_opt=False, **kw):
+        extra = self.accecn_opt(d) if accecn_opt else ()
+        return self.emit(d, flags | self.ecn_flags(d, n), n=n, ecn=ecn, dt=dt,
+                         extra_opts=extra, **kw)
+
+    def pure_ack(self, d, dt, accecn_opt=False, **kw):
+        extra = self.accecn_opt(d) if accecn_opt else ()
+        return self.emit(d, ACK | self.ecn_flags(d, 0), dt=dt, extra_opts=extra, **kw)
+
+    def close(self, dt=5.0):
+        """Server closes first; client answers with its own FIN."""
+        self.emit("s", FIN | ACK | self.ecn_flags("s", 0), dt=dt)
+        self.emit("c", FIN | ACK | self.ecn_flags("c", 0), dt=0.3)
+        self.emit("s", ACK | self.ecn_flags("s", 0), dt=20.0)
+
+    def exchange(self, req=(("not-ect", 180),), resp=(), opt=False, rtt=20.0):
+        """Client request(s), server response segments, client ACKs every 2nd."""
+        for i, (ecn, n) in enumerate(req):
+            self.data("c", n, ecn, dt=0.1 if i == 0 else 0.05, accecn_opt=False)
+        for i, (ecn, n) in enumerate(resp):
+            self.data("s", n, ecn, dt=rtt if i == 0 else 0.12)
+            if i % 2 == 1 or i == len(resp) - 1:
+                self.pure_ack("c", dt=0.05, accecn_opt=opt)
+        self.close()
+
+
+# --------------------------------------------------------------------------
+# expected-results helpers
+
+NEGOTIATED = ("classic", "accecn", "accecn-classic")
+
+
+def data_class(outcome, counts):
+    """tcpdiag.ecn.<dir>.data as docs/fields.md defines it."""
+    if outcome == "unknown":
+        return "unknown"
+    if sum(counts.values()) == 0:
+        return "no-data"
+    marked = counts["ect0"] + counts["ect1"] + counts["ce"]
+    if outcome in NEGOTIATED:
+        return "ect" if marked else "unmarked"
+    return "unnegotiated-ect" if marked else "not-ect"
+
+
+def sender(conn):
+    c = sum(conn.tally["c"].values()) > 0
+    s = sum(conn.tally["s"].values()) > 0
+    return {(True, True): "both", (True, False): "client",
+            (False, True): "server", (False, False): "none"}[(c, s)]
+
+
+def expect(conn, outcome, why, feedback=None, roles="known", syn_seen=True,
+           synack_seen=True, packets=None, overrides=None, select=None, vantage=False):
+    """The expected record of one flow.  Values restate how the flow was built."""
+    e = {"tcpdiag.ecn.outcome": outcome}
+    if roles == "known":
+        e.update({
+            "tcpdiag.flow.roles": "known",
+            "tcpdiag.flow.client": conn.client,
+            "tcpdiag.flow.server": conn.server,
+            "tcpdiag.flow.client_port": conn.cport,
+            "tcpdiag.flow.server_port": conn.sport,
+            "tcpdiag.flow.client_mss": conn.syn_mss_seen if syn_seen else None,
+            "tcpdiag.flow.server_mss": conn.synack_mss_seen if synack_seen else None,
+            "tcpdiag.flow.data_sender": sender(conn),
+            "tcpdiag.ecn.syn_ip_ecn": conn.syn_ecn if syn_seen else None,
+            "tcpdiag.ecn.synack_ip_ecn": conn.synack_ecn if synack_seen else None,
+        })
+        for d, name in (("c", "c2s"), ("s", "s2c")):
+            e["tcpdiag.flow.%s.bytes" % name] = conn.bytes[d]
+            for cp in CODEPOINTS:
+                e["tcpdiag.ecn.%s.%s" % (name, cp)] = conn.tally[d][cp]
+            dc = data_class(outcome, conn.tally[d])
+            if outcome == "unknown" and sum(conn.tally[d].values()) == 0:
+                # docs: "unknown" when the outcome is unknown, "no-data" when
+                # there is no data: both rules apply, either is accepted.
+                dc = ["unknown", "no-data"]
+            e["tcpdiag.ecn.%s.data" % name] = dc
+    else:
+        e.update({
+            "tcpdiag.flow.roles": "unknown",
+            "tcpdiag.flow.client": None,
+            "tcpdiag.flow.server": None,
+            "tcpdiag.flow.client_port": None,
+            "tcpdiag.flow.server_port": None,
+            "tcpdiag.dir": None,
+            "tcpdiag.flow.c2s.bytes": None,
+            "tcpdiag.flow.s2c.bytes": None,
+            "tcpdiag.flow.client_mss": None,
+            "tcpdiag.flow.server_mss": None,
+            "tcpdiag.flow.data_sender": "unknown",
+            "tcpdiag.ecn.syn_ip_ecn": None,
+            "tcpdiag.ecn.synack_ip_ecn": None,
+        })
+        for name in ("c2s", "s2c"):
+            for cp in CODEPOINTS:
+                e["tcpdiag.ecn.%s.%s" % (name, cp)] = None
+            e["tcpdiag.ecn.%s.data" % name] = None
+    e["tcpdiag.ecn.accecn_feedback"] = feedback
+    e["tcpdiag.flow.packets"] = conn.packets if packets is None else packets
+    if vantage:
+        # SYN -> SYN-ACK 20 ms, SYN-ACK -> ACK 0.15 ms: written at the client
+        e["tcpdiag.flow.vantage"] = ["near-client", "unknown"]
+    if overrides:
+        e.update(overrides)
+    return {"select": select or {"tcp.port": conn.cport}, "why": why, "expect": e}
+
+
+def write_expected(outdir, name, story, flows=None, flow_count=None, hosts=None,
+                   robustness_only=False):
+    doc = {"capture": name + ".pcap", "made_by": MADE_BY, "story": story}
+    if robustness_only:
+        doc["robustness_only"] = True
+        if flow_count is not None:
+            doc["flow_count"] = flow_count
+    else:
+        doc["flow_count"] = flow_count
+        doc["flows"] = flows
+        if hosts:
+            doc["hosts"] = hosts
+    with open(os.path.join(outdir, name + ".expected.json"), "w") as f:
+        json.dump(doc, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+
+# Standard "why" fragments
+WHY_DATA = ("Codepoint counts restate the IP-ECN field written on each data segment "
+            "(payload > 0, retransmissions included); <dir>.data follows docs/fields.md "
+            "(negotiated = classic, accecn or accecn-classic).")
+WHY_SNAP = " Records are cut at 128 bytes (snaplen); headers are complete."
+
+
+# --------------------------------------------------------------------------
+# 1. AccECN SYN x every SYN-ACK row (IPv4) and 3. the same over IPv6
+
+def accecn_rows(cap, client, server, port0, t0=0.0, dscp_port=None, v6=False):
+    """Returns (flows, negotiated_count).  One flow per RFC 9768 Table 2 row."""
+    flows = []
+    rows = [
+        # (SYN codepoint as written, SYN-ACK flags, SYN-ACK codepoint, outcome,
+        #  feedback, client data cp, server data cps, note)
+        ("not-ect", (0, 1, 0), "not-ect", "accecn", "not-ect", "ect1",
+         ["ect1", "ect1", "ect1"],
+         "RFC 9768 §3.1.2 Table 2 row 'AccECN | AccECN | 111 | 010 | AccECN (Not-ECT SYN)'. "
+         "The SYN is Not-ECT as RFC 9768 clients normally send it; the server feeds that back."),
+        ("ect1", (0, 1, 1), "ect1", "accecn", "ect1", "ect1",
+         ["ect1", "ce", "ect1"],
+         "RFC 9768 Table 2 row '111 | 011 | AccECN (ECT1 on SYN)': an L4S client (RFC 8311 "
+         "experiment) sent the SYN ECT(1) and the server (ECN++ style) sent the SYN-ACK "
+         "ECT(1), so the third ACK carries handshake ACE 0b011 (RFC 9768 Table 3). One "
+         "server segment arrives CE, so the client's later ACE is 6 (r.cep starts at 5)."),
+        ("ect0", (1, 0, 0), "not-ect", "accecn", "ect0", "ect0",
+         ["ect0", "ect0", "ect0"],
+         "RFC 9768 Table 2 row '111 | 100 | AccECN (ECT0 on SYN)'. The SYN carries ECT(0) "
+         "(with DSCP AF21 in the same byte, so only the low two bits are the ECN field); "
+         "both ends then send ECT(0) data, as an AccECN host with a classic congestion "
+         "control does."),
+        ("ce", (1, 1, 0), "not-ect", "accecn", "ce", "ect1",
+         ["ect1", "ect1", "ect1"],
+         "RFC 9768 Table 2 row '111 | 110 | AccECN (CE on SYN)': the SYN was sent ECT and "
+         "marked CE before the capture point; the server feeds back CE. CE on a SYN is "
+         "not counted in r.cep (RFC 9768 §3.2), so later ACEs stay 5."),
+        ("not-ect", (0, 0, 1), "not-ect", "accecn-classic", None, "ect0",
+         ["ect0", "ect0", "ect0"],
+         "RFC 9768 Table 2 row 'AccECN | ECN | 111 | 001 | Classic ECN': a RFC 3168 server; "
+         "both ends then follow RFC 3168 (ECT(0) data, ECE/CWR)."),
+        ("not-ect", (0, 0, 0), "not-ect", "declined", None, "not-ect",
+         ["not-ect", "not-ect", "not-ect"],
+         "RFC 9768 Table 2 row 'AccECN | No ECN | 111 | 000 | Not ECN': the server does not "
+         "do ECN; nobody sends ECT (RFC 9768 §3.1.5 'MUST NOT set ECT ... in Not ECN "
+         "feedback mode')."),
+        ("not-ect", (1, 1, 1), "not-ect", "reflected", None, "not-ect",
+         ["not-ect", "not-ect", "not-ect"],
+         "RFC 9768 Table 2 row 'AccECN | Broken | 111 | 111 | Not ECN': the server reflected "
+         "the SYN's flags; the client MUST fall back to Not ECN (RFC 9768 §3.1.2 item 4) "
+         "and sends Not-ECT."),
+        ("not-ect", (1, 0, 1), "not-ect", "invalid", None, "ect1",
+         ["ect0", "ect1", "ect0"],
+         "RFC 9768 Table 2 row 'AccECN | Nonce | 111 | 101 | (Reserved)': a historic ECN-nonce "
+         "(RFC 3540) server. The tcpdiag vocabulary calls this SYN-ACK 'invalid' (reserved). "
+         "As RFC 9768 §3.1.3 requires, the client nevertheless enters AccECN mode and sends "
+         "ECT(1); the nonce server sends ECT(0)/ECT(1) mixed. Since 'invalid' is not a "
+         "negotiated outcome, both directions are 'unnegotiated-ect'."),
+        ("ect0", (1, 1, 0), "not-ect", "accecn", "ce", "ect0",
+         ["ect0", "ect0", "ect0"],
+         "Feedback differs from the codepoint captured: the capture point is near the client, "
+         "the SYN left it ECT(0) and was CE-marked after the capture point, so the server "
+         "feeds back CE (RFC 9768 Table 2 '111 | 110'). syn_ip_ecn is what the capture shows "
+         "(ect0); accecn_feedback is what the SYN-ACK says (ce)."),
+        ("ect1", (0, 1, 0), "not-ect", "accecn", "not-ect", "ect1",
+         ["ect1", "ect1", "ect1"],
+         "Feedback differs from the codepoint captured: the SYN left the client ECT(1) and "
+         "its ECN field was bleached to Not-ECT after the capture point, so the server feeds "
+         "back Not-ECT (RFC 9768 Table 2 '111 | 010'). RFC 9768 §3.2.2.3 would call "
+         "ECT->Not-ECT a mangling; the handshake outcome is still accecn."),
+    ]
+    negotiated = 0
+    seg = (1440 if v6 else 1460) - 12  # client MSS minus the timestamp option
+    for i, (syn_cp, sa, sa_cp, outcome, fb, c_cp, s_cps, note) in enumerate(rows):
+        port = port0 + i
+        c = Conn(cap, t0 + i * 60.0, client, server, port,
+                 c_mss=1440 if v6 else 1460, s_mss=1420 if v6 else 1400,
+                 c_dscp=18 if port == dscp_port else 0,
+                 s_dscp=18 if port == dscp_port else 0)
+        c.syn((1, 1, 1), ecn=syn_cp)
+        c.synack(sa, ecn=sa_cp)
+        if outcome == "accecn" or (outcome == "invalid" and sa == (1, 0, 1)):
+            c.mode = "accecn"  # RFC 9768 §3.1.3: client treats 101 as AccECN
+        elif outcome == "accecn-classic":
+            c.mode = "classic"
+        c.third_ack()
+        if outcome == "invalid":
+            # the client side is in AccECN mode, the nonce server is not: its
+            # segments carry no ACE; write them by hand.
+            c.data("c", 200, c_cp, dt=0.1)
+            c.mode = "none"
+            for j, cp in enumerate(s_cps):
+                c.emit("s", PSH | ACK, n=seg if j < 2 else 600, ecn=cp,
+                       dt=20.0 if j == 0 else 0.12)
+                if j % 2 == 1 or j == len(s_cps) - 1:
+                    c.emit("c", ACK | ace_bits(5), dt=0.05)
+            c.emit("s", FIN | ACK, dt=5.0)
+            c.emit("c", FIN | ACK | ace_bits(5), dt=0.3)
+            c.emit("s", ACK, dt=20.0)
+        else:
+            c.exchange(req=((c_cp, 200),),
+                       resp=tuple((cp, seg if j < 2 else 600) for j, cp in enumerate(s_cps)),
+                       opt=(outcome == "accecn" and i < 2))
+        if outcome in NEGOTIATED:
+            negotiated += 1
+        why = ("AccECN SYN (AE,CWR,ECE)=(1,1,1) sent %s; SYN-ACK (%d,%d,%d) sent %s. %s "
+               "Outcome '%s' per the tcpdiag table for an AccECN SYN. %s%s"
+               % (syn_cp, sa[0], sa[1], sa[2], sa_cp, note, outcome, WHY_DATA, WHY_SNAP))
+        flows.append(expect(c, outcome, why, feedback=fb, vantage=True))
+    return flows, negotiated
+
+
+def build_accecn_table(outdir):
+    cap = Capture("crafted-accecn-table")
+    client, server = "192.0.2.10", "198.51.100.10"
+    flows, neg = accecn_rows(cap, client, server, 40101, dscp_port=40103)
+    cap.write(os.path.join(outdir, cap.name + ".pcap"))
+    hosts = [{"client": client,
+              "why": "10 complete handshakes from this client, every SYN (AE,CWR,ECE)=(1,1,1); "
+                     "%d of them end accecn or accecn-classic" % neg,
+              "expect": {"tcpdiag.host.conns": len(flows),
+                         "tcpdiag.host.ecn_requested": len(flows),
+                         "tcpdiag.host.ecn_negotiated": neg,
+                         "tcpdiag.host.ecn_share": "%d of %d requested ECN" % (len(flows), len(flows))}}]
+    write_expected(outdir, cap.name,
+                   "IPv4, capture point near the client. One AccECN connection per "
+                   "SYN-ACK row of RFC 9768 Table 2 (ports 40101-40108), plus two where "
+                   "the SYN's codepoint changed after the capture point (40109, 40110). "
+                   "Server 198.51.100.10:443, client 192.0.2.10.",
+                   flows, flow_count=len(flows), hosts=hosts)
+    return flows
+
+
+def build_ipv6_accecn(outdir):
+    cap = Capture("crafted-ipv6-accecn")
+    client, server = "2001:db8:c1::10", "2001:db8:51::10"
+    flows, neg = accecn_rows(cap, client, server, 40301, dscp_port=40303, v6=True)
+    cap.write(os.path.join(outdir, cap.name + ".pcap"))
+    hosts = [{"client": client,
+              "why": "10 complete handshakes, all AccECN SYNs; %d end accecn or accecn-classic" % neg,
+              "expect": {"tcpdiag.host.conns": len(flows),
+                         "tcpdiag.host.ecn_requested": len(flows),
+                         "tcpdiag.host.ecn_negotiated": neg,
+                         "tcpdiag.host.ecn_share": "%d of %d requested ECN" % (len(flows), len(flows))}}]
+    write_expected(outdir, cap.name,
+                   "The AccECN table of crafted-accecn-table.pcap over IPv6: the ECN field "
+                   "is the low two bits of the traffic class (RFC 3168 §5, RFC 8200 §7); "
+                   "40303 also carries DSCP AF21 in the traffic class. Flow labels set. "
+                   "Client 2001:db8:c1::10, server [2001:db8:51::10]:443.",
+                   flows, flow_count=len(flows), hosts=hosts)
+    return flows
+
+
+# --------------------------------------------------------------------------
+# 2. classic SYN x SYN-ACK rows, and reserved SYN combinations
+
+def build_classic_table(outdir):
+    cap = Capture("crafted-classic-table")
+    client, client2, server = "192.0.2.20", "192.0.2.21", "198.51.100.20"
+    flows = []
+    t = 0.0
+
+    # 40201: classic, with a CE mark, ECE until CWR, and a Not-ECT retransmission
+    c = Conn(cap, t, client, server, 40201)
+    c.syn((0, 1, 1))
+    c.synack((0, 0, 1))
+    c.mode = "classic"
+    c.third_ack()
+    c.data("c", 180, "ect0", dt=0.1)
+    base = c.nxt["s"]
+    c.data("s", 1448, "ect0", dt=20.0)
+    c.data("s", 1448, "ce", dt=0.12)
+    c.pure_ack("c", dt=0.05)                      # ECE (CE received)
+    c.nxt["s"] = (base + 2 * 1448 + 1448) & 0xFFFFFFFF  # 3rd segment lost before the capture point
+    c.data("s", 1448, "ect0", dt=20.0)            # CWR: first new data after ECE
+    sack = struct.pack(">II", (base + 3 * 1448) & 0xFFFFFFFF, (base + 4 * 1448) & 0xFFFFFFFF)
+    c.emit("c", ACK, dt=0.05, ack=(base + 2 * 1448) & 0xFFFFFFFF,
+           extra_opts=[("NOP", None), ("NOP", None), (5, sack)])  # dup ACK with SACK, no ECE after CWR
+    c.emit("s", PSH | ACK, n=1448, ecn="not-ect", dt=20.0,
+           seq=(base + 2 * 1448) & 0xFFFFFFFF, advance=False)  # retransmission: Not-ECT (RFC 3168 §6.1.5)
+    c.pure_ack("c", dt=0.05)
+    c.close()
+    flows.append(expect(c, "classic",
+        "Classic ECN-setup SYN (0,1,1) and ECN-setup SYN-ACK (ECE set, CWR clear) = (0,0,1): "
+        "RFC 3168 §6.1.1 ('we call a SYN-ACK packet with only the ECE flag set but the CWR flag "
+        "not set an ECN-setup SYN-ACK packet') and RFC 9768 Table 2 row 'ECN | AccECN | 011 | "
+        "001 | Classic ECN'. Data: request ECT(0); server segments ECT(0), CE (marked upstream), "
+        "ECT(0) with CWR, and a retransmission sent Not-ECT as RFC 3168 §6.1.5 requires, so "
+        "s2c counts ect0=2, ce=1, not_ect=1 and s2c.data is 'ect'. " + WHY_DATA + WHY_SNAP,
+        vantage=True))
+    t += 60
+
+    rows = [
+        (40202, (0, 0, 0), "declined",
+         "SYN-ACK (0,0,0): a non-ECN-setup SYN-ACK (RFC 3168 §6.1.1), the server declines; "
+         "RFC 9768 Table 2 'No ECN'. Nobody sends ECT (RFC 3168 §6.1.1 'MUST NOT set ECT ... "
+         "unless ... received at least one ECN-setup SYN or ECN-setup SYN-ACK').",
+         "not-ect", ["not-ect", "not-ect", "not-ect"]),
+        (40203, (0, 1, 1), "reflected",
+         "SYN-ACK (0,1,1) = ECE and CWR both set: a reflector (RFC 3168 §6.1.1.2 'a receiver's "
+         "reflection of its own flags ... as an indication that the receiver is not "
+         "ECN-capable'); not an ECN-setup SYN-ACK, so no ECT data.",
+         "not-ect", ["not-ect", "not-ect", "not-ect"]),
+        (40204, (0, 1, 0), "invalid",
+         "SYN-ACK (0,1,0) (CWR only) answering a classic SYN: RFC 3168 calls it a "
+         "non-ECN-setup SYN-ACK; it is also the AccECN 'Not-ECT SYN' feedback, which RFC 9768 "
+         "§3.1.1 forbids unless the SYN requested AccECN. tcpdiag: any SYN-ACK other than "
+         "001/000/011 to a classic SYN is 'invalid'. The client sends no ECT.",
+         "not-ect", ["not-ect", "not-ect", "not-ect"]),
+        (40205, (1, 0, 0), "invalid",
+         "SYN-ACK (1,0,0) answering a classic SYN: the AccECN 'ECT0 on SYN' feedback without an "
+         "AccECN request (forbidden by RFC 9768 §3.1.1); tcpdiag 'invalid'. No ECT data.",
+         "not-ect", ["not-ect", "not-ect", "not-ect"]),
+        (40206, (1, 0, 1), "invalid",
+         "SYN-ACK (1,0,1) = ECE + NS: a historic ECN-nonce server (RFC 3540, made historic by "
+         "RFC 8311). tcpdiag calls any SYN-ACK other than 001/000/011 to a classic SYN 'invalid'. "
+         "A RFC 3168 client ignores the NS/AE bit, sees ECE-only and uses ECN: it sends ECT(0); "
+         "the nonce server sends ECT(0)/ECT(1). Outcome not negotiated, so both directions are "
+         "'unnegotiated-ect'.",
+         "ect0", ["ect1", "ect0", "ect1"]),
+        (40207, (1, 1, 1), "invalid",
+         "SYN-ACK (1,1,1) answering a classic SYN: neither the classic reflection (0,1,1) nor a "
+         "defined answer; tcpdiag 'invalid'. No ECT data.",
+         "not-ect", ["not-ect", "not-ect", "not-ect"]),
+    ]
+    for port, sa, outcome, note, c_cp, s_cps in rows:
+        c = Conn(cap, t, client, server, port)
+        c.syn((0, 1, 1))
+        c.synack(sa)
+        c.third_ack()
+        c.exchange(req=((c_cp, 180),),
+                   resp=tuple((cp, 1448 if j < 2 else 700) for j, cp in enumerate(s_cps)))
+        flows.append(expect(c, outcome,
+            "Classic ECN-setup SYN (AE,CWR,ECE)=(0,1,1) (RFC 3168 §6.1.1). " + note +
+            " " + WHY_DATA + WHY_SNAP, vantage=True))
+        t += 60
+
+    res = [
+        (40211, (0, 0, 1), (0, 0, 0),
+         "SYN (0,0,1), ECE only: not an ECN-setup SYN (RFC 3168 §6.1.1 needs ECE and CWR) and "
+         "not an AccECN SYN; reserved per RFC 9768 §3.1.3. The RFC 3168 server answers (0,0,0)."),
+        (40212, (0, 1, 0), (0, 1, 0),
+         "SYN (0,1,0), CWR only: reserved. An AccECN server MUST negotiate as if (1,1,1) "
+         "(RFC 9768 §3.1.3) and feeds back the Not-ECT SYN with (0,1,0); the outcome is still "
+         "'invalid' because the SYN itself is a reserved combination. The server, in AccECN "
+         "mode, sends ECT(0) data, which is therefore 'unnegotiated-ect'."),
+        (40213, (1, 0, 0), (0, 0, 0),
+         "SYN (1,0,0), AE only: reserved (RFC 9768 §3.1.3); a non-ECN server answers (0,0,0)."),
+        (40214, (1, 0, 1), (0, 0, 1),
+         "SYN (1,0,1): reserved (RFC 9768 §3.1.3). A server that only looks at ECE answers "
+         "(0,0,1); whatever the SYN-ACK says, a reserved SYN makes the outcome 'invalid'."),
+        (40215, (1, 1, 0), (1, 1, 0),
+         "SYN (1,1,0): reserved (RFC 9768 §3.1.3); a reflector copies it into the SYN-ACK."),
+    ]
+    for port, s3, sa, note in res:
+        c = Conn(cap, t, client2, server, port)
+        c.syn(s3)
+        c.synack(sa)
+        s_cp = "not-ect"
+        if port == 40212:
+            c.mode = "accecn"
+            s_cp = "ect0"
+        c.third_ack()
+        c.exchange(req=(("not-ect", 180),),
+                   resp=tuple((s_cp, 1448 if j < 2 else 700) for j in range(3)))
+        flows.append(expect(c, "invalid",
+            note + " tcpdiag: a SYN with (AE,CWR,ECE) other than 000, 011 or 111 is 'invalid' "
+            "whatever the SYN-ACK says. " + WHY_DATA + WHY_SNAP, vantage=True))
+        t += 60
+
+    cap.write(os.path.join(outdir, cap.name + ".pcap"))
+    hosts = [
+        {"client": client,
+         "why": "7 complete handshakes from 192.0.2.20, every SYN a classic ECN-setup SYN "
+                "(0,1,1); only 40201 ends 'classic'",
+         "expect": {"tcpdiag.host.conns": 7, "tcpdiag.host.ecn_requested": 7,
+                    "tcpdiag.host.ecn_negotiated": 1,
+                    "tcpdiag.host.ecn_share": "7 of 7 requested ECN"}},
+        {"client": client2,
+         "why": "5 complete handshakes from 192.0.2.21, all with reserved SYN flag "
+                "combinations; none negotiates (whether a reserved SYN counts as 'requested' "
+                "is not asserted)",
+         "expect": {"tcpdiag.host.conns": 5, "tcpdiag.host.ecn_negotiated": 0}},
+    ]
+    write_expected(outdir, cap.name,
+                   "IPv4, capture near the client. Client 192.0.2.20 sends classic ECN-setup "
+                   "SYNs (0,1,1) answered by each SYN-ACK row (40201-40207); client 192.0.2.21 "
+                   "sends the five reserved SYN combinations (40211-40215). Server "
+                   "198.51.100.20:443.", flows, flow_count=len(flows), hosts=hosts)
+    return flows
+
+
+# --------------------------------------------------------------------------
+# 4. fall-back
+
+def build_fallback(outdir):
+    cap = Capture("crafted-fallback")
+    client, server = "192.0.2.40", "198.51.100.40"
+    flows = []
+
+    def finish(c, mode="none", c_cp="not-ect", s_cp="not-ect"):
+        c.mode = mode
+        c.third_ack()
+        c.exchange(req=((c_cp, 180),), resp=((s_cp, 1448), (s_cp, 1448), (s_cp, 500)))
+
+    # 40401: Linux style (tcp_ecn_fallback): AccECN SYN, first retransmission without flags
+    c = Conn(cap, 0.0, client, server, 40401)
+    c.syn((1, 1, 1))
+    c.syn((0, 0, 0), dt=1000.0)
+    c.synack((0, 0, 0))
+    finish(c)
+    flows.append(expect(c, "fallback",
+        "AccECN SYN (1,1,1) unanswered, retransmitted 1 s later with the same ISN and "
+        "(AE,CWR,ECE)=(0,0,0) (Linux tcp_ecn_clear_syn with tcp_ecn_fallback=1; RFC 9768 "
+        "§3.1.4.1 allows other fall-back strategies); the server answers the plain SYN with "
+        "(0,0,0). tcpdiag: ECN-setup SYN followed by a same-ISN SYN without ECN flags = "
+        "'fallback'. syn_ip_ecn is the last SYN's codepoint. No ECT data (RFC 3168 §6.1.1: a "
+        "host that sent a non-ECN-setup SYN MUST NOT set ECT). " + WHY_DATA + WHY_SNAP))
+
+    # 40402: RFC 9768 §3.1.4.1 recommended: retry AccECN once, then clear
+    c = Conn(cap, 200.0, client, server, 40402)
+    c.syn((1, 1, 1))
+    c.syn((1, 1, 1), dt=1000.0)
+    c.syn((0, 0, 0), dt=2000.0)
+    c.synack((0, 0, 0))
+    finish(c)
+    flows.append(expect(c, "fallback",
+        "RFC 9768 §3.1.4.1: the client 'SHOULD attempt to negotiate the use of AccECN at least "
+        "one more time' on the first retransmitted SYN, then 'SHOULD send subsequent "
+        "retransmissions of the SYN with the three TCP-ECN flags cleared' with 'the same "
+        "initial sequence number'. SYNs at 0, 1 s, 3 s; SYN-ACK (0,0,0) to the last. "
+        "'fallback'. " + WHY_DATA + WHY_SNAP))
+
+    # 40403: classic, RFC 3168 §6.1.1.1
+    c = Conn(cap, 400.0, client, server, 40403)
+    c.syn((0, 1, 1))
+    c.syn((0, 0, 0), dt=1000.0)
+    c.synack((0, 0, 0))
+    finish(c)
+    flows.append(expect(c, "fallback",
+        "RFC 3168 §6.1.1.1: 'A host that receives no reply to an ECN-setup SYN within the "
+        "normal SYN retransmission timeout interval MAY resend the SYN and any subsequent SYN "
+        "retransmissions with CWR and ECE cleared.' Classic SYN (0,1,1), then same-ISN SYN "
+        "(0,0,0), SYN-ACK (0,0,0): 'fallback'. " + WHY_DATA + WHY_SNAP))
+
+    # 40404: control, classic SYN retransmitted unchanged
+    c = Conn(cap, 600.0, client, server, 40404)
+    c.syn((0, 1, 1))
+    c.syn((0, 1, 1), dt=1000.0)
+    c.synack((0, 0, 1))
+    finish(c, "classic", "ect0", "ect0")
+    flows.append(expect(c, "classic",
+        "Control: classic SYN retransmitted with its ECN flags unchanged (RFC 3168 §6.1.1.1 "
+        "'may retransmit one or more ECN-setup SYN packets'); SYN-ACK (0,0,1) = ECN-setup "
+        "SYN-ACK: 'classic', not 'fallback'. ECT(0) data both ways. " + WHY_DATA + WHY_SNAP))
+
+    # 40405: control, AccECN SYN retransmitted unchanged
+    c = Conn(cap, 800.0, client, server, 40405)
+    c.syn((1, 1, 1))
+    c.syn((1, 1, 1), dt=1000.0)
+    c.synack((0, 1, 0))
+    finish(c, "accecn", "ect1", "ect1")
+    flows.append(expect(c, "accecn", feedback="not-ect",
+        why="Control: AccECN SYN retransmitted once with (1,1,1) as RFC 9768 §3.1.4.1 "
+        "recommends; SYN-ACK (0,1,0) (Table 2, Not-ECT SYN): 'accecn', feedback not-ect. "
+        + WHY_DATA + WHY_SNAP))
+
+    # 40406: control, plain SYN retransmitted
+    c = Conn(cap, 1000.0, client, server, 40406)
+    c.syn((0, 0, 0))
+    c.syn((0, 0, 0), dt=1000.0)
+    c.synack((0, 0, 0))
+    finish(c)
+    flows.append(expect(c, "not-requested",
+        "Control: a SYN without ECN flags retransmitted unchanged; nothing to fall back from: "
+        "'not-requested'. " + WHY_DATA + WHY_SNAP))
+
+    # 40407: RFC 3168 §6.1.1.1 example, seen at a point where the first SYN-ACK is visible
+    c = Conn(cap, 1200.0, client, server, 40407)
+    c.syn((0, 1, 1))
+    c.synack((0, 0, 1))     # lost after the capture point
+    c.syn((0, 0, 0), dt=980.0)
+    c.synack((0, 0, 0))
+    finish(c)
+    flows.append(expect(c, "fallback",
+        "The RFC 3168 §6.1.1.1 example: '(1) Host A: Sends an ECN-setup SYN. (2) Host B: Sends "
+        "an ECN-setup SYN/ACK, packet is dropped or delayed. (3) Host A: Sends a non-ECN-setup "
+        "SYN. (4) Host B: Sends a non-ECN-setup SYN/ACK ... neither Host A nor Host B may set "
+        "the ECT bit on data packets.' The first SYN-ACK (0,0,1) is captured but lost later. "
+        "The same-ISN SYN without ECN flags makes it 'fallback'; synack_ip_ecn is the last "
+        "SYN-ACK's. " + WHY_DATA + WHY_SNAP))
+
+    # 40408: AccECN variant: the server is already in AccECN mode when the plain SYN arrives
+    c = Conn(cap, 1400.0, client, server, 40408)
+    c.syn((1, 1, 1))
+    c.synack((0, 1, 0))     # lost after the capture point
+    c.syn((0, 0, 0), dt=980.0)
+    c.synack((0, 1, 0))     # RFC 9768 §3.1.5: server in AccECN mode SHOULD answer AccECN again
+    finish(c, "accecn", "not-ect", "not-ect")
+    flows.append(expect(c, "fallback", feedback=None,
+        why="AccECN SYN, AccECN SYN-ACK (0,1,0) lost after the capture point, retried SYN "
+        "(0,0,0) with the same ISN, answered again with an AccECN SYN-ACK (0,1,0) as RFC 9768 "
+        "§3.1.5 recommends ('SHOULD acknowledge a valid SYN arriving with (AE,CWR,ECE) = "
+        "(0,0,0) by emitting an AccECN SYN/ACK'). The tcpdiag rule makes any ECN SYN followed "
+        "by a same-ISN SYN without ECN flags 'fallback'. The server 'MUST NOT set ECT' after a "
+        "(0,0,0) SYN (RFC 9768 §3.1.5) and the client chooses not to either (it MAY): no ECT "
+        "data. " + WHY_DATA + WHY_SNAP))
+
+    # 40409: not a fall-back: a tracebox-style probe.  The AccECN SYN is first sent
+    # with TTL 3; hop 3 answers ICMP time-exceeded quoting the SYN as it arrived,
+    # with the ECN flags already cleared by a middlebox at hop 1-2.  Wireshark puts
+    # the quoted TCP header in the same tcp.stream.  The SYN is then sent again (same
+    # ISN, TTL 64); it arrives with (0,0,0) and the server answers (0,0,0).
+    c = Conn(cap, 1600.0, client, server, 40409)
+    syn = c.syn((1, 1, 1), ttl=3)
+    hop = "203.0.113.3"
+    quoted = bytearray(syn[14:])
+    quoted[8] = 1                               # TTL as it arrived at hop 3
+    q = IP(bytes(quoted))
+    q.ttl = 1
+    q[TCP].flags = SYN                          # ECE/CWR/AE cleared by the middlebox
+    del q.chksum
+    del q[TCP].chksum
+    icmp = bytes(Ether(src=SERVER_MAC, dst=CLIENT_MAC) /
+                 IP(src=hop, dst=client, tos=0xC0, ttl=62, id=4242) /
+                 ICMP(type=11, code=0) / Raw(bytes(q)))
+    c.t += 9000
+    cap.add(c.t, icmp)
+    c.packets += 1                              # Wireshark gives the quote the flow's tcp.stream
+    c.syn((1, 1, 1), dt=1000.0)
+    c.synack((0, 0, 0))
+    finish(c)
+    flows.append(expect(c, "declined",
+        "Not a fall-back. A tracebox-style probe: the AccECN SYN (1,1,1) goes out with TTL 3; "
+        "hop 3 (203.0.113.3) returns ICMP time-exceeded quoting the whole SYN as it arrived "
+        "there, with AE/CWR/ECE already cleared by a middlebox (the quote shows SYN flags "
+        "(0,0,0) and the same ISN). Wireshark 4.0.17 dissects the quoted TCP header into the "
+        "same tcp.stream, but a TCP header inside an ICMP error is not a SYN the client sent. "
+        "The client then sends the same AccECN SYN with TTL 64; the middlebox clears the "
+        "flags again, so the server answers (0,0,0): AccECN SYN + SYN-ACK (0,0,0) = "
+        "'declined' (RFC 9768 Table 2 'Not ECN'). syn_ip_ecn is the real SYN's (not-ect), "
+        "not the ICMP packet's outer CS6 byte. packets counts the ICMP frame, which carries "
+        "the flow's tcp.stream. " + WHY_DATA + WHY_SNAP))
+
+    cap.write(os.path.join(outdir, cap.name + ".pcap"))
+    write_expected(outdir, cap.name,
+                   "IPv4, client 192.0.2.40, server 198.51.100.40:443. ECN SYNs retried "
+                   "without ECN flags (same ISN) -> 'fallback' (40401-40403, 40407, 40408), "
+                   "retried unchanged as controls (40404-40406), and 40409: an ICMP "
+                   "time-exceeded quoting the SYN with its ECN flags cleared (not a "
+                   "fall-back).",
+                   flows, flow_count=len(flows))
+    return flows
+
+
+# --------------------------------------------------------------------------
+# 5. partial handshakes
+
+def build_partial(outdir):
+    cap = Capture("crafted-partial-handshakes")
+    client, server = "192.0.2.50", "198.51.100.50"
+    flows = []
+
+    # 40501: classic ECN SYN only, retried with the same flags
+    c = Conn(cap, 0.0, client, server, 40501)
+    c.syn((0, 1, 1))
+    c.syn((0, 1, 1), dt=1000.0)
+    c.syn((0, 1, 1), dt=2000.0)
+    flows.append(expect(c, "unknown", synack_seen=False,
+        why="Classic ECN-setup SYN sent three times (same ISN, ECN flags kept), never answered "
+        "in the capture. tcpdiag: a SYN requesting ECN with no SYN-ACK captured is 'unknown' "
+        "(the answer is not visible). Roles are known from the SYN; server_mss and "
+        "synack_ip_ecn absent. No data: <dir>.data may be 'unknown' (outcome unknown) or "
+        "'no-data'."))
+
+    # 40502: plain SYN only
+    c = Conn(cap, 100.0, client, server, 40502)
+    c.syn((0, 0, 0))
+    c.syn((0, 0, 0), dt=1000.0)
+    flows.append(expect(c, "not-requested", synack_seen=False,
+        why="SYN without ECN flags (retried once), no SYN-ACK. tcpdiag: a SYN with "
+        "(AE,CWR,ECE)=(0,0,0) is 'not-requested' whatever follows (RFC 3168 §6.1.1: only an "
+        "ECN-setup SYN requests ECN). No data in either direction: 'no-data'."))
+
+    # 40503: SYN-ACK onwards (capture started after the SYN)
+    c = Conn(cap, 200.0, client, server, 40503)
+    c.synack((0, 1, 0))
+    c.mode = "accecn"
+    c.third_ack()
+    c.exchange(req=(("ect1", 200),), resp=(("ect1", 1448), ("ect1", 1448), ("ect1", 400)))
+    flows.append(expect(c, "unknown", syn_seen=False,
+        why="The capture starts with the SYN-ACK (an AccECN (0,1,0) answer): without the SYN "
+        "the request is not visible, so 'unknown'. The SYN-ACK fixes the roles (client = its "
+        "receiver), so roles 'known', server_mss from the SYN-ACK, client_mss and syn_ip_ecn "
+        "absent; codepoint counts still restate what was written; <dir>.data 'unknown' "
+        "because the outcome is unknown. " + WHY_SNAP))
+
+    # 40504: mid-flow only: no SYN, no SYN-ACK
+    c = Conn(cap, 300.0, client, server, 40504)
+    c.nxt = {"c": c.c_isn + 1 + 5000, "s": c.s_isn + 1 + 800000}
+    c.mode = "classic"
+    for j in range(4):
+        c.data("s", 1448, "ect0", dt=0.12 if j else 0.0)
+        if j % 2:
+            c.pure_ack("c", dt=0.05)
+    c.close()
+    flows.append(expect(c, "unknown", roles="unknown",
+        why="Mid-flow capture: only server data (ECT(0)), client ACKs and the FINs; no SYN, no "
+        "SYN-ACK. tcpdiag: no SYN -> 'unknown'; neither handshake packet -> roles 'unknown' "
+        "and the role-named fields (client/server, mss, c2s.*, s2c.*) absent rather than "
+        "guessed (docs/fields.md); data_sender 'unknown'. " + WHY_SNAP))
+
+    # 40505: not requested, but the server sends ECT(0)
+    c = Conn(cap, 400.0, client, server, 40505)
+    c.syn((0, 0, 0))
+    c.synack((0, 0, 0))
+    c.third_ack()
+    c.exchange(req=(("not-ect", 180),), resp=(("ect0", 1448), ("ect0", 1448), ("ect0", 700)))
+    flows.append(expect(c, "not-requested",
+        why="SYN (0,0,0), SYN-ACK (0,0,0): 'not-requested'. The server nevertheless sends ECT(0) "
+        "data, which RFC 3168 §6.1.1 forbids ('MUST NOT set ECT on data packets unless it has "
+        "sent ... and received at least one ECN-setup SYN or ECN-setup SYN-ACK'): s2c.data "
+        "'unnegotiated-ect'; c2s.data 'not-ect'. " + WHY_DATA + WHY_SNAP))
+
+    # 40506: declined, server sends ECT(1) anyway
+    c = Conn(cap, 500.0, client, server, 40506)
+    c.syn((0, 1, 1))
+    c.synack((0, 0, 0))
+    c.third_ack()
+    c.exchange(req=(("not-ect", 180),), resp=(("ect1", 1448), ("ect1", 1448), ("ect1", 700)))
+    flows.append(expect(c, "declined",
+        why="Classic SYN (0,1,1), SYN-ACK (0,0,0) declines (RFC 3168 §6.1.1 non-ECN-setup "
+        "SYN-ACK): 'declined'. The server still sends ECT(1) (an L4S sender ignoring the "
+        "negotiation): s2c.data 'unnegotiated-ect'. " + WHY_DATA + WHY_SNAP))
+
+    # 40507: ECN++ style ECT(0) on the SYN, declined (Linux refuses ECN when the SYN is ECT)
+    c = Conn(cap, 600.0, client, server, 40507)
+    c.syn((0, 1, 1), ecn="ect0")
+    c.synack((0, 0, 0))
+    c.third_ack()
+    c.exchange(req=(("not-ect", 180),), resp=(("not-ect", 1448), ("not-ect", 1448), ("not-ect", 700)))
+    flows.append(expect(c, "declined",
+        why="Classic SYN (0,1,1) sent ECT(0) (ECN++ / RFC 8311 experiment; RFC 3168 §6.1.1 "
+        "says 'A host MUST NOT set ECT on SYN'); the server declines with (0,0,0), as Linux "
+        "tcp_ecn_create_request() does for an ECT SYN. 'declined', syn_ip_ecn 'ect0'. "
+        + WHY_DATA + WHY_SNAP))
+
+    # 40508: ECN SYN, SYN-ACK missing from the capture, rest present
+    c = Conn(cap, 700.0, client, server, 40508)
+    c.syn((0, 1, 1))
+    c.nxt["s"] = c.s_isn + 1
+    c.t += 20000          # the SYN-ACK would be here; not captured
+    c.third_ack()
+    c.exchange(req=(("not-ect", 180),), resp=(("not-ect", 1448), ("not-ect", 1448), ("not-ect", 700)))
+    flows.append(expect(c, "unknown", synack_seen=False,
+        why="Classic ECN SYN captured, SYN-ACK missing from the capture (capture loss), then the "
+        "ACK and data. tcpdiag: 'SYN requesting ECN but no SYN-ACK captured' -> 'unknown' "
+        "(the data shows no ECT, but absence of ECT does not prove a decline). Roles known "
+        "from the SYN; <dir>.data 'unknown'. " + WHY_SNAP))
+
+    # 40509: plain SYN, SYN-ACK missing, rest present
+    c = Conn(cap, 800.0, client, server, 40509)
+    c.syn((0, 0, 0))
+    c.nxt["s"] = c.s_isn + 1
+    c.t += 20000
+    c.third_ack()
+    c.exchange(req=(("not-ect", 180),), resp=(("not-ect", 1448), ("not-ect", 1448), ("not-ect", 700)))
+    flows.append(expect(c, "not-requested", synack_seen=False,
+        why="SYN without ECN flags, SYN-ACK missing from the capture: 'not-requested' (the SYN "
+        "alone decides). Not-ECT data both ways: 'not-ect'. " + WHY_DATA + WHY_SNAP))
+
+    # 40510: AccECN SYN only
+    c = Conn(cap, 900.0, client, server, 40510)
+    c.syn((1, 1, 1))
+    flows.append(expect(c, "unknown", synack_seen=False,
+        why="A single AccECN SYN (1,1,1), nothing else: 'unknown' (request without a visible "
+        "answer). Roles known from the SYN. No data: <dir>.data 'unknown' or 'no-data'."))
+
+    cap.write(os.path.join(outdir, cap.name + ".pcap"))
+    write_expected(outdir, cap.name,
+                   "IPv4, client 192.0.2.50, server 198.51.100.50:443. Handshakes with pieces "
+                   "missing from the capture (SYN only, SYN-ACK onwards, mid-flow, SYN-ACK "
+                   "lost at the capture), and ECT used without or against negotiation.",
+                   flows, flow_count=len(flows))
+    return flows
+
+
+# --------------------------------------------------------------------------
+# 6. truncated
+
+def build_truncated(outdir):
+    cap = Capture("crafted-truncated", snaplen=54)
+    client, server = "192.0.2.60", "198.51.100.60"
+    flows = []
+    stream = 0
+
+    # 40601: AccECN, all records cut at 54 bytes (Ethernet + IPv4 + 20-byte TCP header):
+    # flags complete, options (MSS) cut.
+    c = Conn(cap, 0.0, client, server, 40601)
+    c.syn((1, 1, 1))
+    c.synack((0, 1, 0))
+    c.mode = "accecn"
+    c.third_ack()
+    c.exchange(req=(("ect1", 200),), resp=(("ect1", 1448), ("ect1", 1448), ("ect1", 400)))
+    c.syn_mss_seen = c.synack_mss_seen = None
+    flows.append(expect(c, "accecn", feedback="not-ect", select={"tcp.stream": stream},
+        why="Snaplen 54: each record holds Ethernet, the 20-byte IPv4 header and the fixed "
+        "20-byte TCP header, so the flags (and ACE) are complete but every TCP option is cut. "
+        "AccECN SYN (1,1,1) Not-ECT, SYN-ACK (0,1,0): 'accecn', feedback not-ect (RFC 9768 "
+        "Table 2). The MSS options were sent but not captured: client_mss/server_mss absent. "
+        "Payload lengths come from the IPv4 total length, so codepoint counts are still "
+        "known. " + WHY_DATA))
+    stream += 1
+
+    # 40602: classic, all cut at 54
+    c = Conn(cap, 100.0, client, server, 40602)
+    c.syn((0, 1, 1))
+    c.synack((0, 0, 1))
+    c.mode = "classic"
+    c.third_ack()
+    c.exchange(req=(("ect0", 180),), resp=(("ect0", 1448), ("ect0", 1448), ("ect0", 700)))
+    c.syn_mss_seen = c.synack_mss_seen = None
+    flows.append(expect(c, "classic", select={"tcp.stream": stream},
+        why="Snaplen 54 as above. Classic SYN (0,1,1), SYN-ACK (0,0,1): 'classic' (RFC 3168 "
+        "§6.1.1). MSS options not captured: absent. " + WHY_DATA))
+    stream += 1
+
+    # 40603: the SYN record is cut at 47 bytes (13 bytes of TCP: CWR/ECE byte missing);
+    # the rest at 54.  Wireshark 4.0.17 does not dissect a TCP header shorter than 20
+    # bytes, so the SYN belongs to no tcp.stream; the stream starts at the SYN-ACK.
+    c = Conn(cap, 200.0, client, server, 40603)
+    c.syn((1, 1, 1), caplen=47)
+    c.packets -= 1
+    c.synack((0, 1, 0))
+    c.mode = "accecn"
+    c.third_ack()
+    c.exchange(req=(("ect1", 200),), resp=(("ect1", 1448), ("ect1", 1448), ("ect1", 400)))
+    c.synack_mss_seen = None
+    flows.append(expect(c, "unknown", syn_seen=False, select={"tcp.stream": stream},
+        why="The SYN record holds only 13 bytes of TCP header (caplen 47): its AE bit is "
+        "captured but CWR/ECE are not, and Wireshark 4.0.17 dissects no TCP fields (no "
+        "tcp.stream) for fewer than 16 captured TCP header bytes. The flow, as Wireshark numbers "
+        "it, starts at the SYN-ACK: the SYN's flags are not known, so 'unknown'; roles known "
+        "from the SYN-ACK; SYN-ACK MSS cut (absent). Selected by tcp.stream because the cut "
+        "SYN still carries tcp.port. packets counts the frames of the tcp.stream. " + WHY_SNAP.replace("128", "54")))
+    stream += 1
+
+    # 40604: VLAN-tagged flow; snaplen 54 leaves 16 bytes of TCP header: flags and
+    # window captured, checksum/urgent/options cut.  Wireshark 4.0.17 dissects it.
+    c = Conn(cap, 300.0, client, server, 40604, vlan=60)
+    c.syn((1, 1, 1))
+    c.synack((0, 1, 0))
+    c.mode = "accecn"
+    c.third_ack()
+    c.exchange(req=(("ect1", 200),), resp=(("ect1", 1448), ("ect1", 400)))
+    c.syn_mss_seen = c.synack_mss_seen = None
+    flows.append(expect(c, "accecn", feedback="not-ect", select={"tcp.stream": stream},
+        why="802.1Q-tagged flow under the same 54-byte snaplen: the 4-byte tag leaves 16 "
+        "bytes of TCP header per record (ports, seq, ack, offset, flags, window; checksum, "
+        "urgent pointer and options cut). Wireshark 4.0.17 dissects a TCP header from 16 "
+        "captured bytes on, so the flags are known: AccECN SYN, SYN-ACK (0,1,0) -> 'accecn', "
+        "feedback not-ect. MSS absent (not captured). " + WHY_DATA))
+    stream += 1
+
+    # 40606: QinQ (two 802.1Q tags): 12 bytes of TCP header per record.  Wireshark
+    # 4.0.17 shows the ports but no flags and no tcp.stream: no flow exists.
+    c = Conn(cap, 400.0, client, server, 40606, vlan=(100, 60))
+    c.syn((1, 1, 1))
+    c.synack((0, 1, 0))
+    c.mode = "accecn"
+    c.third_ack()
+    c.exchange(req=(("ect1", 200),), resp=(("ect1", 1448), ("ect1", 400)))
+    flows.append({"select": {"tcp.port": 40606},
+        "why": "QinQ (802.1ad/802.1Q double tag) flow under the 54-byte snaplen: 12 bytes of "
+               "TCP header per record, the flags byte is not captured. Wireshark 4.0.17 "
+               "shows tcp.srcport/dstport but no tcp.flags and no tcp.stream for a TCP "
+               "header shorter than 16 captured bytes, so there is no flow to analyse: no "
+               "tcpdiag flow field may appear on these frames (in particular no outcome "
+               "guessed from partial headers).",
+        "expect": {"tcpdiag.ecn.outcome": None, "tcpdiag.flow.roles": None,
+                   "tcpdiag.flow.client": None, "tcpdiag.ecn.syn_ip_ecn": None}})
+
+    # 40605: IPv6: snaplen 54 = Ethernet + IPv6 header only.
+    c6 = Conn(cap, 500.0, "2001:db8:c1::60", "2001:db8:51::60", 40605)
+    c6.syn((1, 1, 1))
+    c6.synack((0, 1, 0))
+    c6.mode = "accecn"
+    c6.third_ack()
+    c6.exchange(req=(("ect1", 200),), resp=(("ect1", 1448), ("ect1", 400)))
+    # Not selectable (no TCP field at all); stated in the story.
+
+    cap.write(os.path.join(outdir, cap.name + ".pcap"))
+    write_expected(outdir, cap.name,
+                   "Snaplen 54 (pcap header snaplen 54; records caplen <= 54, orig_len the "
+                   "real length). 40601/40602: full 20-byte TCP headers, options cut. 40603: "
+                   "SYN cut to 13 TCP bytes, the rest at 54. 40604: VLAN-tagged, 16 TCP bytes "
+                   "per record. 40606: QinQ, 12 TCP bytes per record. 40605: IPv6 flow of "
+                   "which only Ethernet + IPv6 header (54 bytes) is captured; it has no TCP "
+                   "fields and cannot be selected. Wireshark 4.0.17 dissects TCP (flags, "
+                   "tcp.stream) only when at least 16 bytes of the TCP header are captured: "
+                   "flow_count 4 (streams 0-3). Client 192.0.2.60, server 198.51.100.60:443.",
+                   flows, flow_count=stream)
+    return flows
+
+
+# --------------------------------------------------------------------------
+# 7. hostile corpus (robustness only)
+
+def build_hostile(outdir):
+    cap = Capture("crafted-hostile", snaplen=128)
+    rng = random.Random(20250301)
+    T0 = BASE_EPOCH * 1000000
+    tick = [T0]
+
+    def at(dt_ms=1.0):
+        tick[0] += int(dt_ms * 1000)
+        return tick[0]
+
+    def raw(frame, caplen=None, orig_len=None):
+        cap.add(at(), frame, caplen=caplen, orig_len=orig_len)
+
+    C, S = "192.0.2.70", "198.51.100.70"
+    C6, S6 = "2001:db8:c1::70", "2001:db8:51::70"
+    E = Ether(src=CLIENT_MAC, dst=SERVER_MAC)
+    Er = Ether(src=SERVER_MAC, dst=CLIENT_MAC)
+
+    # A. valid seed flows (their packets are also the material for byte flips)
+    seeds = []
+    for port, (cl, sv, syn3, sa3, mode, cp) in zip(
+            (40701, 40702, 40703),
+            ((C, S, (1, 1, 1), (0, 1, 1), "accecn", "ect1"),
+             (C6, S6, (0, 1, 1), (0, 0, 1), "classic", "ect0"),
+             (C, S, (1, 1, 1), (0, 0, 1), "classic", "ect0"))):
+        sub = Capture("seed", snaplen=128)
+        c = Conn(sub, 0.0, cl, sv, port)
+        c.syn(syn3, ecn=cp if port == 40701 else "not-ect")
+        c.synack(sa3, ecn=cp if port == 40701 else "not-ect")
+        c.mode = mode
+        c.third_ack()
+        c.exchange(req=((cp, 120),), resp=((cp, 160), ("ce", 160), (cp, 90)), opt=(mode == "accecn"))
+        for _, _, data, orig in sub.sorted_records():
+            seeds.append((data, orig))
+            raw(data, orig_len=orig)
+    n_seed = len(seeds)
+
+    def v4(tcp_bytes, tos=0, **ipkw):
+        return bytes(E / IP(src=C, dst=S, tos=tos, proto=6, **ipkw) / Raw(tcp_bytes))
+
+    def tcp_hdr(sport, flags, seq=1, ack=0, doff=None, opts=b"", payload=b""):
+        hl = 20 + len(opts)
+        doff = hl // 4 if doff is None else doff
+        h = struct.pack(">HHIIHHHH", sport, 443, seq, ack,
+                        (doff << 12) | (flags & 0x1FF), 65535, 0, 0)
+        return h + opts + payload
+
+    # B. TCP header damage
+    raw(v4(tcp_hdr(40710, SYN | aef(1, 1, 1), doff=0)))
+    raw(v4(tcp_hdr(40710, SYN | aef(1, 1, 1), doff=1)))
+    raw(v4(tcp_hdr(40710, SYN | aef(0, 1, 1), doff=4)))
+    raw(v4(tcp_hdr(40711, SYN | aef(1, 1, 1), doff=15)))                # 60 claimed, 20 present
+    raw(v4(tcp_hdr(40711, SYN | ACK | aef(0, 1, 0), doff=15, opts=b"\x02\x04\x05\xb4" * 4)))
+    raw(v4(tcp_hdr(40712, SYN | aef(1, 1, 1), opts=b"\x02\x03\x05\xb4")))  # MSS length 3
+    raw(v4(tcp_hdr(40712, SYN | aef(1, 1, 1), opts=b"\x02\x00\x00\x00")))  # option length 0
+    raw(v4(tcp_hdr(40712, SYN | aef(1, 1, 1), opts=b"\x02\x01\x01\x01")))  # option length 1
+    raw(v4(tcp_hdr(40712, ACK | aef(1, 0, 1), opts=b"\xac\x02\x00\x00")))  # AccECN option, empty
+    raw(v4(tcp_hdr(40712, ACK | aef(1, 0, 1), opts=b"\xac\x06\x00\x00\x01\x00\x01\x01")))  # AccECN, 4 bytes of field
+    raw(v4(tcp_hdr(40712, ACK | aef(1, 0, 1), opts=b"\xae\x28" + b"\x00" * 6)))  # length beyond header
+    raw(v4(tcp_hdr(40712, ACK | aef(1, 0, 1), opts=b"\xfe\x06\xac\xc0\x00\x01\x00\x00")))  # old exp-acc0
+    raw(v4(tcp_hdr(40713, SYN | FIN | RST | aef(1, 1, 1))))
+    raw(v4(tcp_hdr(40713, SYN | FIN | RST | PSH | ACK | URG | aef(1, 1, 1), payload=b"x" * 30)))
+    raw(v4(tcp_hdr(40713, SYN | ACK | FIN | RST | aef(1, 1, 1)), tos=3))
+
+    # C. IPv4 header damage
+    t = tcp_hdr(40714, SYN | aef(1, 1, 1))
+    for tl in (0, 1, 10, 19, 20, 39, 1500, 65535):
+        p = bytearray(v4(t, tos=2))
+        struct.pack_into(">H", p, 16, tl)
+        raw(bytes(p))
+    for ihl in (0, 4, 5, 6, 15):
+        p = bytearray(v4(t, tos=1))
+        p[14] = 0x40 | ihl
+        raw(bytes(p))
+    p = bytearray(v4(t)); p[14] = 0x65; raw(bytes(p))                     # version 6 in an IPv4 ethertype
+    raw(bytes(E / IP(src=C, dst=S, proto=6, frag=1, flags=0) / Raw(t[:8])))  # non-first fragment
+    raw(bytes(E / IP(src=C, dst=S, proto=6, flags="MF", id=77) / Raw(t[:8])))  # first fragment, 8 TCP bytes
+    raw(bytes(E / IP(src=C, dst=S, proto=6, tos=3, options=b"\x07\x27" + b"\x00" * 2) / Raw(t)))  # bogus IP option
+
+    # D. IPv6 damage
+    t6 = tcp_hdr(40715, SYN | aef(1, 1, 1))
+    for plen in (0, 8, 19, 65535, 4000):
+        p = bytearray(bytes(Ether(src=CLIENT_MAC, dst=SERVER_MAC) /
+                            IPv6(src=C6, dst=S6, tc=2, nh=6) / Raw(t6)))
+        struct.pack_into(">H", p, 18, plen)
+        raw(bytes(p))
+    raw(bytes(Ether(src=CLIENT_MAC, dst=SERVER_MAC) / IPv6(src=C6, dst=S6, nh=0) /
+              Raw(b"\x06\xff" + b"\x00" * 6 + t6)))  # hop-by-hop claiming 2 KB
+    raw(bytes(Ether(src=CLIENT_MAC, dst=SERVER_MAC, type=0x86DD) / Raw(b"\x60\x00")))  # 2 bytes of IPv6
+
+    # E. frames that are (almost) empty
+    cap.add(at(), b"", caplen=0, orig_len=0)
+    cap.add(at(), b"", caplen=0, orig_len=60)
+    cap.add(at(), b"\x02\x00\x00", caplen=3, orig_len=3)
+    raw(bytes(E)[:14])                                                    # Ethernet header only
+    raw(bytes(E / IP(src=C, dst=S, proto=6)))                             # IPv4 header only
+
+    # F. connection-identity abuse
+    def mini(port, isn, t_gap, syn3=(1, 1, 1), sa3=(0, 1, 0), full=True, cl=C, sv=S):
+        sub = Capture("x", snaplen=128)
+        c = Conn(sub, 0.0, cl, sv, port, c_isn=isn)
+        c.syn(syn3)
+        if full:
+            c.synack(sa3)
+            c.mode = "accecn" if sa3 in ACCECN_SYNACK.values() else "none"
+            c.third_ack()
+            c.exchange(req=(("ect1", 100),), resp=(("ect1", 200),))
+        at(t_gap)
+        for _, _, data, orig in sub.sorted_records():
+            raw(data, orig_len=orig)
+
+    # duplicate SYNs with different ISNs on the same ports, then a SYN-ACK for the last
+    for isn, syn3 in ((1000, (1, 1, 1)), (2000, (0, 1, 1)), (3000, (0, 0, 0))):
+        mini(40716, isn, 1.0, syn3=syn3, full=False)
+    c = Conn(Capture("x"), 0.0, C, S, 40716, c_isn=3000)
+    raw(c.frame("s", SYN | ACK | aef(0, 0, 1), c.s_isn, 3001))
+    # 4-tuple reused for a new connection after FIN
+    mini(40717, 50000, 5.0, syn3=(1, 1, 1), sa3=(0, 1, 0))
+    mini(40717, 90000000, 2000.0, syn3=(0, 1, 1), sa3=(0, 0, 1))
+    mini(40717, 90000000, 10.0, syn3=(0, 0, 0), sa3=(0, 0, 0))           # and again, same ISN
+    # SYN-ACK before SYN (reordered), simultaneous open, SYN with data
+    c = Conn(Capture("x"), 0.0, C, S, 40718)
+    raw(c.frame("s", SYN | ACK | aef(1, 0, 0), c.s_isn, c.c_isn + 1))
+    raw(c.frame("c", SYN | aef(1, 1, 1), c.c_isn, 0, ecn="ect0"))
+    raw(c.frame("s", SYN | aef(1, 1, 1), c.s_isn, 0))
+    raw(c.frame("c", SYN | aef(1, 1, 1), c.c_isn, 0, data=b"early data" * 10))
+    raw(c.frame("c", RST | aef(1, 1, 1), c.c_isn + 1, 0))
+    # ICMP errors quoting a SYN and a data segment of a live flow (inner TCP is dissected)
+    mini(40719, 7000, 1.0)
+    c = Conn(Capture("x"), 0.0, C, S, 40719, c_isn=7000)
+    syn_ip = bytes(IP(src=C, dst=S, tos=2) / TCP(sport=40719, dport=443, seq=7000, flags=SYN | aef(0, 0, 0)))
+    raw(bytes(Er / IP(src="203.0.113.1", dst=C) / ICMP(type=3, code=13) / Raw(syn_ip[:28])))
+    raw(bytes(Er / IP(src="203.0.113.1", dst=C) / ICMP(type=3, code=13) / Raw(syn_ip)))
+    raw(bytes(Er / IP(src="203.0.113.1", dst=C) / ICMP(type=11, code=0) / Raw(syn_ip[:24])))
+    # IP-in-IP and double VLAN: two ECN fields in one frame
+    raw(bytes(E / IP(src="192.0.2.99", dst="198.51.100.99", tos=1) /
+              IP(src=C, dst=S, tos=2) / TCP(sport=40720, dport=443, seq=5, flags=SYN | aef(1, 1, 1))))
+    raw(bytes(E / IPv6(src=C6, dst=S6, tc=3) /
+              IP(src=C, dst=S, tos=1) / TCP(sport=40720, dport=443, seq=5, flags=SYN | ACK | aef(0, 1, 1))))
+    raw(bytes(Ether(src=CLIENT_MAC, dst=SERVER_MAC) / Dot1Q(vlan=1) / Dot1Q(vlan=2) /
+              IP(src=C, dst=S, tos=3) / TCP(sport=40721, dport=443, seq=9, flags=SYN | aef(1, 1, 1))))
+
+    # G. every 9-bit flag combination on one 4-tuple, alternating directions and codepoints
+    for f in range(512):
+        d = "c" if f % 2 == 0 else "s"
+        c = Conn(Capture("x"), 0.0, C, S, 40722, c_isn=1, s_isn=2)
+        raw(c.frame(d, f, 1 + f * 10, 2 + f, data=b"y" * (f % 3), ecn=("not-ect", "ect1", "ect0", "ce")[f % 4]))
+
+    # H. byte flips of the valid seed packets (a few hundred), then random truncations
+    for i in range(360):
+        data, orig = seeds[i % n_seed]
+        p = bytearray(data)
+        for _ in range(1 + rng.getrandbits(2)):
+            pos = 14 + rng.getrandbits(16) % max(1, len(p) - 14)
+            p[pos] ^= 1 << rng.getrandbits(3)
+        raw(bytes(p), orig_len=orig)
+    for i in range(120):
+        p, orig = seeds[(i * 7) % n_seed]
+        cut = rng.getrandbits(16) % (len(p) + 1)
+        cap.add(at(), p[:cut], caplen=cut, orig_len=orig)
+
+    cap.write(os.path.join(outdir, cap.name + ".pcap"))
+    write_expected(outdir, cap.name,
+                   "Robustness corpus (%d frames): three valid seed flows (AccECN IPv4, "
+                   "classic IPv6, accecn-classic IPv4), damaged TCP headers (data offset 0/1/4/15, "
+                   "bad option lengths, AccECN options of wrong size), SYN+FIN+RST, damaged IPv4 "
+                   "(total length 0..65535, IHL 0/4/15, version 6, fragments), IPv6 with bogus "
+                   "payload lengths and hop-by-hop, zero-length and 3-byte frames, duplicate "
+                   "SYNs with different ISNs, a 4-tuple reused after FIN, SYN-ACK before SYN, "
+                   "simultaneous open, ICMP errors quoting a SYN, IP-in-IP / IPv4-in-IPv6 / "
+                   "QinQ (two ECN fields per frame), all 512 TCP flag combinations on one "
+                   "4-tuple, 360 seed packets with 1-4 bits flipped and 120 cut at random "
+                   "lengths (random.Random(20250301))." % len(cap.records),
+                   robustness_only=True)
+
+
+# --------------------------------------------------------------------------
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(here)
+    os.makedirs(outdir, exist_ok=True)
+    build_accecn_table(outdir)
+    build_classic_table(outdir)
+    build_ipv6_accecn(outdir)
+    build_fallback(outdir)
+    build_partial(outdir)
+    build_truncated(outdir)
+    build_hostile(outdir)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,769 @@
+#!/usr/bin/python3
+"""tcpdiag capture lab: real Linux TCP stacks in network namespaces.
+
+    sudo captures/lab/lab.py SCENARIO     # one scenario -> captures/lab-SCENARIO*.pcap
+    sudo captures/lab/lab.py --list       # scenario names
+    sudo captures/lab/lab.py clean        # remove namespaces left by a killed run
+    sudo captures/lab/make-all            # every scenario
+
+Topology (see README.md):
+
+  client ns            wire ns (delay lines)               router ns              server ns
+  c-eth0 ==veth== w-c <-D_c-> w-rc ==veth== r-eth0 | r-eth1 ==veth== w-rs <-D_s-> w-s ==veth== s-eth0
+
+Each run builds the topology, applies the scenario's sysctls and router rules,
+captures with tcpdump at the scenario's capture points, tears everything down
+(also on error or Ctrl-C), derives the expected results from the configuration
+and the kernels' own reports (generator TCP_INFO, router rule counters), checks
+the pcaps against that ground truth with tshark's standard TCP/IP fields, and only
+then writes captures/lab-*.pcap and lab-*.expected.json.
+"""
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+LAB = os.path.dirname(os.path.abspath(__file__))
+CAPTURES = os.path.dirname(LAB)
+LOGS = os.path.join(LAB, "logs")
+PY = "/usr/bin/python3"
+
+NS_CLIENT, NS_ROUTER, NS_SERVER, NS_WIRE = "tdlab-client", "tdlab-router", "tdlab-server", "tdlab-wire"
+ALL_NS = [NS_CLIENT, NS_ROUTER, NS_SERVER, NS_WIRE]
+MTU = 1500
+PORT = 5001
+SNAPLEN = 128
+MIDFLOW_WAIT = 0.5      # s between connect() returning and tcpdump starting (midflow)
+
+ADDR = {
+    4: dict(client="10.77.1.2", router_c="10.77.1.1", router_s="10.77.2.1", server="10.77.2.2", plen=24),
+    6: dict(client="fd77:1::2", router_c="fd77:1::1", router_s="fd77:2::1", server="fd77:2::2", plen=64),
+}
+# Linux announces MSS = MTU - IP header - TCP header (no options counted):
+# 1500 - 20 - 20 = 1460 for IPv4, 1500 - 40 - 20 = 1440 for IPv6.
+MSS = {4: MTU - 40, 6: MTU - 60}
+
+# Capture points: namespace, interface, and whether the point is downstream of the
+# router's server->client rules (marker/bleacher on FORWARD, i.e. before r-eth0's
+# egress tap) for server->client packets.
+CAPTURE_POINTS = {
+    "client": (NS_CLIENT, "c-eth0", True),
+    "router": (NS_ROUTER, "r-eth0", True),
+    "server": (NS_SERVER, "s-eth0", False),
+}
+
+# ----------------------------------------------------------------------------------
+# Scenarios. Keys: story, client_ecn (per connection: int or list), server_ecn, cc,
+# bytes, delay (client side, server side one-way ms), ip, captures {suffix: point},
+# router rules (mark = CE probability, bleach, blackhole), pace (B/s), midflow.
+# ----------------------------------------------------------------------------------
+ONE_OF_N = 20
+ECN_INDEX = 6          # the 7th connection requests ECN
+
+SCENARIOS = {
+    "no-ecn": dict(
+        story="client tcp_ecn=0, server tcp_ecn=2; one 300 kB CUBIC download; no added delay",
+        client_ecn=0, server_ecn=2, cc="cubic", bytes=300_000, delay=(0, 0),
+        captures={"": "client"}),
+    "ecn-ce-cubic": dict(
+        story="client tcp_ecn=1, server tcp_ecn=2; one 300 kB CUBIC download; 10 ms one-way "
+              "delay each side of the router; the router marks CE at random (p=0.05) on "
+              "server->client ECT packets; captured at the client, the router's client-facing "
+              "interface and the server in the same run",
+        client_ecn=1, server_ecn=2, cc="cubic", bytes=300_000, delay=(10, 10), mark=0.05,
+        captures={"-client": "client", "-router": "router", "-server": "server"}),
+    "ecn-ce-bbr": dict(
+        story="as ecn-ce-cubic with a BBR sender; captured at the client",
+        client_ecn=1, server_ecn=2, cc="bbr", bytes=300_000, delay=(10, 10), mark=0.05,
+        captures={"": "client"}),
+    "ecn-1-of-n": dict(
+        story=f"one client makes {ONE_OF_N} sequential 150 kB CUBIC downloads; tcp_ecn=1 only for "
+              f"connection {ECN_INDEX + 1}, 0 for the others; server tcp_ecn=2; 10 ms each side; "
+              "the router marks CE (p=0.25) on ECT packets, so only the ECN flow sees marks",
+        client_ecn=[1 if i == ECN_INDEX else 0 for i in range(ONE_OF_N)], server_ecn=2,
+        cc="cubic", bytes=150_000, delay=(10, 10), mark=0.25, captures={"": "client"}),
+    "ecn-declined": dict(
+        story="client tcp_ecn=1, server tcp_ecn=0; one 300 kB CUBIC download; no added delay",
+        client_ecn=1, server_ecn=0, cc="cubic", bytes=300_000, delay=(0, 0),
+        captures={"": "client"}),
+    "ecn-blackhole": dict(
+        story="client tcp_ecn=1 (tcp_ecn_fallback=1), server tcp_ecn=2; the router drops SYNs "
+              "carrying ECE+CWR; Linux retries the SYN without them after 1 s; 200 kB CUBIC "
+              "download; 10 ms each side",
+        client_ecn=1, server_ecn=2, cc="cubic", bytes=200_000, delay=(10, 10), blackhole=True,
+        captures={"": "client"}),
+    "ecn-bleached": dict(
+        story="client tcp_ecn=1, server tcp_ecn=2 (ECN negotiated); the router rewrites every "
+              "server->client packet to Not-ECT; 300 kB CUBIC download; 10 ms each side; "
+              "captured at the receiver (client)",
+        client_ecn=1, server_ecn=2, cc="cubic", bytes=300_000, delay=(10, 10), bleach=True,
+        captures={"": "client"}),
+    "ipv6": dict(
+        story="classic ECN over IPv6 (net.ipv4.tcp_ecn governs IPv6 too): client tcp_ecn=1, "
+              "server tcp_ecn=2; 300 kB CUBIC download; 10 ms each side; the router marks CE "
+              "(p=0.05, ip6tables TOS target) on server->client ECT packets",
+        client_ecn=1, server_ecn=2, cc="cubic", bytes=300_000, delay=(10, 10), mark=0.05, ip=6,
+        captures={"": "client"}),
+    "midflow": dict(
+        story="client tcp_ecn=1, server tcp_ecn=2; a 400 kB CUBIC download paced at 150 kB/s; "
+              "10 ms each side; tcpdump at the client starts 0.5 s after connect() returned, "
+              "mid-transfer, so the capture has no handshake",
+        client_ecn=1, server_ecn=2, cc="cubic", bytes=400_000, delay=(10, 10), pace=150_000,
+        midflow=True, captures={"": "client"}),
+}
+
+
+# ----------------------------------------------------------------------------------
+# Processes and namespaces
+# ----------------------------------------------------------------------------------
+STARTED = []            # Popen objects this run started, stopped in reverse order
+
+
+def run(*cmd, ns=None, check=True, out=False):
+    if ns:
+        cmd = ("ip", "netns", "exec", ns) + cmd
+    r = subprocess.run(cmd, check=check, text=True,
+                       stdout=subprocess.PIPE if out else subprocess.DEVNULL,
+                       stderr=None if check else subprocess.DEVNULL)
+    return r.stdout
+
+
+def start(*cmd, ns, **kw):
+    # `ip netns exec` execs the command, so the Popen pid is the program's pid.
+    p = subprocess.Popen(("ip", "netns", "exec", ns) + cmd, **kw)
+    STARTED.append(p)
+    return p
+
+
+def stop(p, sig=signal.SIGTERM, timeout=5):
+    if p.poll() is None:
+        p.send_signal(sig)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def sysctl(ns, key, value=None):
+    path = "/proc/sys/" + key.replace(".", "/")
+    if value is None:
+        return run("cat", path, ns=ns, out=True).strip()
+    run("sh", "-c", f"echo {value} > {path}", ns=ns)
+
+
+def existing_namespaces():
+    names = run("ip", "netns", "list", out=True).split("\n")
+    return [n.split()[0] for n in names if n.split() and n.split()[0] in ALL_NS]
+
+
+def teardown():
+    for p in reversed(STARTED):
+        stop(p)
+    STARTED.clear()
+    for ns in existing_namespaces():
+        # Anything still inside one of the lab's namespaces was started by the lab
+        # (e.g. by a run that was killed): end it by pid, then delete the namespace.
+        for pid in run("ip", "netns", "pids", ns, out=True, check=False).split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        run("ip", "netns", "del", ns, check=False)
+
+
+def wait_for(predicate, what, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+def veth(a, ns_a, b, ns_b):
+    run("ip", "link", "add", a, "netns", ns_a, "mtu", str(MTU), "type", "veth",
+        "peer", "name", b, "netns", ns_b, "mtu", str(MTU))
+    for ns, dev in ((ns_a, a), (ns_b, b)):
+        # No offloads: frames on the wire stay <= MTU (the delay line cannot send
+        # larger ones) and carry complete checksums (AF_PACKET copies raw bytes).
+        run("ethtool", "-K", dev, "tx", "off", "tso", "off", "gso", "off", "gro", "off", ns=ns)
+        run("ip", "link", "set", dev, "up", ns=ns)
+
+
+def build(cfg, tmp):
+    teardown()                                  # leftovers of an earlier, killed run
+    for ns in ALL_NS:
+        run("ip", "netns", "add", ns)
+        run("ip", "link", "set", "lo", "up", ns=ns)
+    sysctl(NS_WIRE, "net.ipv6.conf.all.disable_ipv6", 1)      # the wire is not a host
+    sysctl(NS_WIRE, "net.ipv6.conf.default.disable_ipv6", 1)
+    for ns in (NS_CLIENT, NS_ROUTER, NS_SERVER):
+        sysctl(ns, "net.ipv6.conf.all.accept_dad", 0)        # addresses usable at once
+        sysctl(ns, "net.ipv6.conf.default.accept_dad", 0)
+    for ns in (NS_CLIENT, NS_SERVER):
+        # Every connection starts fresh: no cached ssthresh/RTT from the previous one.
+        sysctl(ns, "net.ipv4.tcp_no_metrics_save", 1)
+    sysctl(NS_ROUTER, "net.ipv4.ip_forward", 1)
+    sysctl(NS_ROUTER, "net.ipv6.conf.all.forwarding", 1)
+
+    veth("c-eth0", NS_CLIENT, "w-c", NS_WIRE)
+    veth("r-eth0", NS_ROUTER, "w-rc", NS_WIRE)
+    veth("r-eth1", NS_ROUTER, "w-rs", NS_WIRE)
+    veth("s-eth0", NS_SERVER, "w-s", NS_WIRE)
+    for dev in ("w-c", "w-rc", "w-rs", "w-s"):
+        run("ip", "link", "set", dev, "promisc", "on", ns=NS_WIRE)
+
+    for v in (4, 6):
+        a = ADDR[v]
+        fam = "-4" if v == 4 else "-6"
+        run("ip", fam, "addr", "add", f"{a['client']}/{a['plen']}", "dev", "c-eth0", ns=NS_CLIENT)
+        run("ip", fam, "addr", "add", f"{a['router_c']}/{a['plen']}", "dev", "r-eth0", ns=NS_ROUTER)
+        run("ip", fam, "addr", "add", f"{a['router_s']}/{a['plen']}", "dev", "r-eth1", ns=NS_ROUTER)
+        run("ip", fam, "addr", "add", f"{a['server']}/{a['plen']}", "dev", "s-eth0", ns=NS_SERVER)
+        run("ip", fam, "route", "add", "default", "via", a["router_c"], ns=NS_CLIENT)
+        run("ip", fam, "route", "add", "default", "via", a["router_s"], ns=NS_SERVER)
+
+    if cfg.get("bottleneck_kbit"):              # optional; no current scenario uses it
+        run("tc", "qdisc", "add", "dev", "r-eth0", "root", "tbf", "rate",
+            f"{cfg['bottleneck_kbit']}kbit", "burst", "16kb", "latency", "100ms", ns=NS_ROUTER)
+
+    dc, ds = cfg["delay"]
+    for name, a, b, d in (("c", "w-c", "w-rc", dc), ("s", "w-rs", "w-s", ds)):
+        ready = os.path.join(tmp, f"delayline-{name}.ready")
+        start(PY, os.path.join(LAB, "delayline.py"), "--a", a, "--b", b, "--delay-ms", str(d),
+              "--stats", os.path.join(tmp, f"delayline-{name}.json"), "--ready", ready, ns=NS_WIRE)
+        wait_for(lambda: os.path.exists(ready), "delay line")
+
+
+def router_rules(cfg):
+    """Server->client rules sit on FORWARD from r-eth1 to r-eth0 (mangle), so a
+    capture on r-eth0 or at the client is downstream of them, one at the server is not."""
+    v = cfg.get("ip", 4)
+    ipt = "iptables-legacy" if v == 4 else "ip6tables-legacy"
+    s2c = ("-i", "r-eth1", "-o", "r-eth0", "-p", "tcp")
+    rules = []
+    if cfg.get("mark"):
+        # Only ECT packets are marked (as an AQM would); Not-ECT packets pass untouched.
+        # ip6tables has no ECN target; its TOS target sets the two ECN bits the same way.
+        target = ("-j", "ECN", "--ecn-ip-ect", "3") if v == 4 else ("-j", "TOS", "--set-tos", "0x03/0x03")
+        for ect in ("1", "2"):
+            rules.append(("mark", (ipt, "-t", "mangle", "-A", "FORWARD") + s2c +
+                          ("-m", "ecn", "--ecn-ip-ect", ect, "-m", "statistic", "--mode", "random",
+                           "--probability", str(cfg["mark"])) + target))
+    if cfg.get("bleach"):
+        target = ("-j", "ECN", "--ecn-ip-ect", "0") if v == 4 else ("-j", "TOS", "--set-tos", "0x00/0x03")
+        rules.append(("bleach", (ipt, "-t", "mangle", "-A", "FORWARD") + s2c + target))
+    if cfg.get("blackhole"):
+        rules.append(("blackhole", (ipt, "-A", "FORWARD", "-i", "r-eth0", "-o", "r-eth1", "-p", "tcp",
+                                    "--syn", "-m", "ecn", "--ecn-tcp-ece", "--ecn-tcp-cwr", "-j", "DROP")))
+    for _, cmd in rules:
+        run(*cmd, ns=NS_ROUTER)
+    return [(kind, " ".join(cmd)) for kind, cmd in rules]
+
+
+def rule_counters(cfg):
+    """Packets that hit each kind of rule, as the router's kernel counted them."""
+    v = cfg.get("ip", 4)
+    save = "iptables-legacy-save" if v == 4 else "ip6tables-legacy-save"
+    counts = {"mark": 0, "bleach": 0, "blackhole": 0}
+    for line in run(save, "-c", ns=NS_ROUTER, out=True).splitlines():
+        if not line.startswith("[") or "-A FORWARD" not in line:
+            continue
+        pkts = int(line[1:line.index(":")])
+        if "--set-tos 0x03/0x03" in line or "--ecn-ip-ect 3" in line:
+            counts["mark"] += pkts
+        elif "DROP" in line:
+            counts["blackhole"] += pkts
+        else:
+            counts["bleach"] += pkts
+    return counts
+
+
+# ----------------------------------------------------------------------------------
+# One run
+# ----------------------------------------------------------------------------------
+def start_tcpdump(point, path):
+    ns, dev, _ = CAPTURE_POINTS[point]
+    p = start("tcpdump", "-i", dev, "-s", str(SNAPLEN), "--immediate-mode", "-U", "-Z", "root", "-w", path, "tcp",
+              ns=ns, stderr=subprocess.PIPE, text=True)
+    line = p.stderr.readline()                  # "listening on ..." once capturing
+    if "listening on" not in line:
+        raise RuntimeError(f"tcpdump on {dev}: {line.strip()}")
+    return p
+
+
+def stop_tcpdump(p):
+    stop(p, signal.SIGINT)
+    tail = p.stderr.read()
+    stats = {}
+    for line in tail.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[0].isdigit():
+            stats[" ".join(parts[1:]).replace("packets ", "").replace("packet ", "")] = int(parts[0])
+    return stats
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+WARM_UP = """
+import socket, sys
+addr = sys.argv[1]
+s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(3)
+s.connect((addr, 9))
+s.send(b"warm-up")
+try:
+    s.recv(1)
+except ConnectionRefusedError:
+    pass
+else:
+    sys.exit("warm-up: no ICMP port unreachable")
+"""
+
+
+def do_run(name, cfg, tmp):
+    v = cfg.get("ip", 4)
+    a = ADDR[v]
+    n = len(cfg["client_ecn"]) if isinstance(cfg["client_ecn"], list) else 1
+    schedule = cfg["client_ecn"] if isinstance(cfg["client_ecn"], list) else [cfg["client_ecn"]]
+    result = {"scenario": name}
+    try:
+        build(cfg, tmp)
+        sysctl(NS_CLIENT, "net.ipv4.tcp_ecn", schedule[0])
+        sysctl(NS_SERVER, "net.ipv4.tcp_ecn", cfg["server_ecn"])
+        result["sysctl"] = {
+            "client": {k: sysctl(NS_CLIENT, k) for k in ("net.ipv4.tcp_ecn", "net.ipv4.tcp_ecn_fallback")},
+            "server": {k: sysctl(NS_SERVER, k) for k in ("net.ipv4.tcp_ecn", "net.ipv4.tcp_ecn_fallback")},
+        }
+        result["router_rules"] = router_rules(cfg)
+
+        # Warm up ARP/ND caches so no handshake waits for address resolution: a UDP
+        # datagram to a closed port comes back as ICMP port unreachable (no ping here).
+        run(PY, "-c", WARM_UP, a["server"], ns=NS_CLIENT)
+
+        server_log = os.path.join(tmp, "server.jsonl")
+        client_log = os.path.join(tmp, "client.jsonl")
+        server = start(PY, os.path.join(LAB, "peer.py"), "server", "--bind", a["server"],
+                       "--port", str(PORT), "--bytes", str(cfg["bytes"]), "--cc", cfg["cc"],
+                       "--pace", str(cfg.get("pace", 0)), "--count", str(n), "--log", server_log,
+                       ns=NS_SERVER)
+        wait_for(lambda: os.path.exists(server_log) and os.path.getsize(server_log) > 0, "server")
+
+        pcaps = {suffix: os.path.join(tmp, f"lab-{name}{suffix}.pcap") for suffix in cfg["captures"]}
+        dumps = {}
+        if not cfg.get("midflow"):
+            for suffix, point in cfg["captures"].items():
+                dumps[suffix] = start_tcpdump(point, pcaps[suffix])
+        client_cmd = [PY, os.path.join(LAB, "peer.py"), "client", "--connect", a["server"],
+                      "--port", str(PORT), "--count", str(n), "--log", client_log]
+        if n > 1:
+            client_cmd += ["--ecn-schedule", ",".join(map(str, schedule))]
+        t0 = time.monotonic()
+        client = start(*client_cmd, ns=NS_CLIENT, stdout=subprocess.PIPE, text=True)
+        if cfg.get("midflow"):
+            client.stdout.readline()                # "connected": connect() has returned
+            t_conn = time.monotonic()
+            time.sleep(MIDFLOW_WAIT)                # well into the transfer
+            for suffix, point in cfg["captures"].items():
+                dumps[suffix] = start_tcpdump(point, pcaps[suffix])
+            result["capture_started_after_connect_s"] = round(time.monotonic() - t_conn, 3)
+        client.stdout.read()
+        if client.wait(120) != 0:
+            raise RuntimeError("client failed")
+        server.wait(30)
+        result["run_s"] = round(time.monotonic() - t0, 2)
+        time.sleep(0.3 + 2 * sum(cfg["delay"]) / 1000)       # last ACKs reach every tap
+        result["tcpdump"] = {s: stop_tcpdump(p) for s, p in dumps.items()}
+        result["router_counters"] = rule_counters(cfg)
+    finally:
+        teardown()
+    result["delay_lines"] = [read_jsonl(os.path.join(tmp, f"delayline-{x}.json"))[0] for x in "cs"]
+    result["client"] = [r for r in read_jsonl(client_log) if r["event"] == "conn"]
+    result["server"] = [r for r in read_jsonl(server_log) if r["event"] == "served"]
+    result["pcaps"] = pcaps
+    return result
+
+
+# ----------------------------------------------------------------------------------
+# Ground truth and expected results
+# ----------------------------------------------------------------------------------
+def ms(x):
+    return f"{x:g} ms"
+
+
+def vantage_truth(point, delay):
+    """True position and whether the configured delays make it observable.
+    Round trips from the capture point to the client and to the server:"""
+    dc, ds = delay
+    to_client, to_server = {"client": (0, 2 * (dc + ds)), "router": (2 * dc, 2 * ds),
+                            "server": (2 * (dc + ds), 0)}[point]
+    true = {"client": "near-client", "router": "middle", "server": "near-server"}[point]
+    if point == "router":
+        clear = min(to_client, to_server) >= 10
+    else:
+        clear = max(to_client, to_server) >= 10
+    return true, clear, to_client, to_server
+
+
+def conn_truth(cfg, res, i, point):
+    """What is true of connection i as seen at capture point `point`."""
+    v = cfg.get("ip", 4)
+    a = ADDR[v]
+    c = res["client"][i]
+    ecn = c["tcp_ecn_sysctl"]
+    requested = ecn == 1
+    if not requested:
+        outcome = "not-requested"
+    elif cfg.get("blackhole"):
+        outcome = "fallback"
+    elif cfg["server_ecn"] == 0:
+        outcome = "declined"
+    else:
+        outcome = "classic"
+    negotiated = outcome == "classic"
+    if negotiated != c["tcp_info"]["ecn_negotiated"]:
+        raise RuntimeError(f"conn {i}: configuration says negotiated={negotiated}, "
+                           f"the client kernel says {c['tcp_info']['ecn_negotiated']}")
+    seen = c["tcp_info"]["ecn_seen"]            # the client received ECT/CE packets
+    if seen != (negotiated and not cfg.get("bleach")):
+        raise RuntimeError(f"conn {i}: client kernel ECN_SEEN={seen} contradicts the configuration")
+    downstream = CAPTURE_POINTS[point][2]
+    if not negotiated:
+        s2c_data = "not-ect"
+    elif cfg.get("bleach") and downstream:
+        s2c_data = "unmarked"
+    else:
+        s2c_data = "ect"
+    ce = 0
+    if negotiated and cfg.get("mark") and downstream:
+        ce = res["router_counters"]["mark"]     # only this flow's packets are ECT
+    return dict(index=i, client=a["client"], server=a["server"], client_port=c["local"][1],
+                server_port=PORT, ecn_sysctl=ecn, requested=requested, outcome=outcome,
+                negotiated=negotiated, s2c_data=s2c_data, ce=ce, downstream=downstream,
+                mss=MSS[v], kernel_advmss=c["tcp_info"]["advmss"], conn=c)
+
+
+def flow_expect(cfg, res, t, point):
+    """One entry of "flows" for connection truth t at capture point `point`."""
+    why = []
+    e = {}
+    if cfg.get("midflow"):
+        e = {"tcpdiag.flow.roles": "unknown", "tcpdiag.ecn.outcome": "unknown",
+             "tcpdiag.flow.client": None, "tcpdiag.flow.server": None,
+             "tcpdiag.flow.client_port": None, "tcpdiag.flow.server_port": None,
+             "tcpdiag.flow.client_mss": None, "tcpdiag.flow.server_mss": None,
+             "tcpdiag.dir": None, "tcpdiag.flow.data_sender": "unknown"}
+        why.append(f"tcpdump started {res['capture_started_after_connect_s']} s after connect() "
+                   "returned, so neither SYN nor SYN-ACK is in the capture: roles, and every "
+                   "role-named field, are unknown/absent, and the ECN negotiation was not seen "
+                   "(it did happen: client tcp_ecn=1, server tcp_ecn=2, the client kernel reports "
+                   "ECN negotiated, so the data carries ECT without a visible handshake)")
+        return {"select": {"tcp.stream": 0}, "why": "; ".join(why), "expect": e}
+
+    e["tcpdiag.flow.roles"] = "known"
+    e["tcpdiag.ecn.outcome"] = t["outcome"]
+    why.append({
+        "not-requested": f"client tcp_ecn={t['ecn_sysctl']}: its SYN carries neither ECE nor CWR",
+        "classic": "client tcp_ecn=1 sends an ECE+CWR SYN and server tcp_ecn="
+                   f"{cfg['server_ecn']} accepts with an ECE SYN-ACK (client TCP_INFO: ECN negotiated)",
+        "declined": "client tcp_ecn=1 sends an ECE+CWR SYN; server tcp_ecn=0 answers without ECE",
+        "fallback": "client tcp_ecn=1 sends an ECE+CWR SYN, the router drops it "
+                    f"({res['router_counters']['blackhole']} dropped by the rule), and with "
+                    "tcp_ecn_fallback=1 Linux retransmits the SYN without ECE/CWR after 1 s",
+    }[t["outcome"]])
+    e["tcpdiag.flow.client"] = t["client"]
+    e["tcpdiag.flow.server"] = t["server"]
+    e["tcpdiag.flow.client_port"] = t["client_port"]
+    e["tcpdiag.flow.server_port"] = t["server_port"]
+    why.append(f"client {t['client']} port {t['client_port']} (generator log) connects to the "
+               f"server {t['server']} port {t['server_port']}")
+    e["tcpdiag.flow.client_mss"] = t["mss"]
+    e["tcpdiag.flow.server_mss"] = t["mss"]
+    why.append(f"MTU {MTU} on every link: Linux announces MSS {t['mss']} (MTU minus "
+               f"{MTU - t['mss']} bytes of IPv{cfg.get('ip', 4)}+TCP header) in SYN and SYN-ACK; "
+               f"after the handshake the client kernel reports advmss {t['kernel_advmss']} "
+               "(the announced MSS less 12 bytes of timestamp option)")
+    e["tcpdiag.flow.data_sender"] = "server"
+    e["tcpdiag.ecn.c2s.data"] = "no-data"
+    e["tcpdiag.flow.c2s.bytes"] = 0
+    e["tcpdiag.flow.s2c.bytes"] = {"min": cfg["bytes"]}
+    why.append(f"a download: the server sends {cfg['bytes']} bytes, the client sends no payload")
+
+    true, clear, to_c, to_s = vantage_truth(point, cfg["delay"])
+    e["tcpdiag.flow.vantage"] = true if clear else [true, "unknown"]
+    if clear:
+        why.append(f"capture at the {point}: configured round trip {ms(to_c)} to the client and "
+                   f"{ms(to_s)} to the server, so vantage {true}")
+    else:
+        why.append(f"capture at the {point} with no configured delay: only host turnaround "
+                   f"separates the sides, so {true} or unknown")
+    rtt = 2 * sum(cfg["delay"])
+    if rtt and not cfg.get("blackhole"):
+        e["tcpdiag.flow.irtt"] = {"min": 0.95 * rtt / 1000, "max": (rtt + 25) / 1000}
+        why.append(f"handshake round trip = 2 x ({ms(cfg['delay'][0])} + {ms(cfg['delay'][1])}) "
+                   f"of delay line = {ms(rtt)}, plus up to 25 ms of userspace forwarding and "
+                   "scheduling")
+
+    e["tcpdiag.ecn.syn_ip_ecn"] = "not-ect"
+    e["tcpdiag.ecn.synack_ip_ecn"] = "not-ect"
+    e["tcpdiag.ecn.accecn_feedback"] = None
+    why.append("Linux sends SYN and SYN-ACK Not-ECT (only CCs that need ECN, e.g. DCTCP, set "
+               "ECT on them) and these stacks never use AccECN (tcp_ecn <= 2)")
+
+    e["tcpdiag.ecn.s2c.data"] = t["s2c_data"]
+    e["tcpdiag.ecn.s2c.ect1"] = 0
+    if t["s2c_data"] == "not-ect":
+        e["tcpdiag.ecn.s2c.not_ect"] = {"min": 1}
+        e["tcpdiag.ecn.s2c.ect0"] = 0
+        e["tcpdiag.ecn.s2c.ce"] = 0
+        why.append("ECN not negotiated: the server sends all data Not-ECT, and the router's "
+                   "rules only touch ECT packets")
+    elif t["s2c_data"] == "unmarked":
+        e["tcpdiag.ecn.s2c.not_ect"] = {"min": 1}
+        e["tcpdiag.ecn.s2c.ect0"] = 0
+        e["tcpdiag.ecn.s2c.ce"] = 0
+        why.append(f"ECN negotiated and the server sends ECT(0), but the router rewrote all "
+                   f"{res['router_counters']['bleach']} server->client packets to Not-ECT "
+                   "upstream of this capture point (the client kernel confirms: no ECT seen)")
+    else:
+        e["tcpdiag.ecn.s2c.ect0"] = {"min": 1}
+        e["tcpdiag.ecn.s2c.ce"] = t["ce"]
+        if cfg.get("mark") and t["downstream"]:
+            why.append(f"ECN negotiated: Linux sends new data ECT(0); the router's marker "
+                       f"(p={cfg['mark']}), which sits between the server and this capture point, "
+                       f"turned exactly {t['ce']} of them into CE (its rule counter)")
+        elif cfg.get("mark"):
+            why.append("ECN negotiated: Linux sends new data ECT(0); this capture point is "
+                       "upstream of the router's CE marker, so no CE here")
+        else:
+            why.append("ECN negotiated: Linux sends new data ECT(0); nothing on the path marks CE")
+    return {"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e}
+
+
+def hosts_expect(cfg, res, truths):
+    if cfg.get("midflow"):
+        return []
+    client = truths[0]["client"]
+    n = len(truths)
+    req = sum(t["requested"] for t in truths)
+    neg = sum(t["negotiated"] for t in truths)
+    e = {"tcpdiag.host.conns": n, "tcpdiag.host.ecn_negotiated": neg}
+    why = [f"the generator opened {n} connection(s) from {client}, {neg} negotiated ECN "
+           "(client TCP_INFO)"]
+    if not cfg.get("blackhole"):
+        e["tcpdiag.host.ecn_requested"] = req
+        e["tcpdiag.host.ecn_share"] = f"{req} of {n} requested ECN"
+        why.append(f"tcp_ecn=1 for {req} of them")
+    else:
+        why.append("ecn_requested not asserted: the one connection sent an ECN SYN and then "
+                   "fell back, which 'requested' may count either way")
+    slow = res.get("slowdown")
+    if slow:
+        why.append(slow["why"])
+        if slow.get("min"):
+            e["tcpdiag.host.ecn_slowdown"] = {"min": slow["min"]}
+    return [{"client": client, "why": "; ".join(why), "expect": e}]
+
+
+def measure_slowdown(res):
+    conns = res["client"]
+    ecn = [c for c in conns if c["tcp_info"]["ecn_negotiated"]]
+    other = [c for c in conns if not c["tcp_info"]["ecn_negotiated"]]
+    if not ecn or not other:
+        return None
+    ecn_tp = statistics.median(c["throughput_Bps"] for c in ecn)
+    other_tp = statistics.median(c["throughput_Bps"] for c in other)
+    ratio = other_tp / ecn_tp
+    s = {"ecn_median_duration_s": statistics.median(c["duration_s"] for c in ecn),
+         "other_median_duration_s": statistics.median(c["duration_s"] for c in other),
+         "ecn_median_throughput_Bps": ecn_tp, "other_median_throughput_Bps": other_tp,
+         "ratio": ratio}
+    if ratio >= 2:
+        s["min"] = round(0.5 * ratio, 2)
+        s["why"] = (f"the generator measured (connect to EOF) median throughput {other_tp:.0f} B/s "
+                    f"for the non-ECN flows and {ecn_tp:.0f} B/s for the ECN flow, ratio "
+                    f"{ratio:.2f}; asserted as at least half of it, since capture-based durations "
+                    "differ from the generator's")
+    else:
+        s["why"] = (f"measured ratio {ratio:.2f} < 2, so ecn_slowdown is not asserted")
+    return s
+
+
+# ----------------------------------------------------------------------------------
+# Sanity check of each pcap against the ground truth, with tshark's own TCP/IP fields
+# ----------------------------------------------------------------------------------
+def tshark_rows(pcap, v):
+    ecn_field = "ip.dsfield.ecn" if v == 4 else "ipv6.tclass.ecn"
+    src_field = "ip.src" if v == 4 else "ipv6.src"
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-e", "frame.time_relative", "-e", "tcp.stream", "-e", src_field,
+                          "-e", "tcp.srcport", "-e", "tcp.dstport", "-e", "tcp.flags.syn",
+                          "-e", "tcp.flags.ack", "-e", "tcp.flags.ece", "-e", "tcp.flags.cwr",
+                          "-e", ecn_field, "-e", "tcp.len", "-e", "tcp.options.mss_val"],
+                         check=True, text=True, capture_output=True).stdout
+    rows = []
+    for line in out.splitlines():
+        f = line.split("\t")
+        rows.append(dict(t=float(f[0]), stream=int(f[1]), src=f[2], sport=int(f[3]),
+                         dport=int(f[4]), syn=f[5] in ("1", "True"), ack=f[6] in ("1", "True"),
+                         ece=f[7] in ("1", "True"), cwr=f[8] in ("1", "True"),
+                         ecn=int(f[9], 0), len=int(f[10]), mss=int(f[11]) if f[11] else None))
+    return rows
+
+
+def check_pcap(cfg, res, pcap, truths, point):
+    """Returns a list of problems (empty when the capture shows what the config says)."""
+    v = cfg.get("ip", 4)
+    rows = tshark_rows(pcap, v)
+    bad = []
+    streams = sorted({r["stream"] for r in rows})
+    if streams != list(range(len(truths))):
+        bad.append(f"streams {streams}, expected 0..{len(truths) - 1}")
+    for t in truths:
+        fl = [r for r in rows if r["stream"] == t["index"]]
+        s2c_data = [r for r in fl if r["src"] == t["server"] and r["len"] > 0]
+        ce = sum(r["ecn"] == 3 for r in s2c_data)
+        ect = sum(r["ecn"] in (1, 2) for r in s2c_data)
+        got = sum(r["len"] for r in s2c_data)
+        tag = f"{os.path.basename(pcap)} stream {t['index']}"
+        if cfg.get("midflow"):
+            if any(r["syn"] for r in fl):
+                bad.append(f"{tag}: a SYN was captured")
+            if not ect:
+                bad.append(f"{tag}: no ECT data (ECN was negotiated)")
+            if got >= cfg["bytes"]:
+                bad.append(f"{tag}: the capture holds the whole transfer, not its middle")
+            continue
+        syns = [r for r in fl if r["syn"] and not r["ack"]]
+        synacks = [r for r in fl if r["syn"] and r["ack"]]
+        if not syns or not synacks:
+            bad.append(f"{tag}: handshake missing")
+            continue
+        if syns[0]["sport"] != t["client_port"] or syns[0]["src"] != t["client"]:
+            bad.append(f"{tag}: SYN from {syns[0]['src']}:{syns[0]['sport']}, log says "
+                       f"{t['client']}:{t['client_port']}")
+        if (syns[0]["ece"] and syns[0]["cwr"]) != t["requested"]:
+            bad.append(f"{tag}: first SYN ECE/CWR = {syns[0]['ece']}/{syns[0]['cwr']}")
+        if t["outcome"] == "fallback":
+            if len(syns) < 2 or syns[-1]["ece"] or syns[-1]["cwr"]:
+                bad.append(f"{tag}: no SYN retry without ECN flags")
+            elif syns[-1]["t"] - syns[0]["t"] < 0.9:
+                bad.append(f"{tag}: SYN retry after {syns[-1]['t'] - syns[0]['t']:.3f} s")
+        if (synacks[-1]["ece"] and not synacks[-1]["cwr"]) != t["negotiated"]:
+            bad.append(f"{tag}: SYN-ACK ECE/CWR does not match negotiated={t['negotiated']}")
+        if any(r["ecn"] != 0 for r in syns + synacks):
+            bad.append(f"{tag}: SYN or SYN-ACK not Not-ECT")
+        if syns[-1]["mss"] != t["mss"] or synacks[-1]["mss"] != t["mss"]:
+            bad.append(f"{tag}: MSS {syns[-1]['mss']}/{synacks[-1]['mss']} != {t['mss']}")
+        if got < cfg["bytes"]:
+            bad.append(f"{tag}: only {got} payload bytes server->client")
+        if any(r["len"] > 0 for r in fl if r["src"] == t["client"]):
+            bad.append(f"{tag}: client sent payload")
+        if t["s2c_data"] == "ect" and not ect:
+            bad.append(f"{tag}: no ECT/CE data")
+        if t["s2c_data"] != "ect" and (ect or ce):
+            bad.append(f"{tag}: ECT/CE data where none expected")
+        if ce != t["ce"]:
+            bad.append(f"{tag}: {ce} CE data segments, router counter says {t['ce']}")
+        if cfg.get("mark") and t["negotiated"] and t["downstream"] and t["ce"] < 1:
+            bad.append(f"{tag}: the marker never fired (random); run again")
+    return bad
+
+
+# ----------------------------------------------------------------------------------
+def scenario(name):
+    cfg = SCENARIOS[name]
+    tmp = tempfile.mkdtemp(prefix=f"tdlab-{name}-")
+    os.chmod(tmp, 0o755)
+    try:
+        res = do_run(name, cfg, tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+    problems = []
+    for dl in res["delay_lines"]:
+        if dl["kernel_drops"] or dl["send_errors"] or dl["frames_in"] != dl["frames_out"]:
+            problems.append(f"delay line {dl['a']}<->{dl['b']} lost frames: {dl}")
+    for suffix, st in res["tcpdump"].items():
+        if st.get("dropped by kernel", 0):
+            problems.append(f"tcpdump{suffix} dropped packets: {st}")
+    if cfg.get("blackhole") and res["router_counters"]["blackhole"] != 1:
+        problems.append(f"blackhole dropped {res['router_counters']['blackhole']} SYNs, expected 1")
+    if res["sysctl"]["client"]["net.ipv4.tcp_ecn_fallback"] != "1":
+        problems.append("client tcp_ecn_fallback is not 1")
+    for s in res["server"]:
+        if s["cc"] != cfg["cc"]:
+            problems.append(f"server used {s['cc']}, not {cfg['cc']}")
+    if len(res["client"]) > 1:
+        res["slowdown"] = measure_slowdown(res)
+
+    outputs = []
+    for suffix, point in cfg["captures"].items():
+        pcap = res["pcaps"][suffix]
+        truths = [conn_truth(cfg, res, i, point) for i in range(len(res["client"]))]
+        problems += check_pcap(cfg, res, pcap, truths, point)
+        base = f"lab-{name}{suffix}"
+        exp = {
+            "capture": base + ".pcap",
+            "made_by": f"captures/lab/lab.py {name}",
+            "story": cfg["story"] + f"; capture: tcpdump -s {SNAPLEN} on "
+                     f"{CAPTURE_POINTS[point][1]} ({point})",
+            "flow_count": len(truths),
+            "flows": [flow_expect(cfg, res, t, point) for t in truths],
+            "hosts": hosts_expect(cfg, res, truths),
+        }
+        if not exp["hosts"]:
+            del exp["hosts"]
+        outputs.append((pcap, base, exp))
+
+    os.makedirs(LOGS, exist_ok=True)
+    log = {k: v for k, v in res.items() if k != "pcaps"}
+    log["config"] = cfg
+    log["problems"] = problems
+    with open(os.path.join(LOGS, f"{name}.json"), "w") as f:
+        json.dump(log, f, indent=1, sort_keys=True)
+        f.write("\n")
+    if problems:
+        print(f"{name}: FAILED, captures left in {tmp}:", *problems, sep="\n  ", file=sys.stderr)
+        return False
+    for pcap, base, exp in outputs:
+        shutil.copyfile(pcap, os.path.join(CAPTURES, base + ".pcap"))
+        with open(os.path.join(CAPTURES, base + ".expected.json"), "w") as f:
+            json.dump(exp, f, indent=2)
+            f.write("\n")
+    shutil.rmtree(tmp)
+    sizes = ", ".join(f"{b}.pcap {os.path.getsize(os.path.join(CAPTURES, b + '.pcap'))} B"
+                      for _, b, _ in outputs)
+    print(f"{name}: ok in {res['run_s']} s ({sizes})")
+    return True
+
+
+def main():
+    args = sys.argv[1:]
+    if args == ["--list"]:
+        print("\n".join(SCENARIOS))
+        return 0
+    if os.geteuid() != 0:
+        sys.exit("run as root (sudo)")
+    if args == ["clean"]:
+        teardown()
+        return 0
+    if len(args) != 1 or args[0] not in SCENARIOS:
+        sys.exit(f"usage: {sys.argv[0]} SCENARIO|--list|clean\nscenarios: {' '.join(SCENARIOS)}")
+    # SIGTERM/SIGHUP behave like Ctrl-C: unwind through teardown().
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
+    return 0 if scenario(args[0]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

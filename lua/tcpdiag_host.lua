@@ -1,0 +1,205 @@
+-- tcpdiag host rules: per client address, how many connections asked for ECN, and
+-- how the ECN flows fared against the same client's other flows.
+--
+-- Lua runs only where the C plugin says there is work, through the "tcpdiag.lua"
+-- dissector table: once with every flow's summary when the capture has been read
+-- completely (key 1), then on the first packet of each flow (key 2). A Lua
+-- post-dissector called on every packet would cost more than the whole C analysis.
+-- Written for Lua 5.2 (Wireshark 4.0) and 5.4 (4.4, 4.6) alike.
+
+local hooks = DissectorTable.get("tcpdiag.lua")
+if not hooks then
+    return      -- the C plugin is not loaded: nothing to extend
+end
+
+local host = Proto("tcpdiag.host", "tcpdiag per-host rules")
+local feed = Proto("tcpdiag.hostfeed", "tcpdiag per-host rules: flow summaries")
+
+local hf = {
+    conns = ProtoField.uint32("tcpdiag.host.conns", "Connections from this client"),
+    ecn_requested = ProtoField.uint32("tcpdiag.host.ecn_requested", "Connections that requested ECN"),
+    ecn_negotiated = ProtoField.uint32("tcpdiag.host.ecn_negotiated", "Connections that negotiated ECN"),
+    ecn_share = ProtoField.string("tcpdiag.host.ecn_share", "ECN requests"),
+    ecn_median_duration = ProtoField.double("tcpdiag.host.ecn_median_duration",
+        "Median duration of ECN flows (s)"),
+    other_median_duration = ProtoField.double("tcpdiag.host.other_median_duration",
+        "Median duration of other flows (s)"),
+    ecn_median_throughput = ProtoField.double("tcpdiag.host.ecn_median_throughput",
+        "Median throughput of ECN flows (B/s)"),
+    other_median_throughput = ProtoField.double("tcpdiag.host.other_median_throughput",
+        "Median throughput of other flows (B/s)"),
+    ecn_slowdown = ProtoField.double("tcpdiag.host.ecn_slowdown",
+        "ECN slowdown (other median throughput / ECN median throughput)"),
+}
+host.fields = {
+    hf.conns, hf.ecn_requested, hf.ecn_negotiated, hf.ecn_share,
+    hf.ecn_median_duration, hf.other_median_duration,
+    hf.ecn_median_throughput, hf.other_median_throughput, hf.ecn_slowdown,
+}
+
+local ei_ecn_slower = ProtoExpert.new("tcpdiag.host.ecn_slower",
+    "ECN flows markedly slower than this client's other flows",
+    expert.group.SEQUENCE, expert.severity.WARN)
+host.experts = { ei_ecn_slower }
+
+host.prefs.slowdown_pct = Pref.uint("ECN slowdown warning (%)", 200,
+    "Warn on a client's ECN flows when its other flows' median throughput is at least "
+    .. "this many percent of the ECN flows' median throughput (200 = twice as fast)")
+
+local f_client = Field.new("tcpdiag.flow.client")
+local f_outcome = Field.new("tcpdiag.ecn.outcome")
+
+local NEGOTIATED = { classic = true, accecn = true, ["accecn-classic"] = true }
+
+local by_client = {}    -- address text -> summary table
+local fed = false
+
+local function median(values)
+    local n = #values
+    if n == 0 then
+        return nil
+    end
+    local sorted = {}
+    for i = 1, n do
+        sorted[i] = values[i]
+    end
+    table.sort(sorted)
+    local mid = math.floor((n + 1) / 2)
+    if n % 2 == 1 then
+        return sorted[mid]
+    end
+    return (sorted[mid] + sorted[mid + 1]) / 2
+end
+
+local function new_summary()
+    return { conns = 0, requested = 0, negotiated = 0,
+             durations = { ecn = {}, other = {} }, throughputs = { ecn = {}, other = {} } }
+end
+
+local function add_flow(s, requested, negotiated, duration, bytes)
+    s.conns = s.conns + 1
+    if requested then
+        s.requested = s.requested + 1
+    end
+    local group = "other"
+    if negotiated then
+        s.negotiated = s.negotiated + 1
+        group = "ecn"
+    end
+    table.insert(s.durations[group], duration)
+    if duration > 0 then
+        table.insert(s.throughputs[group], bytes / duration)
+    end
+end
+
+local function settle(s)
+    s.ecn_duration = median(s.durations.ecn)
+    s.other_duration = median(s.durations.other)
+    s.ecn_throughput = median(s.throughputs.ecn)
+    s.other_throughput = median(s.throughputs.other)
+    if s.ecn_throughput and s.other_throughput and s.ecn_throughput > 0 then
+        s.slowdown = s.other_throughput / s.ecn_throughput
+    end
+end
+
+-- Key 1: one line per flow whose handshake was captured:
+-- client \t stream \t requested(0/1) \t negotiated(0/1) \t duration_s \t payload_bytes
+function feed.dissector(tvb, pinfo, tree)
+    by_client = {}
+    for line in tvb:raw():gmatch("[^\n]+") do
+        local client, requested, negotiated, duration, bytes =
+            line:match("^(%S+)\t%d+\t([01])\t([01])\t([%d.]+)\t(%d+)$")
+        if client then
+            local s = by_client[client]
+            if not s then
+                s = new_summary()
+                by_client[client] = s
+            end
+            add_flow(s, requested == "1", negotiated == "1", tonumber(duration), tonumber(bytes))
+        end
+    end
+    for _, s in pairs(by_client) do
+        settle(s)
+    end
+    fed = true
+end
+
+local function add_generated(tree, field, value)
+    if value ~= nil then
+        tree:add(field, value):set_generated()
+    end
+end
+
+local function is_slower(s)
+    return s.slowdown ~= nil and s.slowdown * 100 >= host.prefs.slowdown_pct
+end
+
+-- Key 2: the first packet of a flow.
+function host.dissector(tvb, pinfo, tree)
+    local client = f_client()
+    if not client then
+        return
+    end
+    local s = by_client[client.value]
+    if not s then
+        return
+    end
+    local sub = tree:add(host, "tcpdiag host rules: client " .. client.value)
+    sub:set_generated()
+    add_generated(sub, hf.conns, s.conns)
+    add_generated(sub, hf.ecn_requested, s.requested)
+    add_generated(sub, hf.ecn_negotiated, s.negotiated)
+    add_generated(sub, hf.ecn_share, string.format("%s of %s requested ECN", tostring(s.requested),
+        tostring(s.conns)))
+    add_generated(sub, hf.ecn_median_duration, s.ecn_duration)
+    add_generated(sub, hf.other_median_duration, s.other_duration)
+    add_generated(sub, hf.ecn_median_throughput, s.ecn_throughput)
+    add_generated(sub, hf.other_median_throughput, s.other_throughput)
+    add_generated(sub, hf.ecn_slowdown, s.slowdown)
+    local outcome = f_outcome()
+    if outcome and NEGOTIATED[outcome.value] and is_slower(s) then
+        sub:add_proto_expert_info(ei_ecn_slower, string.format(
+            "ECN flows of %s are %.1fx slower than its other flows (median %.0f vs %.0f B/s)",
+            client.value, s.slowdown, s.ecn_throughput, s.other_throughput))
+    end
+end
+
+function host.init()
+    by_client = {}
+    fed = false
+end
+
+hooks:add(1, feed)
+hooks:add(2, host)
+
+-- `tshark -2 -z tcpdiag,hosts`: one line per client.
+local function report_hosts()
+    local tap = Listener.new("tcpdiag")
+    function tap.draw()
+        print("")
+        print("tcpdiag: per-client ECN use")
+        if not fed then
+            print("(needs the whole capture first: run tshark with -2)")
+            return
+        end
+        print(string.format("%-40s %6s %9s %10s %12s %12s %9s", "Client", "Conns", "ECN req",
+            "ECN negot", "ECN median", "Other median", "Slowdown"))
+        local clients = {}
+        for client in pairs(by_client) do
+            table.insert(clients, client)
+        end
+        table.sort(clients)
+        local function secs(v)
+            return v and string.format("%.3fs", v) or "-"
+        end
+        for _, client in ipairs(clients) do
+            local s = by_client[client]
+            print(string.format("%-40s %6s %9s %10s %12s %12s %9s%s", client, tostring(s.conns),
+                tostring(s.requested), tostring(s.negotiated), secs(s.ecn_duration),
+                secs(s.other_duration), s.slowdown and string.format("%.1fx", s.slowdown) or "-",
+                is_slower(s) and "  ECN flows slower" or ""))
+        end
+    end
+end
+
+register_stat_cmd_arg("tcpdiag,hosts", report_hosts)

@@ -1,0 +1,106 @@
+"""Every committed capture against its expected-results file (captures/README.md).
+
+The expected values were derived from how each capture was made (lab
+configuration, RFC tables), never from tcpdiag's output."""
+import json
+
+import pytest
+
+from tshark import CAPTURES, fields, run
+
+OUTCOMES = {"not-requested", "classic", "declined", "reflected", "accecn", "accecn-classic",
+            "fallback", "invalid", "unknown"}
+PCAPS = sorted(CAPTURES.glob("*.pcap"))
+SELECTOR_FIELDS = ["frame.number", "tcp.stream", "tcp.srcport", "tcp.dstport", "tcp.flags",
+                   "ip.src", "ipv6.src"]
+
+
+def expected_of(pcap):
+    path = pcap.with_name(pcap.stem + ".expected.json")
+    assert path.exists(), f"{pcap.name} has no expected-results file {path.name}"
+    return json.loads(path.read_text())
+
+
+def matches(actual, expected):
+    """Compares one printed tshark value with an expected-file value."""
+    if expected is None:
+        return actual == ""
+    if isinstance(expected, list):
+        return any(matches(actual, e) for e in expected)
+    if actual == "":
+        return False
+    if isinstance(expected, dict):
+        value = float(actual)
+        return expected.get("min", value) <= value <= expected.get("max", value)
+    if isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        return float(actual) == float(expected)
+    return actual == str(expected)
+
+
+def selected(rows, select):
+    if "tcp.stream" in select:
+        return [r for r in rows if r["tcp.stream"] == str(select["tcp.stream"])]
+    port = str(select["tcp.port"])
+    packets = [r for r in rows if port in (r["tcp.srcport"], r["tcp.dstport"])]
+    streams = {r["tcp.stream"] for r in packets}
+    assert len(streams) == 1, f"tcp.port {port} selects streams {sorted(streams)}, not one flow"
+    if streams == {""}:
+        return packets        # headers too short for Wireshark to assign a stream
+    return [r for r in rows if r["tcp.stream"] in streams]
+
+
+def is_syn(row):
+    return row["tcp.flags"] != "" and int(row["tcp.flags"], 16) & 0x12 == 0x02
+
+
+@pytest.mark.parametrize("pcap", PCAPS, ids=[p.name for p in PCAPS])
+def test_capture(pcap):
+    exp = expected_of(pcap)
+    if exp.get("robustness_only"):
+        check_robustness(pcap)
+        return
+    names = set()
+    for flow in exp["flows"]:
+        names.update(flow["expect"])
+    for entry in exp.get("hosts", []):
+        names.update(entry["expect"])
+    names = SELECTOR_FIELDS + sorted(names - set(SELECTOR_FIELDS))
+    rows = fields(pcap, names)
+
+    streams = {r["tcp.stream"] for r in rows} - {""}
+    if "flow_count" in exp:
+        assert len(streams) == exp["flow_count"], f"streams in capture: {sorted(streams)}"
+
+    failures = []
+    for flow in exp["flows"]:
+        packets = selected(rows, flow["select"])
+        assert packets, f"{flow['select']} selects no packet"
+        for name, want in flow["expect"].items():
+            bad = [(r["frame.number"], r[name]) for r in packets if not matches(r[name], want)]
+            if bad:
+                failures.append(f"{flow['select']} {name}: expected {want!r}, got {bad[:3]}"
+                                f" ({len(bad)} of {len(packets)} packets) -- {flow.get('why', '')}")
+
+    for entry in exp.get("hosts", []):
+        client = entry["client"]
+        syn_streams = {r["tcp.stream"] for r in rows
+                       if is_syn(r) and client in (r["ip.src"], r["ipv6.src"])}
+        assert syn_streams, f"no SYN from {client}"
+        firsts = [next(r for r in rows if r["tcp.stream"] == s) for s in sorted(syn_streams, key=int)]
+        for name, want in entry["expect"].items():
+            bad = [(r["frame.number"], r[name]) for r in firsts if not matches(r[name], want)]
+            if bad:
+                failures.append(f"host {client} {name}: expected {want!r}, got {bad[:3]}"
+                                f" -- {entry.get('why', '')}")
+    assert not failures, "\n".join(failures)
+
+
+def check_robustness(pcap):
+    """Hostile input: no crash, no dissector bug, only documented outcomes."""
+    for args in (["-2", "-V"], ["-V"], ["-2", "-q", "-z", "tcpdiag,flows", "-z", "tcpdiag,hosts"]):
+        proc = run(["-r", pcap] + args, check=False)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        for text in (proc.stdout, proc.stderr):
+            assert "Dissector bug" not in text and "Lua: Error" not in text, text[-2000:]
+    outcomes = {r["tcpdiag.ecn.outcome"] for r in fields(pcap, ["tcpdiag.ecn.outcome"])}
+    assert outcomes <= OUTCOMES | {""}, outcomes

@@ -1,0 +1,47 @@
+"""The plugin as Wireshark sees it: registration, documented fields, preferences."""
+import re
+
+from tshark import ROOT, run
+
+
+def registered_fields():
+    out = run(["-G", "fields"]).stdout
+    return {line.split("\t")[2]: line.split("\t") for line in out.splitlines()
+            if line.startswith(("F\t", "P\t")) and "tcpdiag" in line}
+
+
+def documented_fields():
+    text = (ROOT / "docs" / "fields.md").read_text()
+    names = set()
+    for cell in re.findall(r"`(tcpdiag\.[a-z0-9_.]+)`", text):
+        names.add(cell)
+    # "`tcpdiag.ecn.c2s.not_ect` … `.ect0`" rows abbreviate siblings
+    for base in ("c2s", "s2c"):
+        for cp in ("not_ect", "ect0", "ect1", "ce"):
+            names.add(f"tcpdiag.ecn.{base}.{cp}")
+    return {n for n in names if not n.endswith(".*")}
+
+
+def test_plugin_and_lua_are_loaded():
+    # (-G plugins would also run every extcap binary, which hangs under the ASan preload)
+    protocols = {line.split("\t")[2] for line in run(["-G", "protocols"]).stdout.splitlines()}
+    assert "tcpdiag" in protocols, "the C plugin did not load"
+    assert "tcpdiag.host" in protocols, "the Lua host rules did not load"
+
+
+def test_every_documented_field_is_registered():
+    fields = registered_fields()
+    missing = documented_fields() - set(fields)
+    assert not missing, f"documented but not registered: {sorted(missing)}"
+
+
+def test_every_registered_field_is_documented():
+    undocumented = set(registered_fields()) - documented_fields() - {"tcpdiag", "tcpdiag.hostfeed"}
+    assert not undocumented, f"registered but not in docs/fields.md: {sorted(undocumented)}"
+
+
+def test_preferences_are_registered():
+    out = run(["-G", "currentprefs"]).stdout
+    for pref in ("tcpdiag.capture_position", "tcpdiag.vantage_dominance_pct",
+                 "tcpdiag.vantage_min_delay_us", "tcpdiag.host.slowdown_pct"):
+        assert pref in out, pref
