@@ -1,0 +1,131 @@
+"""How findings are presented: single pass vs two passes, where expert info lands,
+the -z reports, the shipped colouring rules. The facts asserted come from how
+the lab made each capture (captures/lab/README.md)."""
+import re
+
+from tshark import CAPTURES, ROOT, fields, run
+
+CUBIC_CLIENT = CAPTURES / "lab-ecn-ce-cubic-client.pcap"
+ONE_OF_N = CAPTURES / "lab-ecn-1-of-n.pcap"
+ECN_FLOW_OF_N = "6"     # tcp.stream of the 7th connection, the only one with tcp_ecn=1
+
+
+def flags(row):
+    return int(row["tcp.flags"], 16)
+
+
+def is_syn(row):
+    return flags(row) & 0x12 == 0x02
+
+
+def is_synack(row):
+    return flags(row) & 0x12 == 0x12
+
+
+def test_single_pass_shows_only_what_is_final():
+    names = ["frame.number", "tcp.flags", "tcpdiag.ecn.outcome", "tcpdiag.ecn.s2c.ect0",
+             "tcpdiag.flow.duration", "tcpdiag.flow.client"]
+    rows = fields(CUBIC_CLIENT, names, two_pass=False)
+    handshake = [r for r in rows if is_syn(r) or is_synack(r)]
+    later = rows[len(handshake):]
+    # an ECN request is settled only when the client answers the SYN-ACK
+    assert handshake and all(r["tcpdiag.ecn.outcome"] == "" for r in handshake)
+    assert all(r["tcpdiag.ecn.outcome"] == "classic" for r in later)
+    # roles are final from the SYN on
+    assert all(r["tcpdiag.flow.client"] == "10.77.1.2" for r in rows)
+    # whole-flow counts and durations need the whole capture
+    assert all(r["tcpdiag.ecn.s2c.ect0"] == "" and r["tcpdiag.flow.duration"] == "" for r in rows)
+
+
+def test_two_pass_fills_every_packet():
+    rows = fields(CUBIC_CLIENT, ["tcpdiag.ecn.outcome", "tcpdiag.ecn.s2c.ect0"])
+    assert all(r["tcpdiag.ecn.outcome"] == "classic" for r in rows)
+    assert len({r["tcpdiag.ecn.s2c.ect0"] for r in rows}) == 1
+
+
+def expert_frames(pcap, expert):
+    rows = fields(pcap, ["frame.number", "tcp.stream", "tcp.flags", "tcp.len"],
+                  extra=["-Y", expert])
+    return rows
+
+
+def test_outcome_expert_on_the_settling_packet():
+    rows = fields(ONE_OF_N, ["frame.number", "tcp.stream", "tcp.flags",
+                             "tcpdiag.ecn.negotiated", "tcpdiag.ecn.not_negotiated"])
+    negotiated = [r for r in rows if r["tcpdiag.ecn.negotiated"]]
+    not_negotiated = [r for r in rows if r["tcpdiag.ecn.not_negotiated"]]
+    # one classic flow, settled by the client's ACK of the SYN-ACK
+    assert [r["tcp.stream"] for r in negotiated] == [ECN_FLOW_OF_N]
+    first_ack = next(r for r in rows if r["tcp.stream"] == ECN_FLOW_OF_N
+                     and not is_syn(r) and not is_synack(r))
+    assert negotiated[0]["frame.number"] == first_ack["frame.number"]
+    # 19 plain SYNs, each settled by the SYN itself
+    assert len(not_negotiated) == 19 and all(is_syn(r) for r in not_negotiated)
+
+
+def test_fallback_expert_on_the_retried_syn():
+    rows = expert_frames(CAPTURES / "lab-ecn-blackhole.pcap", "tcpdiag.ecn.syn_fallback")
+    assert len(rows) == 1
+    assert is_syn(rows[0]) and flags(rows[0]) & 0xC0 == 0     # SYN without ECE/CWR
+
+
+def test_unmarked_expert_on_first_bleached_data_segment():
+    rows = fields(CAPTURES / "lab-ecn-bleached.pcap",
+                  ["frame.number", "tcpdiag.dir", "tcp.len", "tcpdiag.ecn.data_unmarked"])
+    marked = [r for r in rows if r["tcpdiag.ecn.data_unmarked"]]
+    first_s2c_data = next(r for r in rows if r["tcpdiag.dir"] == "s2c" and int(r["tcp.len"]) > 0)
+    assert [r["frame.number"] for r in marked] == [first_s2c_data["frame.number"]]
+
+
+def test_expert_groups_and_severities():
+    out = run(["-r", CAPTURES / "lab-ecn-blackhole.pcap", "-2", "-q", "-z", "expert"]).stdout
+    warns = out.split("Warns")[1].split("Notes")[0]
+    assert re.search(r"Sequence\s+tcpdiag\s+ECN-setup SYN was retried", warns)
+    out = run(["-r", CUBIC_CLIENT, "-2", "-q", "-z", "expert"]).stdout
+    notes = out.split("Notes")[1].split("Chats")[0]
+    assert re.search(r"Protocol\s+tcpdiag\s+ECN negotiated: classic", notes)
+    assert "Errors" not in out
+
+
+def test_host_warning_on_the_slow_ecn_flow_only():
+    rows = fields(ONE_OF_N, ["tcp.stream", "tcpdiag.host.ecn_slower"])
+    warned = {r["tcp.stream"] for r in rows if r["tcpdiag.host.ecn_slower"]}
+    assert warned == {ECN_FLOW_OF_N}
+
+
+def test_flows_report_lists_every_flow():
+    out = run(["-r", ONE_OF_N, "-2", "-q", "-z", "tcpdiag,flows"]).stdout
+    lines = [line for line in out.splitlines() if re.match(r"^\d+\s", line)]
+    assert len(lines) == 20
+    outcomes = {line.split()[0]: line.split()[-1] for line in lines}
+    assert outcomes[ECN_FLOW_OF_N] == "classic"
+    assert sum(v == "not-requested" for v in outcomes.values()) == 19
+    assert all("10.77.1.2:" in line and "-> 10.77.2.2:5001" in line for line in lines)
+
+
+def test_hosts_report_needs_two_passes():
+    single = run(["-r", ONE_OF_N, "-q", "-z", "tcpdiag,hosts"]).stdout
+    assert "run tshark with -2" in single
+    double = run(["-r", ONE_OF_N, "-2", "-q", "-z", "tcpdiag,hosts"]).stdout
+    row = next(line for line in double.splitlines() if line.startswith("10.77.1.2"))
+    assert row.split()[1:4] == ["20", "1", "1"]
+    assert "ECN flows slower" in row
+
+
+def test_capture_position_preference_overrides_inference():
+    rows = fields(CUBIC_CLIENT, ["tcpdiag.flow.vantage"],
+                  extra=["-o", "tcpdiag.capture_position:near-server"])
+    assert {r["tcpdiag.flow.vantage"] for r in rows} == {"near-server"}
+
+
+def test_disabling_the_protocol_removes_its_fields():
+    rows = fields(CUBIC_CLIENT, ["tcpdiag.ecn.outcome"], extra=["--disable-protocol", "tcpdiag"])
+    assert all(r["tcpdiag.ecn.outcome"] == "" for r in rows)
+
+
+def test_shipped_colouring_rules_compile():
+    rules = (ROOT / "docs" / "colorfilters").read_text().splitlines()
+    filters = [line.split("@")[2] for line in rules if line.startswith("@")]
+    assert filters
+    for flt in filters:
+        run(["-r", CUBIC_CLIENT, "-2", "-Y", flt])
