@@ -1,0 +1,63 @@
+/* libFuzzer target for the core: arbitrary bytes become a packet sequence.
+ * Streams and addresses come from few bits so that flows collide and every
+ * handshake path (retries, new ISNs, foreign addresses) is reached. */
+#include <stdint.h>
+#include <string.h>
+#include "flow.h"
+
+enum { RECORD_BYTES = 16 };
+
+static void decode(const uint8_t *b, uint32_t frame, td_record *rec)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->frame = frame;
+    rec->time_ns = (int64_t)(b[0] | (b[1] << 8)) * 1000 * (b[2] & 0x80 ? -1 : 1);
+    rec->stream = b[2] & 7;
+    rec->src.len = rec->dst.len = (b[3] & 1) ? 16 : 4;
+    rec->src.bytes[0] = b[3] >> 6;
+    rec->dst.bytes[0] = (b[3] >> 4) & 3;
+    rec->sport = b[4] & 3;
+    rec->dport = (b[4] >> 2) & 3;
+    rec->tcp_flags = (uint16_t)((b[5] | (b[6] << 8)) & 0x1ff);
+    rec->has_ip_ecn = b[6] & 0x80;
+    rec->ip_ecn = (b[6] >> 4) & 3;
+    rec->seq = b[7] & 3;
+    rec->ack = b[8];
+    rec->payload_len = (uint32_t)(b[9] | (b[10] << 8)) * (b[11] & 1);
+    rec->mss_option = (uint16_t)(b[12] | (b[13] << 8));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    td_config cfg;
+    td_record rec;
+    char text[64];
+    int sender;
+
+    td_config_defaults(&cfg);
+    cfg.vantage_dominance_pct = size ? data[0] % 101 : 80;
+    td_engine *engine = td_engine_new(&cfg);
+    for (size_t at = 0, frame = 1; at + RECORD_BYTES <= size; at += RECORD_BYTES, frame++) {
+        decode(data + at, (uint32_t)frame, &rec);
+        if (data[at + 14] & 1)
+            td_engine_add_quoted(engine, &rec);
+        else
+            td_engine_add(engine, &rec, &sender);
+    }
+    td_engine_finish(engine);
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        int64_t a, b;
+        td_flow_vantage(flow, &cfg);
+        td_flow_handshake_halves(flow, &a, &b);
+        td_flow_data_sender(flow);
+        td_ecn_outcome_name(flow->ecn_outcome);
+        td_ecn_data_use_name(td_flow_ecn_data_use(flow, 0));
+        td_ecn_data_use_name(td_flow_ecn_data_use(flow, 1));
+        td_addr_format(&flow->addr[0], text, sizeof text);
+        if (flow->ecn_outcome == TD_ECN_PENDING)
+            __builtin_trap();           /* finish() must settle every flow */
+    }
+    td_engine_free(engine);
+    return 0;
+}
