@@ -20,12 +20,15 @@ import os
 import subprocess
 import sys
 
+# Shared with make-crafted.py: names, RFC rows and docs/fields.md rules only.
+# Every fact they are applied to comes from tshark's fields below.
+from rfc_tables import (ACCECN_FEEDBACK, ACCECN_SYNACK_OUTCOME, CLASSIC_SYNACK_OUTCOME,
+                        CODEPOINTS, ECN_NAME, NEGOTIATED, data_class, data_sender)
+
 FIELDS = ["frame.number", "tcp.stream", "tcp.port", "ip.src", "ip.dst",
           "ipv6.src", "ipv6.dst", "tcp.srcport", "tcp.dstport", "tcp.flags",
           "tcp.seq_raw", "tcp.len", "ip.dsfield.ecn", "ipv6.tclass.ecn",
           "tcp.options.mss_val", "icmp.type", "icmpv6.type"]
-CP = {0: "not-ect", 1: "ect1", 2: "ect0", 3: "ce"}
-NEG = ("classic", "accecn", "accecn-classic")
 
 
 def tshark(pcap):
@@ -48,7 +51,7 @@ def triple(flags):
 
 def ecn_of(r):
     v = r["ip.dsfield.ecn"] or r["ipv6.tclass.ecn"]
-    return CP[int(v)] if v != "" else None
+    return ECN_NAME[int(v)] if v != "" else None
 
 
 def src(r):
@@ -75,24 +78,10 @@ def outcome_of(syns, synacks):
         return "unknown", None
     sa = synacks[-1]
     if first == (0, 1, 1):
-        return {(0, 0, 1): "classic", (0, 0, 0): "declined",
-                (0, 1, 1): "reflected"}.get(sa, "invalid"), None
-    fb = {(0, 1, 0): "not-ect", (0, 1, 1): "ect1", (1, 0, 0): "ect0", (1, 1, 0): "ce"}
-    if sa in fb:
-        return "accecn", fb[sa]
-    return {(0, 0, 1): "accecn-classic", (0, 0, 0): "declined",
-            (1, 1, 1): "reflected"}.get(sa, "invalid"), None
-
-
-def data_class(outcome, counts):
-    if outcome == "unknown":
-        return "unknown"
-    if sum(counts.values()) == 0:
-        return "no-data"
-    marked = counts["ect0"] + counts["ect1"] + counts["ce"]
-    if outcome in NEG:
-        return "ect" if marked else "unmarked"
-    return "unnegotiated-ect" if marked else "not-ect"
+        return CLASSIC_SYNACK_OUTCOME.get(sa, "invalid"), None
+    if sa in ACCECN_FEEDBACK:
+        return "accecn", ACCECN_FEEDBACK[sa]
+    return ACCECN_SYNACK_OUTCOME.get(sa, "invalid"), None
 
 
 def analyse(rows):
@@ -139,8 +128,7 @@ def analyse(rows):
     out["tcpdiag.flow.server_mss"] = mss(synack_rows[-1:]) if synack_rows else None
     out["tcpdiag.ecn.syn_ip_ecn"] = ecn_of(syn_rows[-1]) if syn_rows else None
     out["tcpdiag.ecn.synack_ip_ecn"] = ecn_of(synack_rows[-1]) if synack_rows else None
-    counts = {"c2s": dict.fromkeys(("not_ect", "ect0", "ect1", "ce"), 0),
-              "s2c": dict.fromkeys(("not_ect", "ect0", "ect1", "ce"), 0)}
+    counts = {"c2s": dict.fromkeys(CODEPOINTS, 0), "s2c": dict.fromkeys(CODEPOINTS, 0)}
     nbytes = {"c2s": 0, "s2c": 0}
     for r in rows:
         n = int(r["tcp.len"] or 0)
@@ -154,9 +142,7 @@ def analyse(rows):
             out["tcpdiag.ecn.%s.%s" % (d, k)] = v
         out["tcpdiag.ecn.%s.data" % d] = data_class(outcome, counts[d])
         out["tcpdiag.flow.%s.bytes" % d] = nbytes[d]
-    c, s = nbytes["c2s"] > 0, nbytes["s2c"] > 0
-    out["tcpdiag.flow.data_sender"] = {(1, 1): "both", (1, 0): "client",
-                                       (0, 1): "server", (0, 0): "none"}[(c, s)]
+    out["tcpdiag.flow.data_sender"] = data_sender(nbytes["c2s"] > 0, nbytes["s2c"] > 0)
     return out
 
 
@@ -219,7 +205,7 @@ def check_file(path, capdir):
         fl = flows_by_client.get(h["client"], [])
         conns = [f for f in fl if f["tcpdiag.ecn.syn_ip_ecn"] is not None]
         got = {"tcpdiag.host.conns": len(conns),
-               "tcpdiag.host.ecn_negotiated": sum(f["tcpdiag.ecn.outcome"] in NEG for f in conns)}
+               "tcpdiag.host.ecn_negotiated": sum(f["tcpdiag.ecn.outcome"] in NEGOTIATED for f in conns)}
         for k, v in h["expect"].items():
             if k in got and not matches(v, got[k]):
                 problems.append("host %s %s: expected %r, got %r" % (h["client"], k, v, got[k]))

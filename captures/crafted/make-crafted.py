@@ -28,13 +28,16 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Raw
 
+from rfc_tables import (ACCECN_SYNACK, CODEPOINTS, ECN, NEGOTIATED, data_class,
+                        data_sender)
+
 MADE_BY = "captures/crafted/make-crafted.py"
 
 # --------------------------------------------------------------------------
 # constants
 
-ECN = {"not-ect": 0, "ect1": 1, "ect0": 2, "ce": 3}
-CODEPOINTS = ("not_ect", "ect0", "ect1", "ce")  # field suffixes
+# ECN codepoints, the RFC 9768 Table 2 SYN-ACK rows and the docs/fields.md
+# classes come from rfc_tables.py, shared with check-crafted.py.
 
 FIN, SYN, RST, PSH, ACK, URG, ECE, CWR, AE = (
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x100)
@@ -54,11 +57,6 @@ def ace_bits(n):
 # Handshake encoding of the ACE field on the client's pure ACK of the SYN-ACK
 # (RFC 9768 §3.2.2.1 Table 3), keyed by the IP-ECN codepoint of the SYN-ACK.
 HANDSHAKE_ACE = {"not-ect": 0b010, "ect1": 0b011, "ect0": 0b100, "ce": 0b110}
-
-# SYN-ACK flags an AccECN server sends to feed back the SYN's IP-ECN field
-# (RFC 9768 §3.1.2 Table 2, top block).
-ACCECN_SYNACK = {"not-ect": (0, 1, 0), "ect1": (0, 1, 1),
-                 "ect0": (1, 0, 0), "ce": (1, 1, 0)}
 
 CLIENT_MAC = "02:00:00:00:0c:01"
 SERVER_MAC = "02:00:00:00:05:01"
@@ -310,26 +308,9 @@ class Conn:
 # --------------------------------------------------------------------------
 # expected-results helpers
 
-NEGOTIATED = ("classic", "accecn", "accecn-classic")
-
-
-def data_class(outcome, counts):
-    """tcpdiag.ecn.<dir>.data as docs/fields.md defines it."""
-    if outcome == "unknown":
-        return "unknown"
-    if sum(counts.values()) == 0:
-        return "no-data"
-    marked = counts["ect0"] + counts["ect1"] + counts["ce"]
-    if outcome in NEGOTIATED:
-        return "ect" if marked else "unmarked"
-    return "unnegotiated-ect" if marked else "not-ect"
-
-
 def sender(conn):
-    c = sum(conn.tally["c"].values()) > 0
-    s = sum(conn.tally["s"].values()) > 0
-    return {(True, True): "both", (True, False): "client",
-            (False, True): "server", (False, False): "none"}[(c, s)]
+    return data_sender(sum(conn.tally["c"].values()) > 0,
+                       sum(conn.tally["s"].values()) > 0)
 
 
 def expect(conn, outcome, why, feedback=None, roles="known", syn_seen=True,
@@ -518,44 +499,38 @@ def accecn_rows(cap, client, server, port0, t0=0.0, dscp_port=None, v6=False):
     return flows, negotiated
 
 
-def build_accecn_table(outdir):
-    cap = Capture("crafted-accecn-table")
-    client, server = "192.0.2.10", "198.51.100.10"
-    flows, neg = accecn_rows(cap, client, server, 40101, dscp_port=40103)
+# The two AccECN-table captures: the same rows, over IPv4 and over IPv6.
+ACCECN_V4 = dict(
+    name="crafted-accecn-table", client="192.0.2.10", server="198.51.100.10",
+    port0=40101, dscp_port=40103, v6=False,
+    host_why="10 complete handshakes from this client, every SYN (AE,CWR,ECE)=(1,1,1); "
+             "%d of them end accecn or accecn-classic",
+    story="IPv4, capture point near the client. One AccECN connection per "
+          "SYN-ACK row of RFC 9768 Table 2 (ports 40101-40108), plus two where "
+          "the SYN's codepoint changed after the capture point (40109, 40110). "
+          "Server 198.51.100.10:443, client 192.0.2.10.")
+ACCECN_V6 = dict(
+    name="crafted-ipv6-accecn", client="2001:db8:c1::10", server="2001:db8:51::10",
+    port0=40301, dscp_port=40303, v6=True,
+    host_why="10 complete handshakes, all AccECN SYNs; %d end accecn or accecn-classic",
+    story="The AccECN table of crafted-accecn-table.pcap over IPv6: the ECN field "
+          "is the low two bits of the traffic class (RFC 3168 §5, RFC 8200 §7); "
+          "40303 also carries DSCP AF21 in the traffic class. Flow labels set. "
+          "Client 2001:db8:c1::10, server [2001:db8:51::10]:443.")
+
+
+def build_accecn_table(outdir, name, client, server, port0, dscp_port, v6,
+                       host_why, story):
+    cap = Capture(name)
+    flows, neg = accecn_rows(cap, client, server, port0, dscp_port=dscp_port, v6=v6)
     cap.write(os.path.join(outdir, cap.name + ".pcap"))
     hosts = [{"client": client,
-              "why": "10 complete handshakes from this client, every SYN (AE,CWR,ECE)=(1,1,1); "
-                     "%d of them end accecn or accecn-classic" % neg,
+              "why": host_why % neg,
               "expect": {"tcpdiag.host.conns": len(flows),
                          "tcpdiag.host.ecn_requested": len(flows),
                          "tcpdiag.host.ecn_negotiated": neg,
                          "tcpdiag.host.ecn_share": "%d of %d requested ECN" % (len(flows), len(flows))}}]
-    write_expected(outdir, cap.name,
-                   "IPv4, capture point near the client. One AccECN connection per "
-                   "SYN-ACK row of RFC 9768 Table 2 (ports 40101-40108), plus two where "
-                   "the SYN's codepoint changed after the capture point (40109, 40110). "
-                   "Server 198.51.100.10:443, client 192.0.2.10.",
-                   flows, flow_count=len(flows), hosts=hosts)
-    return flows
-
-
-def build_ipv6_accecn(outdir):
-    cap = Capture("crafted-ipv6-accecn")
-    client, server = "2001:db8:c1::10", "2001:db8:51::10"
-    flows, neg = accecn_rows(cap, client, server, 40301, dscp_port=40303, v6=True)
-    cap.write(os.path.join(outdir, cap.name + ".pcap"))
-    hosts = [{"client": client,
-              "why": "10 complete handshakes, all AccECN SYNs; %d end accecn or accecn-classic" % neg,
-              "expect": {"tcpdiag.host.conns": len(flows),
-                         "tcpdiag.host.ecn_requested": len(flows),
-                         "tcpdiag.host.ecn_negotiated": neg,
-                         "tcpdiag.host.ecn_share": "%d of %d requested ECN" % (len(flows), len(flows))}}]
-    write_expected(outdir, cap.name,
-                   "The AccECN table of crafted-accecn-table.pcap over IPv6: the ECN field "
-                   "is the low two bits of the traffic class (RFC 3168 §5, RFC 8200 §7); "
-                   "40303 also carries DSCP AF21 in the traffic class. Flow labels set. "
-                   "Client 2001:db8:c1::10, server [2001:db8:51::10]:443.",
-                   flows, flow_count=len(flows), hosts=hosts)
+    write_expected(outdir, cap.name, story, flows, flow_count=len(flows), hosts=hosts)
     return flows
 
 
@@ -1296,9 +1271,9 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(here)
     os.makedirs(outdir, exist_ok=True)
-    build_accecn_table(outdir)
+    build_accecn_table(outdir, **ACCECN_V4)
     build_classic_table(outdir)
-    build_ipv6_accecn(outdir)
+    build_accecn_table(outdir, **ACCECN_V6)
     build_fallback(outdir)
     build_partial(outdir)
     build_truncated(outdir)
