@@ -1269,6 +1269,8 @@ def build_hostile(outdir):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        sys.exit("usage: make-crafted.py [OUTPUT_DIR]   (default: captures/)")
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(here)
     os.makedirs(outdir, exist_ok=True)
     build_accecn_table(outdir, **ACCECN_V4)
