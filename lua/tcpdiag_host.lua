@@ -46,11 +46,6 @@ host.prefs.slowdown_pct = Pref.uint("ECN slowdown warning (%)", 200,
     "Warn on a client's ECN flows when its other flows' median throughput is at least "
     .. "this many percent of the ECN flows' median throughput (200 = twice as fast)")
 
-local f_client = Field.new("tcpdiag.flow.client")
-local f_outcome = Field.new("tcpdiag.ecn.outcome")
-
-local NEGOTIATED = { classic = true, accecn = true, ["accecn-classic"] = true }
-
 local by_client = {}    -- address text -> summary table
 local fed = false
 
@@ -134,17 +129,15 @@ local function is_slower(s)
     return s.slowdown ~= nil and s.slowdown * 100 >= host.prefs.slowdown_pct
 end
 
--- Key 2: the first packet of a flow.
+-- Key 2: the first packet of a flow, with "client \t negotiated(0/1)". (No
+-- Field extractors: each one would make tshark keep that field on every packet.)
 function host.dissector(tvb, pinfo, tree)
-    local client = f_client()
-    if not client then
-        return
-    end
-    local s = by_client[client.value]
+    local client, negotiated = tvb:raw():match("^(%S+)\t([01])$")
+    local s = client and by_client[client]
     if not s then
         return
     end
-    local sub = tree:add(host, "tcpdiag host rules: client " .. client.value)
+    local sub = tree:add(host, "tcpdiag host rules: client " .. client)
     sub:set_generated()
     add_generated(sub, hf.conns, s.conns)
     add_generated(sub, hf.ecn_requested, s.requested)
@@ -156,11 +149,10 @@ function host.dissector(tvb, pinfo, tree)
     add_generated(sub, hf.ecn_median_throughput, s.ecn_throughput)
     add_generated(sub, hf.other_median_throughput, s.other_throughput)
     add_generated(sub, hf.ecn_slowdown, s.slowdown)
-    local outcome = f_outcome()
-    if outcome and NEGOTIATED[outcome.value] and is_slower(s) then
+    if negotiated == "1" and is_slower(s) then
         sub:add_proto_expert_info(ei_ecn_slower, string.format(
             "ECN flows of %s are %.1fx slower than its other flows (median %.0f vs %.0f B/s)",
-            client.value, s.slowdown, s.ecn_throughput, s.other_throughput))
+            client, s.slowdown, s.ecn_throughput, s.other_throughput))
     end
 end
 

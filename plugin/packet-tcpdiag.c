@@ -32,6 +32,8 @@ WS_DLL_PUBLIC uint32_t plugin_describe(void);
 enum { LUA_HOOK_FLOWS = 1, LUA_HOOK_FLOW_START = 2 };
 
 static int proto_tcpdiag = -1;
+static int proto_icmp = -1;
+static int proto_icmpv6 = -1;
 static dissector_handle_t tcpdiag_handle;
 static dissector_table_t lua_hooks;
 static td_engine *engine;
@@ -81,28 +83,19 @@ enum { C2S = 0, S2C = 1 };
 static const char *const dir_name[2] = { "c2s", "s2c" };
 
 /* The fields the postdissector reads: one table feeds both the wanted-hfid list
- * and the lookups. */
-enum wanted_field {
-    WF_TCP_STREAM, WF_TCP_FLAGS, WF_TCP_SEQ, WF_TCP_ACK, WF_TCP_LEN,
-    WF_TCP_SRCPORT, WF_TCP_DSTPORT, WF_TCP_MSS, WF_IP_ECN, WF_IPV6_ECN,
-    WF_ICMP, WF_ICMPV6, WF_COUNT
-};
+ * and the lookups. Every wanted field costs tshark time on every packet, and a
+ * field of a protocol nobody else asked for costs most (its tree item and label
+ * become real), so the rest comes from packet_info and from the header bytes
+ * Wireshark dissected tcp.seq_raw from (see header_bytes_of). */
+enum wanted_field { WF_TCP_STREAM, WF_TCP_SEQ, WF_TCP_LEN, WF_TCP_MSS, WF_COUNT };
 static struct {
     const char *name;
     int hfid;
 } wanted[WF_COUNT] = {
-    [WF_TCP_STREAM]  = { "tcp.stream", -1 },
-    [WF_TCP_FLAGS]   = { "tcp.flags", -1 },
-    [WF_TCP_SEQ]     = { "tcp.seq_raw", -1 },
-    [WF_TCP_ACK]     = { "tcp.ack_raw", -1 },
-    [WF_TCP_LEN]     = { "tcp.len", -1 },
-    [WF_TCP_SRCPORT] = { "tcp.srcport", -1 },
-    [WF_TCP_DSTPORT] = { "tcp.dstport", -1 },
-    [WF_TCP_MSS]     = { "tcp.options.mss_val", -1 },
-    [WF_IP_ECN]      = { "ip.dsfield.ecn", -1 },
-    [WF_IPV6_ECN]    = { "ipv6.tclass.ecn", -1 },
-    [WF_ICMP]        = { "icmp", -1 },
-    [WF_ICMPV6]      = { "icmpv6", -1 },
+    [WF_TCP_STREAM] = { "tcp.stream", -1 },
+    [WF_TCP_SEQ]    = { "tcp.seq_raw", -1 },
+    [WF_TCP_LEN]    = { "tcp.len", -1 },
+    [WF_TCP_MSS]    = { "tcp.options.mss_val", -1 },
 };
 
 /* What the first pass stores for each frame; later passes show it. */
@@ -143,40 +136,97 @@ static bool to_td_addr(const address *from, td_addr *to)
     return true;
 }
 
+enum { TCP_FLAGS_AT = 12, IPV4_MIN_HEADER = 20, IPV6_HEADER = 40, IPPROTO_TCP_NUMBER = 6 };
+
+static bool bytes_equal(tvbuff_t *tvb, int offset, const td_addr *addr)
+{
+    return tvb_memeql(tvb, offset, addr->bytes, addr->len) == 0;
+}
+
+/* The IP ECN codepoint of the header right before the TCP header at tcp_at.
+ * It counts only if that header really is this segment's: version, protocol,
+ * length and both addresses must agree. IPv6 extension headers and IP headers in
+ * another buffer (reassembly) leave the codepoint unknown, never guessed. */
+static bool ip_ecn_before(tvbuff_t *tvb, int tcp_at, const td_record *rec, uint8_t *ecn)
+{
+    if (rec->src.len == 4) {
+        for (int ihl = 5; ihl <= 15; ihl++) {
+            int at = tcp_at - 4 * ihl;
+            if (at < 0 || !tvb_bytes_exist(tvb, at, IPV4_MIN_HEADER))
+                return false;
+            if (tvb_get_guint8(tvb, at) == (0x40 | ihl) &&
+                tvb_get_guint8(tvb, at + 9) == IPPROTO_TCP_NUMBER &&
+                bytes_equal(tvb, at + 12, &rec->src) && bytes_equal(tvb, at + 16, &rec->dst)) {
+                *ecn = tvb_get_guint8(tvb, at + 1) & 3;
+                return true;
+            }
+        }
+        return false;
+    }
+    int at = tcp_at - IPV6_HEADER;
+    if (at < 0 || !tvb_bytes_exist(tvb, at, IPV6_HEADER) ||
+        (tvb_get_guint8(tvb, at) >> 4) != 6 || tvb_get_guint8(tvb, at + 6) != IPPROTO_TCP_NUMBER ||
+        !bytes_equal(tvb, at + 8, &rec->src) || !bytes_equal(tvb, at + 24, &rec->dst))
+        return false;
+    *ecn = (uint8_t)((tvb_get_ntohl(tvb, at) >> 20) & 3);
+    return true;
+}
+
+/* Flags and the IP codepoint straight from the bytes that tcp.seq_raw was
+ * dissected from: the TCP header starts 4 bytes before the sequence number. */
+static bool header_bytes_of(proto_tree *tree, td_record *rec)
+{
+    field_info *seq = last_field(tree, WF_TCP_SEQ);
+    int tcp_at;
+
+    if (!seq || !seq->ds_tvb || seq->start < 4)
+        return false;
+    tcp_at = seq->start - 4;
+    if (!tvb_bytes_exist(seq->ds_tvb, tcp_at + TCP_FLAGS_AT, 2))
+        return false;
+    rec->seq = fvalue_get_uinteger(TD_FI_VALUE(seq));
+    rec->tcp_flags = tvb_get_ntohs(seq->ds_tvb, tcp_at + TCP_FLAGS_AT) & 0x0fff;
+    rec->has_ip_ecn = ip_ecn_before(seq->ds_tvb, tcp_at, rec, &rec->ip_ecn);
+    return true;
+}
+
 typedef enum { FRAME_OTHER, FRAME_SEGMENT, FRAME_QUOTED_SEGMENT } frame_kind;
 
-/* Fills rec from the frame's tree. A TCP header inside an ICMP error is a
- * quoted segment; frames without complete TCP/IP fields are FRAME_OTHER. */
+static bool inside_icmp_error(const packet_info *pinfo)
+{
+    for (wmem_list_frame_t *layer = wmem_list_head(pinfo->layers); layer;
+         layer = wmem_list_frame_next(layer)) {
+        int proto = GPOINTER_TO_INT(wmem_list_frame_data(layer));
+        if (proto == proto_icmp || proto == proto_icmpv6)
+            return true;
+    }
+    return false;
+}
+
+/* Fills rec from the frame. A TCP header inside an ICMP error is a quoted
+ * segment; frames without complete TCP/IP headers are FRAME_OTHER. */
 static frame_kind read_record(packet_info *pinfo, proto_tree *tree, td_record *rec)
 {
     uint32_t value;
 
     memset(rec, 0, sizeof *rec);
     if (!read_uint(tree, WF_TCP_STREAM, &rec->stream) ||
-        !read_uint(tree, WF_TCP_FLAGS, &value) ||
         !to_td_addr(&pinfo->net_src, &rec->src) ||
         !to_td_addr(&pinfo->net_dst, &rec->dst))
         return FRAME_OTHER;
-    rec->tcp_flags = (uint16_t)value;
-    if (!read_uint(tree, WF_TCP_SRCPORT, &value))
+    rec->frame = pinfo->num;
+    rec->time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
+    /* Only the stream of a quoted header counts. Its ports are not in pinfo on every
+     * version: from 4.4 on the ICMP dissector puts back its own (none) after the quote. */
+    if (inside_icmp_error(pinfo))
+        return FRAME_QUOTED_SEGMENT;
+    if (pinfo->ptype != PT_TCP || !header_bytes_of(tree, rec))
         return FRAME_OTHER;
-    rec->sport = (uint16_t)value;
-    if (!read_uint(tree, WF_TCP_DSTPORT, &value))
-        return FRAME_OTHER;
-    rec->dport = (uint16_t)value;
-    read_uint(tree, WF_TCP_SEQ, &rec->seq);
-    read_uint(tree, WF_TCP_ACK, &rec->ack);
+    rec->sport = (uint16_t)pinfo->srcport;
+    rec->dport = (uint16_t)pinfo->destport;
     read_uint(tree, WF_TCP_LEN, &rec->payload_len);
     if (read_uint(tree, WF_TCP_MSS, &value))
         rec->mss_option = (uint16_t)value;
-    if (read_uint(tree, rec->src.len == 4 ? WF_IP_ECN : WF_IPV6_ECN, &value)) {
-        rec->ip_ecn = (uint8_t)(value & 3);
-        rec->has_ip_ecn = true;
-    }
-    rec->frame = pinfo->num;
-    rec->time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
-    if (last_field(tree, WF_ICMP) || last_field(tree, WF_ICMPV6))
-        return FRAME_QUOTED_SEGMENT;
     return FRAME_SEGMENT;
 }
 
@@ -191,6 +241,17 @@ static void add_relative_time(proto_tree *tree, int hf, tvbuff_t *tvb, int64_t n
 static void add_string(proto_tree *tree, int hf, tvbuff_t *tvb, const char *value)
 {
     proto_item_set_generated(proto_tree_add_string(tree, hf, tvb, 0, 0, value));
+}
+
+/* Formats the address only when the tree will keep the field. */
+static void add_address(proto_tree *tree, int hf, tvbuff_t *tvb, const td_addr *addr)
+{
+    char text[64];
+
+    if (!proto_field_is_referenced(tree, hf))
+        return;
+    td_addr_format(addr, text, sizeof text);
+    add_string(tree, hf, tvb, text);
 }
 
 static void add_uint(proto_tree *tree, int hf, tvbuff_t *tvb, uint32_t value)
@@ -208,7 +269,6 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
 {
     const td_flow *flow = pkt->flow;
     proto_tree *flow_tree;
-    char text[64];
     int64_t to_server, to_client;
 
     flow_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_flow, NULL, "Flow");
@@ -218,11 +278,9 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
         int server = td_flow_server(flow);
         if (pkt->sender != QUOTED)
             add_string(tree, hf_dir, tvb, dir_name[pkt->sender == flow->client ? C2S : S2C]);
-        td_addr_format(&flow->addr[flow->client], text, sizeof text);
-        add_string(flow_tree, hf_flow_client, tvb, text);
+        add_address(flow_tree, hf_flow_client, tvb, &flow->addr[flow->client]);
         add_uint(flow_tree, hf_flow_client_port, tvb, flow->port[flow->client]);
-        td_addr_format(&flow->addr[server], text, sizeof text);
-        add_string(flow_tree, hf_flow_server, tvb, text);
+        add_address(flow_tree, hf_flow_server, tvb, &flow->addr[server]);
         add_uint(flow_tree, hf_flow_server_port, tvb, flow->port[server]);
         if (flow->hs.mss[flow->client])
             add_uint(flow_tree, hf_flow_client_mss, tvb, flow->hs.mss[flow->client]);
@@ -365,6 +423,18 @@ static void feed_lua(tvbuff_t *tvb, packet_info *pinfo)
     dissector_try_uint(lua_hooks, LUA_HOOK_FLOWS, feed, pinfo, NULL);
 }
 
+/* The first packet of a flow: the Lua rules get "client \t negotiated(0/1)". */
+static void call_lua_flow_start(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const td_flow *flow)
+{
+    char client[64];
+
+    td_addr_format(&flow->addr[flow->client], client, sizeof client);
+    char *text = wmem_strdup_printf(pinfo->pool, "%s\t%d", client, td_ecn_negotiated(flow->ecn_outcome));
+    guint len = (guint)strlen(text);
+    tvbuff_t *key = tvb_new_child_real_data(tvb, (const guint8 *)text, len, (gint)len);
+    dissector_try_uint(lua_hooks, LUA_HOOK_FLOW_START, key, pinfo, tree);
+}
+
 static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
     td_packet *pkt;
@@ -406,11 +476,15 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
     proto_item *ti = proto_tree_add_item(tree, proto_tcpdiag, tvb, 0, 0, ENC_NA);
     proto_tree *td_tree = proto_item_add_subtree(ti, ett_tcpdiag);
     proto_item_set_generated(ti);
-    add_flow_items(td_tree, tvb, pkt, complete);
-    add_ecn_items(td_tree, tvb, pkt, complete);
+    /* Items that no filter, column or visible tree asks for would cost time on
+     * every packet; expert info is rare and always added. */
+    if (proto_field_is_referenced(tree, proto_tcpdiag)) {
+        add_flow_items(td_tree, tvb, pkt, complete);
+        add_ecn_items(td_tree, tvb, pkt, complete);
+    }
     add_experts(td_tree, pinfo, tvb, pkt, complete);
-    if (complete && pinfo->num == pkt->flow->first_frame)
-        dissector_try_uint(lua_hooks, LUA_HOOK_FLOW_START, tvb, pinfo, tree);
+    if (complete && pinfo->num == pkt->flow->first_frame && td_flow_roles_known(pkt->flow))
+        call_lua_flow_start(tvb, pinfo, tree, pkt->flow);
     return tvb_captured_length(tvb);
 }
 
@@ -424,6 +498,8 @@ static void tcpdiag_init(void)
             g_array_append_val(hfids, wanted[i].hfid);
     }
     set_postdissector_wanted_hfids(tcpdiag_handle, hfids);
+    proto_icmp = proto_get_id_by_filter_name("icmp");
+    proto_icmpv6 = proto_get_id_by_filter_name("icmpv6");
     config.vantage_override = (td_vantage)capture_position;
     engine = td_engine_new(&config);
     lua_fed = false;
