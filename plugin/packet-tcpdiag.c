@@ -8,7 +8,6 @@
 #include <epan/expert.h>
 #include <epan/packet.h>
 #include <epan/prefs.h>
-#include <epan/proto_data.h>
 #include <epan/tap.h>
 #include <wsutil/nstime.h>
 
@@ -98,14 +97,40 @@ static struct {
     [WF_TCP_MSS]    = { "tcp.options.mss_val", -1 },
 };
 
-/* What the first pass stores for each frame; later passes show it. */
+/* A frame's place in its flow, as the first pass found it. */
 typedef struct td_packet {
-    td_flow *flow;
+    const td_flow *flow;
     uint8_t sender;             /* endpoint index within the flow, or QUOTED */
 } td_packet;
 
 /* The frame only quotes a segment of the flow (an ICMP error). */
-enum { QUOTED = 0xff };
+enum { QUOTED = 2 };
+
+/* Per frame number, one word: the flow's index + 1 (0 = no flow) with the sender in
+ * the top two bits. 4 bytes a frame, where per-packet proto data costs about 60. */
+static GArray *frame_flows;
+enum { SENDER_SHIFT = 30 };
+#define FLOW_BITS ((1u << SENDER_SHIFT) - 1)
+
+static void remember_frame(uint32_t frame, const td_flow *flow, int sender)
+{
+    if (frame == UINT32_MAX || flow->index + 1 > FLOW_BITS)
+        return;
+    if (frame >= frame_flows->len)
+        g_array_set_size(frame_flows, frame + 1);
+    g_array_index(frame_flows, uint32_t, frame) = (flow->index + 1) | ((uint32_t)sender << SENDER_SHIFT);
+}
+
+static bool recall_frame(uint32_t frame, td_packet *pkt)
+{
+    uint32_t word = frame < frame_flows->len ? g_array_index(frame_flows, uint32_t, frame) : 0;
+
+    if (!(word & FLOW_BITS))
+        return false;
+    pkt->flow = td_engine_flow_at(engine, (word & FLOW_BITS) - 1);
+    pkt->sender = (uint8_t)(word >> SENDER_SHIFT);
+    return pkt->flow != NULL;
+}
 
 td_engine *tcpdiag_engine(void)
 {
@@ -437,7 +462,8 @@ static void call_lua_flow_start(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
 
 static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
-    td_packet *pkt;
+    td_packet packet;
+    const td_packet *pkt = &packet;
     bool complete = PINFO_FD_VISITED(pinfo);
 
     if (!engine)
@@ -458,13 +484,11 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         }
         if (!flow)
             return 0;
-        pkt = wmem_new(wmem_file_scope(), td_packet);
-        pkt->flow = flow;
-        pkt->sender = (uint8_t)sender;
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_tcpdiag, 0, pkt);
+        packet.flow = flow;
+        packet.sender = (uint8_t)sender;
+        remember_frame(pinfo->num, flow, sender);
     } else {
-        pkt = (td_packet *)p_get_proto_data(wmem_file_scope(), pinfo, proto_tcpdiag, 0);
-        if (!pkt)
+        if (!recall_frame(pinfo->num, &packet))
             return 0;
         if (!td_engine_finished(engine))
             td_engine_finish(engine);
@@ -502,6 +526,7 @@ static void tcpdiag_init(void)
     proto_icmpv6 = proto_get_id_by_filter_name("icmpv6");
     config.vantage_override = (td_vantage)capture_position;
     engine = td_engine_new(&config);
+    frame_flows = g_array_sized_new(FALSE, TRUE, (guint)sizeof(uint32_t), 0);
     lua_fed = false;
 }
 
@@ -510,6 +535,8 @@ static void tcpdiag_cleanup(void)
     set_postdissector_wanted_hfids(tcpdiag_handle, NULL);
     td_engine_free(engine);
     engine = NULL;
+    g_array_free(frame_flows, TRUE);
+    frame_flows = NULL;
 }
 
 static void register_prefs(void)

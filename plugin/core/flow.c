@@ -49,6 +49,7 @@ static bool same_endpoint(const td_addr *a, uint16_t a_port, const td_addr *b, u
 static td_flow *flow_new(td_engine *engine, const td_record *rec)
 {
     td_flow *flow = g_new0(td_flow, 1);
+    flow->index = engine->flows->len;
     flow->stream = rec->stream;
     flow->addr[0] = rec->src;
     flow->port[0] = rec->sport;

@@ -47,6 +47,7 @@ typedef struct td_handshake {
 } td_handshake;
 
 typedef struct td_flow {
+    uint32_t index;                 /* position in td_engine_flow_at() */
     uint32_t stream;
     td_addr  addr[2];               /* endpoint 0 sent the first captured packet */
     uint16_t port[2];
