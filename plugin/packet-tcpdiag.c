@@ -460,8 +460,18 @@ static void call_lua_flow_start(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t
     dissector_try_uint(lua_hooks, LUA_HOOK_FLOW_START, key, pinfo, tree);
 }
 
-static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
+/* A filter or column that names any tcpdiag field marks the protocol referenced;
+ * a plain field tells whether the tree is shown. (Asking about the protocol
+ * itself is not enough: tshark -T fields keeps every protocol item.) */
+static bool items_wanted(proto_tree *tree)
 {
+    return tree && (proto_registrar_get_nth(proto_tcpdiag)->ref_type != HF_REF_TYPE_NONE ||
+                    proto_field_is_referenced(tree, hf_dir));
+}
+
+static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tree, void *data _U_)
+{
+    proto_tree *tree = top_tree;
     td_packet packet;
     const td_packet *pkt = &packet;
     bool complete = PINFO_FD_VISITED(pinfo);
@@ -497,18 +507,18 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
             feed_lua(tvb, pinfo);
         }
     }
-    proto_item *ti = proto_tree_add_item(tree, proto_tcpdiag, tvb, 0, 0, ENC_NA);
-    proto_tree *td_tree = proto_item_add_subtree(ti, ett_tcpdiag);
-    proto_item_set_generated(ti);
     /* Items that no filter, column or visible tree asks for would cost time on
      * every packet; expert info is rare and always added. */
-    if (proto_field_is_referenced(tree, proto_tcpdiag)) {
-        add_flow_items(td_tree, tvb, pkt, complete);
-        add_ecn_items(td_tree, tvb, pkt, complete);
+    if (items_wanted(tree)) {
+        proto_item *ti = proto_tree_add_item(tree, proto_tcpdiag, tvb, 0, 0, ENC_NA);
+        proto_item_set_generated(ti);
+        tree = proto_item_add_subtree(ti, ett_tcpdiag);
+        add_flow_items(tree, tvb, pkt, complete);
+        add_ecn_items(tree, tvb, pkt, complete);
     }
-    add_experts(td_tree, pinfo, tvb, pkt, complete);
+    add_experts(tree, pinfo, tvb, pkt, complete);
     if (complete && pinfo->num == pkt->flow->first_frame && td_flow_roles_known(pkt->flow))
-        call_lua_flow_start(tvb, pinfo, tree, pkt->flow);
+        call_lua_flow_start(tvb, pinfo, top_tree, pkt->flow);
     return tvb_captured_length(tvb);
 }
 
