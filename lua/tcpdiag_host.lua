@@ -30,11 +30,15 @@ local hf = {
         "Median throughput of other flows (B/s)"),
     ecn_slowdown = ProtoField.double("tcpdiag.host.ecn_slowdown",
         "ECN slowdown (other median throughput / ECN median throughput)"),
+    opts_missing_conns = ProtoField.uint32("tcpdiag.host.opts_missing_conns",
+        "Connections whose SYN lacked window scaling, SACK or timestamps"),
+    opts_share = ProtoField.string("tcpdiag.host.opts_share", "SYNs without options"),
 }
 host.fields = {
     hf.conns, hf.ecn_requested, hf.ecn_negotiated, hf.ecn_share,
     hf.ecn_median_duration, hf.other_median_duration,
     hf.ecn_median_throughput, hf.other_median_throughput, hf.ecn_slowdown,
+    hf.opts_missing_conns, hf.opts_share,
 }
 
 local ei_ecn_slower = ProtoExpert.new("tcpdiag.host.ecn_slower",
@@ -67,12 +71,18 @@ local function median(values)
 end
 
 local function new_summary()
-    return { conns = 0, requested = 0, negotiated = 0,
+    return { conns = 0, requested = 0, negotiated = 0, opts_known = 0, opts_missing = 0,
              durations = { ecn = {}, other = {} }, throughputs = { ecn = {}, other = {} } }
 end
 
-local function add_flow(s, requested, negotiated, duration, bytes)
+local function add_flow(s, requested, negotiated, duration, bytes, opts_missing)
     s.conns = s.conns + 1
+    if opts_missing ~= "-" then
+        s.opts_known = s.opts_known + 1
+        if opts_missing == "1" then
+            s.opts_missing = s.opts_missing + 1
+        end
+    end
     if requested then
         s.requested = s.requested + 1
     end
@@ -97,20 +107,22 @@ local function settle(s)
     end
 end
 
--- Key 1: one line per flow whose handshake was captured:
--- client \t stream \t requested(0/1) \t negotiated(0/1) \t duration_s \t payload_bytes
+-- Key 1: one line per flow whose handshake was captured: client, stream,
+-- ECN requested (0/1), ECN negotiated (0/1), duration (s), payload bytes,
+-- SYN without wscale/SACK/timestamps (0/1, "-" when its options were cut off)
 function feed.dissector(tvb, pinfo, tree)
     by_client = {}
     for line in tvb:raw():gmatch("[^\n]+") do
-        local client, requested, negotiated, duration, bytes =
-            line:match("^(%S+)\t%d+\t([01])\t([01])\t([%d.]+)\t(%d+)$")
+        local client, requested, negotiated, duration, bytes, opts_missing =
+            line:match("^(%S+)\t%d+\t([01])\t([01])\t([%d.]+)\t(%d+)\t([01-])$")
         if client then
             local s = by_client[client]
             if not s then
                 s = new_summary()
                 by_client[client] = s
             end
-            add_flow(s, requested == "1", negotiated == "1", tonumber(duration), tonumber(bytes))
+            add_flow(s, requested == "1", negotiated == "1", tonumber(duration), tonumber(bytes),
+                opts_missing)
         end
     end
     for _, s in pairs(by_client) do
@@ -149,6 +161,10 @@ function host.dissector(tvb, pinfo, tree)
     add_generated(sub, hf.ecn_median_throughput, s.ecn_throughput)
     add_generated(sub, hf.other_median_throughput, s.other_throughput)
     add_generated(sub, hf.ecn_slowdown, s.slowdown)
+    add_generated(sub, hf.opts_missing_conns, s.opts_missing)
+    add_generated(sub, hf.opts_share, string.format(
+        "%s of %s connections sent SYNs without wscale, sack or ts", tostring(s.opts_missing),
+        tostring(s.opts_known)))
     if negotiated == "1" and is_slower(s) then
         sub:add_proto_expert_info(ei_ecn_slower, string.format(
             "ECN flows of %s are %.1fx slower than its other flows (median %.0f vs %.0f B/s)",
@@ -174,8 +190,8 @@ local function report_hosts()
             print("(needs the whole capture first: run tshark with -2)")
             return
         end
-        print(string.format("%-40s %6s %9s %10s %12s %12s %9s", "Client", "Conns", "ECN req",
-            "ECN negot", "ECN median", "Other median", "Slowdown"))
+        print(string.format("%-40s %6s %9s %10s %12s %12s %9s %13s", "Client", "Conns", "ECN req",
+            "ECN negot", "ECN median", "Other median", "Slowdown", "SYNs w/o opts"))
         local clients = {}
         for client in pairs(by_client) do
             table.insert(clients, client)
@@ -186,9 +202,10 @@ local function report_hosts()
         end
         for _, client in ipairs(clients) do
             local s = by_client[client]
-            print(string.format("%-40s %6s %9s %10s %12s %12s %9s%s", client, tostring(s.conns),
+            print(string.format("%-40s %6s %9s %10s %12s %12s %9s %13s%s", client, tostring(s.conns),
                 tostring(s.requested), tostring(s.negotiated), secs(s.ecn_duration),
                 secs(s.other_duration), s.slowdown and string.format("%.1fx", s.slowdown) or "-",
+                tostring(s.opts_missing) .. "/" .. tostring(s.opts_known),
                 is_slower(s) and "  ECN flows slower" or ""))
         end
     end

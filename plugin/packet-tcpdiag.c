@@ -12,6 +12,7 @@
 #include <wsutil/nstime.h>
 
 #include "tcpdiag.h"
+#include "core/options.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"
@@ -43,6 +44,7 @@ static int capture_position = TD_VANTAGE_UNKNOWN;
 static gint ett_tcpdiag = -1;
 static gint ett_flow = -1;
 static gint ett_ecn = -1;
+static gint ett_opts = -1;
 
 static int hf_dir = -1;
 static int hf_flow_roles = -1;
@@ -67,6 +69,16 @@ static int hf_ecn_synack_ip_ecn = -1;
 static int hf_ecn_accecn_feedback = -1;
 static int hf_ecn_count[2][4] = { { -1, -1, -1, -1 }, { -1, -1, -1, -1 } };
 static int hf_ecn_data[2] = { -1, -1 };
+static int hf_opts_announced[2] = { -1, -1 };
+static int hf_opts_wscale[2] = { -1, -1 };
+static int hf_opts_used[3] = { -1, -1, -1 };
+static int hf_opts_missing = -1;
+static int hf_opts_left_out[2] = { -1, -1 };
+static int hf_opts_window_ceiling = -1;
+static int hf_opts_ceiling_throughput = -1;
+static int hf_opts_at_ceiling = -1;
+static int hf_opts_default_mss = -1;
+static int hf_opts_ts_stripped = -1;
 
 static expert_field ei_ecn_negotiated = EI_INIT;
 static expert_field ei_ecn_not_negotiated = EI_INIT;
@@ -76,6 +88,10 @@ static expert_field ei_ecn_undetermined = EI_INIT;
 static expert_field ei_ecn_ect_on_syn = EI_INIT;
 static expert_field ei_ecn_data_unmarked = EI_INIT;
 static expert_field ei_ecn_data_unnegotiated = EI_INIT;
+static expert_field ei_opts_noopt = EI_INIT;
+static expert_field ei_opts_limiting = EI_INIT;
+static expert_field ei_opts_missing_info = EI_INIT;
+static expert_field ei_opts_ts_vanished = EI_INIT;
 
 /* Role-named directions: index 0 = client → server, 1 = server → client. */
 enum { C2S = 0, S2C = 1 };
@@ -86,7 +102,7 @@ static const char *const dir_name[2] = { "c2s", "s2c" };
  * field of a protocol nobody else asked for costs most (its tree item and label
  * become real), so the rest comes from packet_info and from the header bytes
  * Wireshark dissected tcp.seq_raw from (see header_bytes_of). */
-enum wanted_field { WF_TCP_STREAM, WF_TCP_SEQ, WF_TCP_LEN, WF_TCP_MSS, WF_COUNT };
+enum wanted_field { WF_TCP_STREAM, WF_TCP_SEQ, WF_TCP_LEN, WF_COUNT };
 static struct {
     const char *name;
     int hfid;
@@ -94,7 +110,6 @@ static struct {
     [WF_TCP_STREAM] = { "tcp.stream", -1 },
     [WF_TCP_SEQ]    = { "tcp.seq_raw", -1 },
     [WF_TCP_LEN]    = { "tcp.len", -1 },
-    [WF_TCP_MSS]    = { "tcp.options.mss_val", -1 },
 };
 
 /* A frame's place in its flow, as the first pass found it. */
@@ -161,7 +176,8 @@ static bool to_td_addr(const address *from, td_addr *to)
     return true;
 }
 
-enum { TCP_FLAGS_AT = 12, IPV4_MIN_HEADER = 20, IPV6_HEADER = 40, IPPROTO_TCP_NUMBER = 6 };
+enum { TCP_FLAGS_AT = 12, TCP_MIN_HEADER = 20, IPV4_MIN_HEADER = 20, IPV6_HEADER = 40,
+       IPPROTO_TCP_NUMBER = 6 };
 
 static bool bytes_equal(tvbuff_t *tvb, int offset, const td_addr *addr)
 {
@@ -197,6 +213,21 @@ static bool ip_ecn_before(tvbuff_t *tvb, int tcp_at, const td_record *rec, uint8
     return true;
 }
 
+/* The options of the TCP header at tcp_at, as far as they were captured. */
+static void read_options(tvbuff_t *tvb, int tcp_at, td_tcp_options *options)
+{
+    int header_len = (tvb_get_guint8(tvb, tcp_at + TCP_FLAGS_AT) >> 4) * 4;
+    int wanted = header_len - TCP_MIN_HEADER;
+    int captured = tvb_captured_length_remaining(tvb, tcp_at + TCP_MIN_HEADER);
+
+    memset(options, 0, sizeof *options);
+    if (wanted < 0 || captured < 0)
+        return;                         /* a data offset below 5 words: malformed */
+    int len = MIN(wanted, captured);
+    td_options_parse(len ? tvb_get_ptr(tvb, tcp_at + TCP_MIN_HEADER, len) : NULL, (size_t)len, options);
+    options->complete = options->complete && captured >= wanted;
+}
+
 /* Flags and the IP codepoint straight from the bytes that tcp.seq_raw was
  * dissected from: the TCP header starts 4 bytes before the sequence number. */
 static bool header_bytes_of(proto_tree *tree, td_record *rec)
@@ -212,6 +243,7 @@ static bool header_bytes_of(proto_tree *tree, td_record *rec)
     rec->seq = fvalue_get_uinteger(TD_FI_VALUE(seq));
     rec->tcp_flags = tvb_get_ntohs(seq->ds_tvb, tcp_at + TCP_FLAGS_AT) & 0x0fff;
     rec->has_ip_ecn = ip_ecn_before(seq->ds_tvb, tcp_at, rec, &rec->ip_ecn);
+    read_options(seq->ds_tvb, tcp_at, &rec->options);
     return true;
 }
 
@@ -232,8 +264,6 @@ static bool inside_icmp_error(const packet_info *pinfo)
  * segment; frames without complete TCP/IP headers are FRAME_OTHER. */
 static frame_kind read_record(packet_info *pinfo, proto_tree *tree, td_record *rec)
 {
-    uint32_t value;
-
     memset(rec, 0, sizeof *rec);
     if (!read_uint(tree, WF_TCP_STREAM, &rec->stream) ||
         !to_td_addr(&pinfo->net_src, &rec->src) ||
@@ -250,8 +280,6 @@ static frame_kind read_record(packet_info *pinfo, proto_tree *tree, td_record *r
     rec->sport = (uint16_t)pinfo->srcport;
     rec->dport = (uint16_t)pinfo->destport;
     read_uint(tree, WF_TCP_LEN, &rec->payload_len);
-    if (read_uint(tree, WF_TCP_MSS, &value))
-        rec->mss_option = (uint16_t)value;
     return FRAME_SEGMENT;
 }
 
@@ -307,10 +335,10 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
         add_uint(flow_tree, hf_flow_client_port, tvb, flow->port[flow->client]);
         add_address(flow_tree, hf_flow_server, tvb, &flow->addr[server]);
         add_uint(flow_tree, hf_flow_server_port, tvb, flow->port[server]);
-        if (flow->hs.mss[flow->client])
-            add_uint(flow_tree, hf_flow_client_mss, tvb, flow->hs.mss[flow->client]);
-        if (flow->hs.mss[server])
-            add_uint(flow_tree, hf_flow_server_mss, tvb, flow->hs.mss[server]);
+        if (flow->hs.opts[flow->client].present & TD_OPT_MSS)
+            add_uint(flow_tree, hf_flow_client_mss, tvb, flow->hs.opts[flow->client].mss);
+        if (flow->hs.opts[server].present & TD_OPT_MSS)
+            add_uint(flow_tree, hf_flow_server_mss, tvb, flow->hs.opts[server].mss);
     }
     if (td_flow_handshake_halves(flow, &to_server, &to_client)) {
         add_relative_time(flow_tree, hf_flow_syn_to_synack, tvb, to_server);
@@ -355,6 +383,101 @@ static void add_ecn_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt,
         add_string(ecn_tree, hf_ecn_data[dir], tvb,
                    td_ecn_data_use_name(td_flow_ecn_data_use(flow, sender)));
     }
+}
+
+static const char *stripped_dirs(const td_options_audit *audit)
+{
+    if (audit->ts_stripped[C2S] && audit->ts_stripped[S2C])
+        return "both";
+    if (audit->ts_stripped[C2S] || audit->ts_stripped[S2C])
+        return audit->ts_stripped[C2S] ? "c2s" : "s2c";
+    return NULL;
+}
+
+static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
+{
+    const td_flow *flow = pkt->flow;
+    proto_tree *opts_tree;
+    td_options_audit audit;
+    char text[64];
+
+    if (!td_flow_roles_known(flow))
+        return;
+    opts_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_opts, NULL, "Handshake options");
+    for (int dir = C2S; dir <= S2C; dir++) {
+        int sender = sender_of(flow, dir);
+        const td_tcp_options *opts = &flow->hs.opts[sender];
+        if (!flow->hs.opts_seen[sender] || !opts->complete)
+            continue;
+        td_options_list(opts->present, text, sizeof text);
+        add_string(opts_tree, hf_opts_announced[dir], tvb, text);
+        if (opts->present & TD_OPT_WSCALE)
+            add_uint(opts_tree, hf_opts_wscale[dir], tvb, opts->wscale);
+    }
+    if (!complete)
+        return;
+    td_options_audit_flow(flow, &audit);
+    if (audit.client_seen) {
+        td_options_missing_list(audit.left_out_by_client, text, sizeof text);
+        add_string(opts_tree, hf_opts_left_out[C2S], tvb, text);
+    }
+    if (audit.server_seen) {
+        td_options_missing_list(audit.left_out_by_server, text, sizeof text);
+        add_string(opts_tree, hf_opts_left_out[S2C], tvb, text);
+    }
+    for (int i = 0; i < 3; i++)
+        add_string(opts_tree, hf_opts_used[i], tvb, td_tristate_name(audit.used[i]));
+    if (audit.client_seen && audit.server_seen) {
+        td_options_missing_list(audit.missing, text, sizeof text);
+        add_string(opts_tree, hf_opts_missing, tvb, text);
+    }
+    if (audit.window_ceiling)
+        add_uint(opts_tree, hf_opts_window_ceiling, tvb, audit.window_ceiling);
+    if (audit.ceiling_throughput > 0)
+        proto_item_set_generated(proto_tree_add_double(opts_tree, hf_opts_ceiling_throughput, tvb, 0, 0,
+                                                       audit.ceiling_throughput));
+    if (audit.at_ceiling != TD_UNKNOWN)
+        add_string(opts_tree, hf_opts_at_ceiling, tvb, td_tristate_name(audit.at_ceiling));
+    for (int role = C2S; role <= S2C; role++)
+        if (audit.default_mss[role])
+            add_uint(opts_tree, hf_opts_default_mss, tvb, audit.default_mss[role]);
+    if (stripped_dirs(&audit))
+        add_string(opts_tree, hf_opts_ts_stripped, tvb, stripped_dirs(&audit));
+}
+
+static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
+                                bool complete)
+{
+    const td_flow *flow = pkt->flow;
+    const td_handshake *hs = &flow->hs;
+    uint32_t frame = pinfo->num;
+    int sender = pkt->sender;
+    char text[64];
+
+    if (sender == QUOTED)
+        return;
+    if ((frame == hs->last_syn_frame || frame == hs->synack_frame) && hs->opts[sender].complete &&
+        hs->opts[sender].present == 0)
+        proto_tree_add_expert_format(tree, pinfo, &ei_opts_noopt, tvb, 0, 0,
+            "%s without any TCP option (no MSS, window scale, SACK or timestamps): the TCP_NOOPT "
+            "signature, often an application's setsockopt bug", frame == hs->synack_frame ? "SYN-ACK" : "SYN");
+    if (frame == flow->sent[sender].first_frame_without_ts)
+        proto_tree_add_expert_format(tree, pinfo, &ei_opts_ts_vanished, tvb, 0, 0,
+            "Timestamps were negotiated but this segment carries none: stripped on the path?");
+    if (!complete || frame != (hs->synack_frame ? hs->synack_frame : hs->last_syn_frame))
+        return;
+    td_options_audit audit;
+    td_options_audit_flow(flow, &audit);
+    if (!audit.missing)
+        return;
+    td_options_missing_list(audit.missing, text, sizeof text);
+    if (audit.at_ceiling == TD_YES)
+        proto_tree_add_expert_format(tree, pinfo, &ei_opts_limiting, tvb, 0, 0,
+            "Flow without %s: no window scaling caps the window at 65535 bytes, %.0f B/s at the "
+            "handshake RTT, and the transfer ran at that ceiling", text, audit.ceiling_throughput);
+    else
+        proto_tree_add_expert_format(tree, pinfo, &ei_opts_missing_info, tvb, 0, 0,
+            "Flow without %s", text);
 }
 
 static void add_outcome_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
@@ -423,8 +546,9 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
                                      dir, td_ecn_outcome_name(flow->ecn_outcome));
 }
 
-/* Hands every flow's summary to the Lua rules once the capture is complete,
- * as one text table: client, stream, requested, negotiated, duration, bytes. */
+/* Hands every flow's summary to the Lua rules once the capture is complete, as
+ * one text table: client, stream, ECN requested, ECN negotiated, duration,
+ * bytes, SYN without window scaling, SACK or timestamps (each 0/1 or unknown "-"). */
 static void feed_lua(tvbuff_t *tvb, packet_info *pinfo)
 {
     GString *table = g_string_new("");
@@ -434,12 +558,15 @@ static void feed_lua(tvbuff_t *tvb, packet_info *pinfo)
         const td_flow *flow = td_engine_flow_at(engine, i);
         if (!td_flow_roles_known(flow) || !flow->hs.first_syn_frame)
             continue;
+        const td_tcp_options *syn_opts = &flow->hs.opts[flow->client];
         td_addr_format(&flow->addr[flow->client], client, sizeof client);
-        g_string_append_printf(table, "%s\t%u\t%d\t%d\t%.9f\t%" G_GUINT64_FORMAT "\n", client,
+        g_string_append_printf(table, "%s\t%u\t%d\t%d\t%.9f\t%" G_GUINT64_FORMAT "\t%s\n", client,
                                flow->stream, td_ecn_syn_requests(flow->hs.first_syn_flags),
                                td_ecn_negotiated(flow->ecn_outcome),
                                (double)(flow->last_ns - flow->first_ns) / 1e9,
-                               flow->sent[0].payload_bytes + flow->sent[1].payload_bytes);
+                               flow->sent[0].payload_bytes + flow->sent[1].payload_bytes,
+                               !syn_opts->complete ? "-"
+                               : (syn_opts->present & TD_OPT_NEGOTIATED) != TD_OPT_NEGOTIATED ? "1" : "0");
     }
     guint len = (guint)table->len;
     char *text = (char *)wmem_memdup(pinfo->pool, table->str, len + 1);
@@ -515,8 +642,10 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
         tree = proto_item_add_subtree(ti, ett_tcpdiag);
         add_flow_items(tree, tvb, pkt, complete);
         add_ecn_items(tree, tvb, pkt, complete);
+        add_options_items(tree, tvb, pkt, complete);
     }
     add_experts(tree, pinfo, tvb, pkt, complete);
+    add_options_experts(tree, pinfo, tvb, pkt, complete);
     if (complete && pinfo->num == pkt->flow->first_frame && td_flow_roles_known(pkt->flow))
         call_lua_flow_start(tvb, pinfo, top_tree, pkt->flow);
     return tvb_captured_length(tvb);
@@ -643,8 +772,42 @@ static void register_fields(void)
             NULL, 0x0, "no-data, ect, not-ect, unmarked, unnegotiated-ect or unknown", HFILL } },
         { &hf_ecn_data[S2C], { "s2c ECT use", "tcpdiag.ecn.s2c.data", FT_STRING, BASE_NONE,
             NULL, 0x0, "no-data, ect, not-ect, unmarked, unnegotiated-ect or unknown", HFILL } },
+#define OPT_STRING(hf, label, abbrev, blurb) \
+        { &hf, { label, abbrev, FT_STRING, BASE_NONE, NULL, 0x0, blurb, HFILL } }
+        OPT_STRING(hf_opts_announced[C2S], "Client options", "tcpdiag.opts.client",
+            "Options in the client's SYN, or none"),
+        OPT_STRING(hf_opts_announced[S2C], "Server options", "tcpdiag.opts.server",
+            "Options in the server's SYN-ACK, or none"),
+        { &hf_opts_wscale[C2S], { "Client window scale", "tcpdiag.opts.client_wscale", FT_UINT8,
+            BASE_DEC, NULL, 0x0, "Shift announced in the SYN", HFILL } },
+        { &hf_opts_wscale[S2C], { "Server window scale", "tcpdiag.opts.server_wscale", FT_UINT8,
+            BASE_DEC, NULL, 0x0, "Shift announced in the SYN-ACK", HFILL } },
+        OPT_STRING(hf_opts_used[TD_USED_WSCALE], "Window scaling used", "tcpdiag.opts.wscale_used",
+            "yes when both sides announced it, no, or unknown"),
+        OPT_STRING(hf_opts_used[TD_USED_SACK], "SACK used", "tcpdiag.opts.sack_used",
+            "yes when both sides announced it, no, or unknown"),
+        OPT_STRING(hf_opts_used[TD_USED_TS], "Timestamps used", "tcpdiag.opts.ts_used",
+            "yes when both sides announced them, no, or unknown"),
+        OPT_STRING(hf_opts_missing, "Missing", "tcpdiag.opts.missing",
+            "What the flow ended up without, of wscale, sack, ts; or none"),
+        OPT_STRING(hf_opts_left_out[C2S], "Left out by client", "tcpdiag.opts.left_out_by_client",
+            "Which of mss, wscale, sack, ts the client did not announce"),
+        OPT_STRING(hf_opts_left_out[S2C], "Left out by server", "tcpdiag.opts.left_out_by_server",
+            "Which of mss, wscale, sack, ts the server did not announce"),
+        OPT_STRING(hf_opts_at_ceiling, "Ran at the window ceiling", "tcpdiag.opts.at_ceiling",
+            "yes when the busiest direction reached 80% of the unscaled-window ceiling"),
+        OPT_STRING(hf_opts_ts_stripped, "Timestamps stripped", "tcpdiag.opts.ts_stripped",
+            "c2s, s2c or both: negotiated timestamps missing from later segments"),
+#undef OPT_STRING
+        { &hf_opts_window_ceiling, { "Window ceiling", "tcpdiag.opts.window_ceiling", FT_UINT32,
+            BASE_DEC, NULL, 0x0, "Largest window a receiver can offer without window scaling", HFILL } },
+        { &hf_opts_ceiling_throughput, { "Ceiling throughput (B/s)", "tcpdiag.opts.ceiling_throughput",
+            FT_DOUBLE, BASE_NONE, NULL, 0x0, "Window ceiling / handshake RTT", HFILL } },
+        { &hf_opts_default_mss, { "Default MSS assumed", "tcpdiag.opts.default_mss", FT_UINT16,
+            BASE_DEC, NULL, 0x0, "MSS a peer must assume for a side that sent none: 536 (IPv4), 1220 (IPv6)",
+            HFILL } },
     };
-    static gint *ett[] = { &ett_tcpdiag, &ett_flow, &ett_ecn };
+    static gint *ett[] = { &ett_tcpdiag, &ett_flow, &ett_ecn, &ett_opts };
     static ei_register_info ei[] = {
         { &ei_ecn_negotiated, { "tcpdiag.ecn.negotiated", PI_PROTOCOL, PI_NOTE,
             "ECN negotiated", EXPFILL } },
@@ -662,6 +825,14 @@ static void register_fields(void)
             "ECN negotiated but data not ECT-marked", EXPFILL } },
         { &ei_ecn_data_unnegotiated, { "tcpdiag.ecn.data_unnegotiated", PI_PROTOCOL, PI_WARN,
             "ECT used without ECN negotiation", EXPFILL } },
+        { &ei_opts_noopt, { "tcpdiag.opts.noopt", PI_PROTOCOL, PI_WARN,
+            "SYN without any TCP option (TCP_NOOPT signature)", EXPFILL } },
+        { &ei_opts_limiting, { "tcpdiag.opts.limiting", PI_PROTOCOL, PI_WARN,
+            "A missing option limits this transfer", EXPFILL } },
+        { &ei_opts_missing_info, { "tcpdiag.opts.missing_info", PI_PROTOCOL, PI_NOTE,
+            "Handshake options missing", EXPFILL } },
+        { &ei_opts_ts_vanished, { "tcpdiag.opts.ts_vanished", PI_PROTOCOL, PI_WARN,
+            "Negotiated timestamps missing from a segment", EXPFILL } },
     };
 
     proto_register_field_array(proto_tcpdiag, hf, array_length(hf));

@@ -9,6 +9,7 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
+#include "core/options.h"
 
 static void format_endpoints(const td_flow *flow, char *buf, size_t size)
 {
@@ -32,8 +33,8 @@ static void draw_flows(void *tapdata _U_)
 
     printf("\n==================================================================================\n");
     printf("tcpdiag: per-flow diagnosis\n");
-    printf("%-6s %-50s %10s %8s  %-14s\n", "Stream", "Flow (client -> server)", "Duration",
-           "Packets", "ECN");
+    printf("%-6s %-50s %10s %8s  %-14s %-16s\n", "Stream", "Flow (client -> server)", "Duration",
+           "Packets", "ECN", "Options missing");
     if (!engine) {
         printf("(no capture analysed)\n");
         return;
@@ -42,10 +43,15 @@ static void draw_flows(void *tapdata _U_)
         td_engine_finish(engine);       /* every packet has been read by now */
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
+        td_options_audit audit;
+        char missing[64] = "unknown";
         format_endpoints(flow, endpoints, sizeof endpoints);
-        printf("%-6u %-50s %9.3fs %8u  %-14s\n", flow->stream, endpoints,
+        td_options_audit_flow(flow, &audit);
+        if (audit.client_seen && audit.server_seen)
+            td_options_missing_list(audit.missing, missing, sizeof missing);
+        printf("%-6u %-50s %9.3fs %8u  %-14s %-16s\n", flow->stream, endpoints,
                (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
-               td_ecn_outcome_name(flow->ecn_outcome));
+               td_ecn_outcome_name(flow->ecn_outcome), missing);
     }
     printf("==================================================================================\n");
 }

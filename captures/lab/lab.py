@@ -63,6 +63,9 @@ CAPTURE_POINTS = {
 # router rules (mark = CE probability, bleach, blackhole), pace (B/s), midflow.
 # ----------------------------------------------------------------------------------
 ONE_OF_N = 20
+OPTS_N = 6             # opts-client-mixed: connections 2, 4, 6 offer no wscale/sack/ts
+OPTS_SYSCTLS = ("net.ipv4.tcp_window_scaling", "net.ipv4.tcp_sack", "net.ipv4.tcp_timestamps")
+WINDOW_CEILING = 65535  # the largest window a 16-bit field holds without scaling
 ECN_INDEX = 6          # the 7th connection requests ECN
 
 SCENARIOS = {
@@ -115,6 +118,21 @@ SCENARIOS = {
               "mid-transfer, so the capture has no handshake",
         client_ecn=1, server_ecn=2, cc="cubic", bytes=400_000, delay=(10, 10), pace=150_000,
         midflow=True, captures={"": "client"}),
+    # client_opts / server_opts: the value of tcp_window_scaling, tcp_sack and
+    # tcp_timestamps (client: per connection, written by the client before connect()).
+    "opts-client-mixed": dict(
+        story=f"one client makes {OPTS_N} sequential 3 MB CUBIC downloads; the client namespace "
+              "has tcp_window_scaling, tcp_sack and tcp_timestamps = 1 for connections 1, 3, 5 "
+              "and = 0 for 2, 4, 6 (rewritten before each connect); server all 1; tcp_ecn 0 / 2; "
+              "10 ms delay line each side of the router (each adds 2 x 10 ms to a round trip: 40 ms), no bottleneck",
+        client_ecn=[0] * OPTS_N, server_ecn=2, client_opts=[1 - i % 2 for i in range(OPTS_N)],
+        server_opts=1, cc="cubic", bytes=3_000_000, delay=(10, 10), captures={"": "client"}),
+    "opts-server-omits": dict(
+        story="client tcp_window_scaling, tcp_sack, tcp_timestamps = 1; the server namespace has "
+              "all three = 0; one 2 MB CUBIC download; tcp_ecn 0 / 2; 10 ms delay line each side "
+              "of the router (each adds 2 x 10 ms to a round trip: 40 ms), no bottleneck",
+        client_ecn=0, server_ecn=2, client_opts=[1], server_opts=0, cc="cubic",
+        bytes=2_000_000, delay=(10, 10), captures={"": "client"}),
 }
 
 
@@ -343,6 +361,12 @@ def do_run(name, cfg, tmp):
             "client": {k: sysctl(NS_CLIENT, k) for k in ("net.ipv4.tcp_ecn", "net.ipv4.tcp_ecn_fallback")},
             "server": {k: sysctl(NS_SERVER, k) for k in ("net.ipv4.tcp_ecn", "net.ipv4.tcp_ecn_fallback")},
         }
+        if "client_opts" in cfg:
+            for k in OPTS_SYSCTLS:
+                sysctl(NS_CLIENT, k, cfg["client_opts"][0])
+                sysctl(NS_SERVER, k, cfg["server_opts"])
+                result["sysctl"]["client"][k] = sysctl(NS_CLIENT, k)
+                result["sysctl"]["server"][k] = sysctl(NS_SERVER, k)
         result["router_rules"] = router_rules(cfg)
 
         # Warm up ARP/ND caches so no handshake waits for address resolution: a UDP
@@ -366,6 +390,8 @@ def do_run(name, cfg, tmp):
                       "--port", str(PORT), "--count", str(n), "--log", client_log]
         if n > 1:
             client_cmd += ["--ecn-schedule", ",".join(map(str, schedule))]
+        if "client_opts" in cfg:
+            client_cmd += ["--opts-schedule", ",".join(map(str, cfg["client_opts"]))]
         t0 = time.monotonic()
         client = start(*client_cmd, ns=NS_CLIENT, stdout=subprocess.PIPE, text=True)
         if cfg.get("midflow"):
@@ -445,10 +471,33 @@ def conn_truth(cfg, res, i, point):
     ce = 0
     if negotiated and cfg.get("mark") and downstream:
         ce = res["router_counters"]["mark"]     # only this flow's packets are ECT
-    return dict(index=i, client=a["client"], server=a["server"], client_port=c["local"][1],
-                server_port=PORT, ecn_sysctl=ecn, requested=requested, outcome=outcome,
-                negotiated=negotiated, s2c_data=s2c_data, ce=ce, downstream=downstream,
-                mss=MSS[v], kernel_advmss=c["tcp_info"]["advmss"], conn=c)
+    truth = dict(index=i, client=a["client"], server=a["server"], client_port=c["local"][1],
+                 server_port=PORT, ecn_sysctl=ecn, requested=requested, outcome=outcome,
+                 negotiated=negotiated, s2c_data=s2c_data, ce=ce, downstream=downstream,
+                 mss=MSS[v], kernel_advmss=c["tcp_info"]["advmss"], conn=c)
+    if "client_opts" in cfg:
+        truth["opts"] = opts_truth(cfg, c, i)
+    return truth
+
+
+def opts_truth(cfg, c, i):
+    """Handshake options of connection i: each side offers wscale, sack and ts iff its
+    three sysctls are 1, and Linux echoes in the SYN-ACK only what the SYN offered."""
+    copt = c["opts_sysctls"]
+    if set(copt.values()) != {cfg["client_opts"][i]}:
+        raise RuntimeError(f"conn {i}: client opts sysctls {copt}, configured {cfg['client_opts'][i]}")
+    cl = bool(cfg["client_opts"][i])
+    sv = bool(cfg["server_opts"])
+    used = cl and sv
+    ti = c["tcp_info"]
+    for k in ("ts_ok", "sack_ok", "wscale_ok"):
+        if ti[k] != used:
+            raise RuntimeError(f"conn {i}: client TCP_INFO {k}={ti[k]}, configuration says {used}")
+    if used and not (ti["rcv_wscale"] and ti["snd_wscale"]):
+        raise RuntimeError(f"conn {i}: window scaling agreed but shifts {ti['snd_wscale']}/{ti['rcv_wscale']}")
+    return dict(client_offers=cl, server_offers=sv and cl, server_sysctl=sv, used=used,
+                client_wscale=ti["rcv_wscale"] if used else None,
+                server_wscale=ti["snd_wscale"] if used else None)
 
 
 def flow_expect(cfg, res, t, point):
@@ -490,7 +539,8 @@ def flow_expect(cfg, res, t, point):
     why.append(f"MTU {MTU} on every link: Linux announces MSS {t['mss']} (MTU minus "
                f"{MTU - t['mss']} bytes of IPv{cfg.get('ip', 4)}+TCP header) in SYN and SYN-ACK; "
                f"after the handshake the client kernel reports advmss {t['kernel_advmss']} "
-               "(the announced MSS less 12 bytes of timestamp option)")
+               + ("(the announced MSS less 12 bytes of timestamp option)"
+                  if t["kernel_advmss"] == t["mss"] - 12 else "(no timestamp option to subtract)"))
     e["tcpdiag.flow.data_sender"] = "server"
     e["tcpdiag.ecn.c2s.data"] = "no-data"
     e["tcpdiag.flow.c2s.bytes"] = 0
@@ -545,7 +595,82 @@ def flow_expect(cfg, res, t, point):
                        "upstream of the router's CE marker, so no CE here")
         else:
             why.append("ECN negotiated: Linux sends new data ECT(0); nothing on the path marks CE")
+    if "opts" in t:
+        opts_expect(cfg, t, e, why)
     return {"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e}
+
+
+OPTS_ALL = "mss,wscale,sack_perm,ts"
+
+
+def opts_expect(cfg, t, e, why):
+    o = t["opts"]
+    c = t["conn"]
+    i = t["index"]
+    e["tcpdiag.opts.client"] = OPTS_ALL if o["client_offers"] else "mss"
+    e["tcpdiag.opts.server"] = OPTS_ALL if o["server_offers"] else "mss"
+    why.append(f"connection {i + 1}: client tcp_window_scaling = tcp_sack = tcp_timestamps = "
+               f"{cfg['client_opts'][i]} (read back by the generator before connect()), so its "
+               "SYN offers " + ("MSS, window scale, SACK-permitted and timestamps" if o["client_offers"]
+                                else "MSS only"))
+    if not cfg["server_opts"]:
+        why.append("server tcp_window_scaling = tcp_sack = tcp_timestamps = 0: its SYN-ACK "
+                   "carries MSS only")
+    elif o["client_offers"]:
+        why.append("server sysctls all 1: its SYN-ACK echoes all of them")
+    else:
+        why.append("server sysctls all 1, but Linux announces wscale, SACK-permitted and "
+                   "timestamps in a SYN-ACK only when the SYN offered them: the SYN-ACK carries "
+                   "MSS only (the self-check sees exactly that in tcp.options)")
+    yn = "yes" if o["used"] else "no"
+    e["tcpdiag.opts.wscale_used"] = e["tcpdiag.opts.sack_used"] = e["tcpdiag.opts.ts_used"] = yn
+    e["tcpdiag.opts.missing"] = "none" if o["used"] else "wscale,sack,ts"
+    e["tcpdiag.opts.left_out_by_client"] = "none" if o["client_offers"] else "wscale,sack,ts"
+    e["tcpdiag.opts.left_out_by_server"] = "none" if o["server_offers"] else "wscale,sack,ts"
+    why.append(f"client TCP_INFO options={c['tcp_info']['options']} (TS/SACK/WSCALE bits "
+               f"{'set' if o['used'] else 'clear'}): wscale, sack and ts "
+               + ("all agreed" if o["used"] else "all missing"))
+    if o["used"]:
+        e["tcpdiag.opts.client_wscale"] = o["client_wscale"]
+        e["tcpdiag.opts.server_wscale"] = o["server_wscale"]
+        why.append(f"client TCP_INFO rcv_wscale {o['client_wscale']} (the client's shift) and "
+                   f"snd_wscale {o['server_wscale']} (the server's)")
+    else:
+        e["tcpdiag.opts.server_wscale"] = None
+        if o["client_offers"]:
+            e["tcpdiag.opts.client_wscale"] = {"min": 1, "max": 14}
+            why.append("the client announced a shift (TCP_INFO reports none once scaling was "
+                       "not agreed, so only its presence is asserted)")
+        else:
+            e["tcpdiag.opts.client_wscale"] = None
+    e["tcpdiag.opts.default_mss"] = None
+    e["tcpdiag.opts.ts_stripped"] = None
+    why.append("both SYN and SYN-ACK carry MSS, so no default MSS; nothing on the path touches "
+               "TCP options, so no timestamp stripping")
+    if o["used"]:
+        for k in ("window_ceiling", "ceiling_throughput", "at_ceiling"):
+            e["tcpdiag.opts." + k] = None
+        return
+    rtt = 2 * sum(cfg["delay"]) / 1000
+    lo_rtt, hi_rtt = 0.95 * rtt, rtt + 0.005
+    ceiling = WINDOW_CEILING / rtt
+    e["tcpdiag.opts.window_ceiling"] = WINDOW_CEILING
+    e["tcpdiag.opts.ceiling_throughput"] = {"min": round(WINDOW_CEILING / hi_rtt),
+                                            "max": round(WINDOW_CEILING / lo_rtt)}
+    why.append(f"no window scaling: a receiver offers at most {WINDOW_CEILING} bytes (for the "
+               "download this is the client's window: scaling applies only when both sides "
+               f"announce it); ceiling = {WINDOW_CEILING} / handshake RTT, configured "
+               f"{rtt * 1000:g} ms -> {ceiling:.0f} B/s, asserted for a handshake RTT of "
+               f"{lo_rtt * 1000:g}-{hi_rtt * 1000:g} ms (the self-check measures it in the capture)")
+    tp = c["throughput_Bps"]
+    if tp >= 0.8 * ceiling:
+        e["tcpdiag.opts.at_ceiling"] = "yes"
+        why.append(f"the generator measured {tp:.0f} B/s ({c['bytes']} bytes in "
+                   f"{c['duration_s']:.3f} s, connect() to EOF) = {tp / ceiling:.2f} x the "
+                   f"ceiling, >= 0.8 x {ceiling:.0f} = {0.8 * ceiling:.0f} B/s: at_ceiling yes")
+    else:
+        why.append(f"the generator measured {tp:.0f} B/s = {tp / ceiling:.2f} x the ceiling "
+                   f"{ceiling:.0f} B/s, below 0.8: at_ceiling not asserted")
 
 
 def hosts_expect(cfg, res, truths):
@@ -565,6 +690,14 @@ def hosts_expect(cfg, res, truths):
     else:
         why.append("ecn_requested not asserted: the one connection sent an ECN SYN and then "
                    "fell back, which 'requested' may count either way")
+    if truths[0].get("opts"):
+        miss = sum(not t["opts"]["client_offers"] for t in truths)
+        e["tcpdiag.host.opts_missing_conns"] = miss
+        why.append(f"{miss} of the {n} client SYNs offered no wscale, sack or ts (client "
+                   "tcp_window_scaling = tcp_sack = tcp_timestamps = 0 for them)"
+                   + ("" if n > 1 else "; opts_share not asserted for a single connection"))
+        if n > 1:
+            e["tcpdiag.host.opts_share"] = f"{miss} of {n} connections sent SYNs without wscale, sack or ts"
     slow = res.get("slowdown")
     if slow:
         why.append(slow["why"])
@@ -678,6 +811,63 @@ def check_pcap(cfg, res, pcap, truths, point):
     return bad
 
 
+def check_opts(cfg, pcap, truths):
+    """Handshake options and their effect, from tshark's own fields: SYN / SYN-ACK option
+    kinds, wscale shift, SACK-permitted, timestamps on every segment exactly when agreed,
+    windows never above 65535 without scaling (and above it with scaling, for the client
+    that receives the download), handshake RTT within the asserted range."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-e", "frame.time_relative", "-e", "tcp.stream", "-e", "ip.src",
+                          "-e", "tcp.flags.syn", "-e", "tcp.flags.ack", "-e", "tcp.option_kind",
+                          "-e", "tcp.options.wscale.shift", "-e", "tcp.options.sack_perm",
+                          "-e", "tcp.options.timestamp.tsval", "-e", "tcp.window_size"],
+                         check=True, text=True, capture_output=True).stdout
+    rows = []
+    for line in out.splitlines():
+        f = line.split("\t")
+        rows.append(dict(t=float(f[0]), stream=int(f[1]), src=f[2], syn=f[3] in ("1", "True"),
+                         ack=f[4] in ("1", "True"), kinds=[int(k) for k in f[5].split(",") if k],
+                         shift=int(f[6]) if f[6] else None, sack_perm=bool(f[7]),
+                         ts=bool(f[8]), win=int(f[9])))
+    bad = []
+    rtt = 2 * sum(cfg["delay"]) / 1000
+    for t in truths:
+        o = t["opts"]
+        tag = f"{os.path.basename(pcap)} stream {t['index']}"
+        fl = [r for r in rows if r["stream"] == t["index"]]
+        syn = [r for r in fl if r["syn"] and not r["ack"]]
+        sa = [r for r in fl if r["syn"] and r["ack"]]
+        if len(syn) != 1 or len(sa) != 1:
+            bad.append(f"{tag}: {len(syn)} SYN, {len(sa)} SYN-ACK")
+            continue
+        syn, sa = syn[0], sa[0]
+        for who, r, offers, shift in (("SYN", syn, o["client_offers"], o["client_wscale"]),
+                                      ("SYN-ACK", sa, o["server_offers"], o["server_wscale"])):
+            want = {2, 3, 4, 8} if offers else {2}
+            if set(r["kinds"]) - {1} != want:
+                bad.append(f"{tag}: {who} option kinds {r['kinds']}, expected {sorted(want)}")
+            if (r["shift"] is not None) != offers or r["sack_perm"] != offers or r["ts"] != offers:
+                bad.append(f"{tag}: {who} wscale/sack_perm/ts = {r['shift']}/{r['sack_perm']}/{r['ts']}")
+            if shift is not None and r["shift"] != shift:
+                bad.append(f"{tag}: {who} shift {r['shift']}, TCP_INFO says {shift}")
+        later = [r for r in fl if not r["syn"]]
+        if any(r["ts"] != o["used"] for r in later):
+            bad.append(f"{tag}: timestamps on {sum(r['ts'] for r in later)} of {len(later)} "
+                       f"segments after the handshake, agreed={o['used']}")
+        cwin = max((r["win"] for r in later if r["src"] == t["client"]), default=0)
+        if not o["used"] and max((r["win"] for r in fl), default=0) > WINDOW_CEILING:
+            bad.append(f"{tag}: window above {WINDOW_CEILING} without scaling")
+        if o["used"] and cwin <= WINDOW_CEILING:
+            bad.append(f"{tag}: client window never above {WINDOW_CEILING} with scaling ({cwin})")
+        t["opts"]["client_max_window"] = cwin
+        hs = sa["t"] - syn["t"]
+        t["opts"]["handshake_rtt_s"] = round(hs, 6)
+        if not o["used"] and not 0.95 * rtt <= hs <= rtt + 0.005:    # ceiling_throughput range
+            bad.append(f"{tag}: handshake RTT {hs * 1000:.1f} ms outside "
+                       f"{0.95 * rtt * 1000:g}-{(rtt + 0.005) * 1000:g} ms")
+    return bad
+
+
 # ----------------------------------------------------------------------------------
 def scenario(name):
     cfg = SCENARIOS[name]
@@ -711,6 +901,13 @@ def scenario(name):
         pcap = res["pcaps"][suffix]
         truths = [conn_truth(cfg, res, i, point) for i in range(len(res["client"]))]
         problems += check_pcap(cfg, res, pcap, truths, point)
+        if "client_opts" in cfg:
+            problems += check_opts(cfg, pcap, truths)
+            res.setdefault("opts_check", {})[suffix or point] = [
+                dict(index=t["index"], throughput_Bps=round(t["conn"]["throughput_Bps"]),
+                     ceiling_Bps_at_configured_rtt=None if t["opts"]["used"] else
+                     round(WINDOW_CEILING / (2 * sum(cfg["delay"]) / 1000)), **t["opts"])
+                for t in truths]
         base = f"lab-{name}{suffix}"
         exp = {
             "capture": base + ".pcap",

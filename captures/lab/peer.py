@@ -26,7 +26,12 @@ TCP_INFO = getattr(socket, "TCP_INFO", 11)
 SO_MAX_PACING_RATE = 47
 TCPI_OPT_ECN = 8             # "ECN was negotiated at TCP session init"
 TCPI_OPT_ECN_SEEN = 16       # "we received at least one packet with ECT"
+TCPI_OPT_TIMESTAMPS, TCPI_OPT_SACK, TCPI_OPT_WSCALE = 1, 2, 4
 ECN_SYSCTL = "/proc/sys/net/ipv4/tcp_ecn"
+# The handshake options a Linux SYN offers (and a SYN-ACK may echo), one sysctl each.
+OPTS_SYSCTLS = {"tcp_window_scaling": "/proc/sys/net/ipv4/tcp_window_scaling",
+                "tcp_sack": "/proc/sys/net/ipv4/tcp_sack",
+                "tcp_timestamps": "/proc/sys/net/ipv4/tcp_timestamps"}
 
 
 def tcp_info(sock):
@@ -43,6 +48,14 @@ def tcp_info(sock):
         "snd_cwnd": u32(80),
         "advmss": u32(84),
         "total_retrans": u32(100),
+        # Agreed handshake options (both sides announced them) and the agreed shifts:
+        # byte 6 is the bitfield tcpi_snd_wscale:4 (low nibble), tcpi_rcv_wscale:4.
+        "options": options,
+        "ts_ok": bool(options & TCPI_OPT_TIMESTAMPS),
+        "sack_ok": bool(options & TCPI_OPT_SACK),
+        "wscale_ok": bool(options & TCPI_OPT_WSCALE),
+        "snd_wscale": raw[6] & 0x0f,
+        "rcv_wscale": raw[6] >> 4,
     }
     if len(raw) >= 200:
         info["delivered_ce"] = u32(196)
@@ -108,11 +121,20 @@ def client(args):
     schedule = [int(x) for x in args.ecn_schedule.split(",")] if args.ecn_schedule else []
     if schedule and len(schedule) != args.count:
         sys.exit("--ecn-schedule needs one value per connection")
+    opts = [int(x) for x in args.opts_schedule.split(",")] if args.opts_schedule else []
+    if opts and len(opts) != args.count:
+        sys.exit("--opts-schedule needs one value per connection")
     log = open(args.log, "a") if args.log else sys.stdout
     for i in range(args.count):
         if schedule:
             write_sysctl(ECN_SYSCTL, schedule[i])
         ecn_sysctl = read_sysctl(ECN_SYSCTL)
+        if opts:
+            for path in OPTS_SYSCTLS.values():
+                write_sysctl(path, opts[i])
+        extra = {}
+        if opts:
+            extra["opts_sysctls"] = {k: read_sysctl(path) for k, path in OPTS_SYSCTLS.items()}
         s = socket.socket(family, socket.SOCK_STREAM)
         start = time.time()
         t0 = time.monotonic()
@@ -135,7 +157,7 @@ def client(args):
         emit(log, {"event": "conn", "index": i, "local": [local[0], local[1]],
                    "remote": [remote[0], remote[1]], "tcp_ecn_sysctl": ecn_sysctl,
                    "start": start, "connect_s": t_conn - t0, "duration_s": duration,
-                   "bytes": got, "throughput_Bps": got / duration, "tcp_info": info})
+                   "bytes": got, "throughput_Bps": got / duration, "tcp_info": info, **extra})
         if args.gap:
             time.sleep(args.gap)
 
@@ -156,6 +178,8 @@ def main():
     c.add_argument("--port", type=int, default=5001)
     c.add_argument("--count", type=int, default=1)
     c.add_argument("--ecn-schedule", help="tcp_ecn value per connection, e.g. 0,0,1,0")
+    c.add_argument("--opts-schedule", help="value for tcp_window_scaling, tcp_sack and "
+                   "tcp_timestamps per connection, e.g. 1,0,1,0")
     c.add_argument("--gap", type=float, default=0.05, help="seconds between connections")
     c.add_argument("--log")
     args = ap.parse_args()

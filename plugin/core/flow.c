@@ -96,7 +96,8 @@ static void note_syn(td_flow *flow, const td_record *rec, int sender)
     hs->last_syn_ns = rec->time_ns;
     hs->last_syn_flags = rec->tcp_flags;
     hs->syn_ip_ecn = codepoint_of(rec);
-    hs->mss[sender] = rec->mss_option;
+    hs->opts[sender] = rec->options;
+    hs->opts_seen[sender] = true;
     if (flow->client < 0)
         flow->client = (int8_t)sender;
 }
@@ -111,7 +112,8 @@ static void note_synack(td_flow *flow, const td_record *rec, int sender)
     hs->synack_ns = rec->time_ns;
     hs->synack_flags = rec->tcp_flags;
     hs->synack_ip_ecn = codepoint_of(rec);
-    hs->mss[sender] = rec->mss_option;
+    hs->opts[sender] = rec->options;
+    hs->opts_seen[sender] = true;
     if (flow->client < 0)
         flow->client = (int8_t)(1 - sender);
 }
@@ -166,13 +168,30 @@ static void note_data(td_flow *flow, const td_record *rec, int sender)
 
     dir->data_packets++;
     dir->payload_bytes += rec->payload_len;
-    if (!dir->first_data_frame)
+    if (!dir->first_data_frame) {
         dir->first_data_frame = rec->frame;
+        dir->first_data_ns = rec->time_ns;
+    }
+    if (rec->time_ns > dir->last_data_ns)
+        dir->last_data_ns = rec->time_ns;
     if (!rec->has_ip_ecn)
         return;
     dir->ecn_count[rec->ip_ecn & 3]++;
     if ((rec->ip_ecn & 3) != TD_NOT_ECT && !dir->first_ect_frame)
         dir->first_ect_frame = rec->frame;
+}
+
+/* RFC 7323 §3.2: once negotiated, every segment but a RST carries timestamps. */
+static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
+{
+    const td_handshake *hs = &flow->hs;
+    td_dir_stats *dir = &flow->sent[sender];
+
+    if (dir->first_frame_without_ts || !hs->synack_frame || (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)) ||
+        !rec->options.complete || (rec->options.present & TD_OPT_TS))
+        return;
+    if ((hs->opts[0].present & TD_OPT_TS) && (hs->opts[1].present & TD_OPT_TS))
+        dir->first_frame_without_ts = rec->frame;
 }
 
 td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
@@ -205,6 +224,7 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
     }
     if (rec->payload_len)
         note_data(flow, rec, from);
+    note_timestamps(flow, rec, from);
     update_ecn_outcome(flow, rec);
     *sender = from;
     return flow;

@@ -34,6 +34,8 @@ typedef struct td_dir_stats {
     uint32_t ecn_count[4];          /* data segments per td_ip_ecn codepoint */
     uint32_t first_data_frame;
     uint32_t first_ect_frame;       /* first data segment sent ECT or CE */
+    int64_t  first_data_ns, last_data_ns;
+    uint32_t first_frame_without_ts; /* after timestamps were negotiated */
 } td_dir_stats;
 
 typedef struct td_handshake {
@@ -42,7 +44,8 @@ typedef struct td_handshake {
     uint16_t first_syn_flags, last_syn_flags, synack_flags;
     uint32_t syn_isn;
     int8_t   syn_ip_ecn, synack_ip_ecn;   /* td_ip_ecn, -1 when not known */
-    uint16_t mss[2];                      /* MSS option per endpoint, 0 = none seen */
+    td_tcp_options opts[2];               /* of the SYN / SYN-ACK, per endpoint */
+    bool     opts_seen[2];
     uint32_t fallback_frame;              /* retried SYN without ECN flags */
 } td_handshake;
 

@@ -27,6 +27,24 @@ typedef enum td_ip_ecn {
     TD_CE      = 3,
 } td_ip_ecn;
 
+/* TCP options as announced in one segment (bits of td_tcp_options.present). */
+enum {
+    TD_OPT_MSS       = 1 << 0,
+    TD_OPT_WSCALE    = 1 << 1,
+    TD_OPT_SACK_PERM = 1 << 2,
+    TD_OPT_TS        = 1 << 3,
+    TD_OPT_TFO       = 1 << 4,
+    TD_OPT_MPTCP     = 1 << 5,
+    TD_OPT_ACCECN    = 1 << 6,
+};
+
+typedef struct td_tcp_options {
+    bool     complete;      /* every option byte was captured and well formed */
+    uint8_t  present;       /* TD_OPT_* */
+    uint16_t mss;
+    uint8_t  wscale;
+} td_tcp_options;
+
 typedef struct td_addr {
     uint8_t len;        /* 4 (IPv4), 16 (IPv6), 0 when unknown */
     uint8_t bytes[16];
@@ -43,7 +61,7 @@ typedef struct td_record {
     bool     has_ip_ecn;
     uint32_t seq, ack;       /* raw (absolute) sequence numbers */
     uint32_t payload_len;
-    uint16_t mss_option;     /* 0 when the segment carries no MSS option */
+    td_tcp_options options;
 } td_record;
 
 #endif

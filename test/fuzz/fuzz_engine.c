@@ -3,7 +3,7 @@
  * handshake path (retries, new ISNs, foreign addresses) is reached. */
 #include <stdint.h>
 #include <string.h>
-#include "flow.h"
+#include "options.h"
 
 enum { RECORD_BYTES = 16 };
 
@@ -24,11 +24,13 @@ static void decode(const uint8_t *b, uint32_t frame, td_record *rec)
     rec->seq = b[7] & 3;
     rec->ack = b[8];
     rec->payload_len = (uint32_t)(b[9] | (b[10] << 8)) * (b[11] & 1);
-    rec->mss_option = (uint16_t)(b[12] | (b[13] << 8));
+    td_options_parse(b + 12, 4, &rec->options);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    td_tcp_options parsed;
+    td_options_parse(data, size > 60 ? 60 : size, &parsed);     /* raw option bytes too */
     td_config cfg;
     td_record rec;
     char text[64];
@@ -55,6 +57,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         td_ecn_data_use_name(td_flow_ecn_data_use(flow, 0));
         td_ecn_data_use_name(td_flow_ecn_data_use(flow, 1));
         td_addr_format(&flow->addr[0], text, sizeof text);
+        td_options_audit audit;
+        td_options_audit_flow(flow, &audit);
+        td_options_list(audit.left_out_by_client, text, sizeof text);
         if (flow->ecn_outcome == TD_ECN_PENDING)
             __builtin_trap();           /* finish() must settle every flow */
     }

@@ -43,7 +43,11 @@ static td_flow *send(fixture *f, bool from_client, int64_t t_ns, uint16_t flags,
     rec.tcp_flags = flags;
     rec.seq = seq;
     rec.payload_len = len;
-    rec.mss_option = (flags & TD_TH_SYN) ? (from_client ? 1460 : 1400) : 0;
+    rec.options.complete = true;
+    if (flags & TD_TH_SYN) {
+        rec.options.present = TD_OPT_MSS;
+        rec.options.mss = from_client ? 1460 : 1400;
+    }
     rec.has_ip_ecn = ecn >= 0;
     rec.ip_ecn = ecn >= 0 ? (uint8_t)ecn : 0;
     return td_engine_add(f->engine, &rec, sender ? sender : &ignored);
@@ -68,8 +72,8 @@ static void test_roles_and_mss(fixture *f, gconstpointer data G_GNUC_UNUSED)
     g_assert_true(td_flow_roles_known(flow));
     send(f, false, 41 * MS, TD_TH_ACK, 5001, 1448, TD_ECT0, &sender);
     g_assert_cmpint(sender, ==, 1 - flow->client);
-    g_assert_cmpint(flow->hs.mss[flow->client], ==, 1460);
-    g_assert_cmpint(flow->hs.mss[td_flow_server(flow)], ==, 1400);
+    g_assert_cmpint(flow->hs.opts[flow->client].mss, ==, 1460);
+    g_assert_cmpint(flow->hs.opts[td_flow_server(flow)].mss, ==, 1400);
     g_assert_cmpstr(td_flow_data_sender(flow), ==, "server");
     g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_CLASSIC);
     g_assert_cmpint(flow->ecn_decided_frame, ==, 3);    /* settled when the client answers */

@@ -1,0 +1,168 @@
+#include "options.h"
+
+#include <string.h>
+
+enum {
+    KIND_EOL = 0, KIND_NOP = 1, KIND_MSS = 2, KIND_WSCALE = 3, KIND_SACK_PERM = 4,
+    KIND_TS = 8, KIND_MPTCP = 30, KIND_TFO = 34, KIND_ACCECN0 = 172, KIND_ACCECN1 = 174,
+    KIND_EXPERIMENT = 254,
+};
+enum { EXP_TFO = 0xF989, EXP_ACCECN0 = 0xACC0, EXP_ACCECN1 = 0xACC1 };
+
+static unsigned experiment_bit(const uint8_t *option, size_t len)
+{
+    unsigned exid;
+
+    if (len < 4)
+        return 0;
+    exid = (unsigned)(option[2] << 8 | option[3]);
+    if (exid == EXP_TFO)
+        return TD_OPT_TFO;
+    return (exid == EXP_ACCECN0 || exid == EXP_ACCECN1) ? TD_OPT_ACCECN : 0;
+}
+
+void td_options_parse(const uint8_t *bytes, size_t len, td_tcp_options *out)
+{
+    size_t at = 0;
+
+    memset(out, 0, sizeof *out);
+    while (at < len) {
+        uint8_t kind = bytes[at];
+        if (kind == KIND_EOL)
+            break;
+        if (kind == KIND_NOP) {
+            at++;
+            continue;
+        }
+        if (at + 1 >= len || bytes[at + 1] < 2 || at + bytes[at + 1] > len)
+            return;                     /* cut by the snaplen, or malformed */
+        const uint8_t *option = bytes + at;
+        size_t option_len = bytes[at + 1];
+        switch (kind) {
+        case KIND_MSS:
+            if (option_len == 4) {
+                out->present |= TD_OPT_MSS;
+                out->mss = (uint16_t)(option[2] << 8 | option[3]);
+            }
+            break;
+        case KIND_WSCALE:
+            if (option_len == 3) {
+                out->present |= TD_OPT_WSCALE;
+                out->wscale = option[2];
+            }
+            break;
+        case KIND_SACK_PERM: out->present |= TD_OPT_SACK_PERM; break;
+        case KIND_TS:        out->present |= TD_OPT_TS; break;
+        case KIND_MPTCP:     out->present |= TD_OPT_MPTCP; break;
+        case KIND_TFO:       out->present |= TD_OPT_TFO; break;
+        case KIND_ACCECN0:
+        case KIND_ACCECN1:   out->present |= TD_OPT_ACCECN; break;
+        case KIND_EXPERIMENT: out->present |= (uint8_t)experiment_bit(option, option_len); break;
+        default: break;
+        }
+        at += option_len;
+    }
+    out->complete = true;
+}
+
+static const struct {
+    unsigned bit;
+    const char *name;
+} option_names[] = {
+    { TD_OPT_MSS, "mss" }, { TD_OPT_WSCALE, "wscale" }, { TD_OPT_SACK_PERM, "sack_perm" },
+    { TD_OPT_TS, "ts" }, { TD_OPT_TFO, "tfo" }, { TD_OPT_MPTCP, "mptcp" }, { TD_OPT_ACCECN, "accecn" },
+};
+
+static void join_names(unsigned bits, bool negotiated_names, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < G_N_ELEMENTS(option_names); i++) {
+        if (!(bits & option_names[i].bit))
+            continue;
+        const char *name = negotiated_names && option_names[i].bit == TD_OPT_SACK_PERM
+                               ? "sack" : option_names[i].name;
+        used += (size_t)g_snprintf(buf + used, size > used ? (gulong)(size - used) : 0, "%s%s",
+                                   used ? "," : "", name);
+        if (used >= size)
+            break;
+    }
+    if (!buf[0])
+        g_strlcpy(buf, "none", size);
+}
+
+void td_options_list(unsigned present, char *buf, size_t size)
+{
+    join_names(present, false, buf, size);
+}
+
+void td_options_missing_list(unsigned bits, char *buf, size_t size)
+{
+    join_names(bits, true, buf, size);
+}
+
+const char *td_tristate_name(td_tristate value)
+{
+    return value == TD_YES ? "yes" : value == TD_NO ? "no" : "unknown";
+}
+
+static double data_rate(const td_dir_stats *dir)
+{
+    int64_t span = dir->last_data_ns - dir->first_data_ns;
+    return span > 0 ? (double)dir->payload_bytes * 1e9 / (double)span : 0;
+}
+
+/* RFC 9293 §3.7.1: without an MSS option the peer assumes 536 (IPv4);
+ * RFC 8200 gives IPv6 a 1280-byte minimum MTU, hence 1220. */
+static uint16_t default_mss(const td_addr *addr)
+{
+    return addr->len == 16 ? 1220 : 536;
+}
+
+void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
+{
+    static const unsigned negotiated[3] = { TD_OPT_WSCALE, TD_OPT_SACK_PERM, TD_OPT_TS };
+    const td_handshake *hs = &flow->hs;
+    int client = flow->client, server = td_flow_server(flow);
+    int64_t to_server, to_client;
+
+    memset(audit, 0, sizeof *audit);
+    if (client < 0)
+        return;
+    audit->client_seen = hs->opts_seen[client] && hs->opts[client].complete;
+    audit->server_seen = hs->opts_seen[server] && hs->opts[server].complete;
+    unsigned announced_by_client = hs->opts[client].present, announced_by_server = hs->opts[server].present;
+    if (audit->client_seen) {
+        audit->left_out_by_client = (TD_OPT_MSS | TD_OPT_NEGOTIATED) & ~announced_by_client;
+        if (!(announced_by_client & TD_OPT_MSS))
+            audit->default_mss[0] = default_mss(&flow->addr[client]);
+    }
+    if (audit->server_seen) {
+        audit->left_out_by_server = (TD_OPT_MSS | TD_OPT_NEGOTIATED) & ~announced_by_server;
+        if (!(announced_by_server & TD_OPT_MSS))
+            audit->default_mss[1] = default_mss(&flow->addr[server]);
+    }
+    if (!audit->client_seen || !audit->server_seen)
+        return;
+    for (int i = 0; i < 3; i++) {
+        bool both = (announced_by_client & announced_by_server & negotiated[i]) != 0;
+        audit->used[i] = both ? TD_YES : TD_NO;
+        if (!both)
+            audit->missing |= negotiated[i];
+    }
+    audit->ts_stripped[0] = flow->sent[client].first_frame_without_ts != 0;
+    audit->ts_stripped[1] = flow->sent[server].first_frame_without_ts != 0;
+    if (!(audit->missing & TD_OPT_WSCALE))
+        return;
+    /* RFC 7323 §2.2: scaling applies only when both SYNs carry the option. */
+    audit->window_ceiling = TD_NO_WSCALE_WINDOW;
+    if (td_flow_handshake_halves(flow, &to_server, &to_client) && to_server + to_client > 0) {
+        audit->ceiling_throughput = TD_NO_WSCALE_WINDOW * 1e9 / (double)(to_server + to_client);
+        double rate = MAX(data_rate(&flow->sent[client]), data_rate(&flow->sent[server]));
+        if (rate > 0)
+            audit->at_ceiling = rate >= TD_AT_CEILING_SHARE * audit->ceiling_throughput ? TD_YES : TD_NO;
+    }
+}

@@ -1,0 +1,46 @@
+/* TCP handshake options: what each side announced, what the flow ended up
+ * with, and what the missing ones cost (RFC 7323, RFC 2018, RFC 9293). */
+#ifndef TCPDIAG_OPTIONS_H
+#define TCPDIAG_OPTIONS_H
+
+#include <stddef.h>
+#include "flow.h"
+
+/* Reads the option bytes of a TCP header (after the fixed 20 bytes). */
+void td_options_parse(const uint8_t *bytes, size_t len, td_tcp_options *out);
+
+/* The three options that work only when both sides announce them. */
+enum { TD_OPT_NEGOTIATED = TD_OPT_WSCALE | TD_OPT_SACK_PERM | TD_OPT_TS };
+
+enum { TD_NO_WSCALE_WINDOW = 65535 };
+
+typedef enum td_tristate { TD_UNKNOWN = 0, TD_NO, TD_YES } td_tristate;
+
+typedef struct td_options_audit {
+    bool        client_seen, server_seen;   /* SYN / SYN-ACK options captured */
+    td_tristate used[3];                    /* wscale, sack, ts */
+    unsigned    missing;                    /* TD_OPT_NEGOTIATED bits the flow lacks */
+    unsigned    left_out_by_client;         /* MSS and negotiated bits not announced */
+    unsigned    left_out_by_server;
+    uint32_t    window_ceiling;             /* 0 when window scaling is in use or unknown */
+    double      ceiling_throughput;         /* B/s; 0 when not measurable */
+    td_tristate at_ceiling;
+    uint16_t    default_mss[2];             /* by role (client, server); 0 when MSS was sent */
+    bool        ts_stripped[2];             /* by role of the sender */
+} td_options_audit;
+
+enum { TD_USED_WSCALE = 0, TD_USED_SACK = 1, TD_USED_TS = 2 };
+
+/* The share of the ceiling a transfer must reach to count as running at it. */
+#define TD_AT_CEILING_SHARE 0.8
+
+void td_options_audit_flow(const td_flow *flow, td_options_audit *audit);
+
+/* "mss,wscale,sack_perm,ts,tfo,mptcp,accecn" subset, or "none". */
+void td_options_list(unsigned present, char *buf, size_t size);
+/* The negotiated subset as "mss,wscale,sack,ts" names, or "none". */
+void td_options_missing_list(unsigned bits, char *buf, size_t size);
+
+const char *td_tristate_name(td_tristate value);
+
+#endif

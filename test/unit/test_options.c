@@ -1,0 +1,153 @@
+/* Handshake options: parsing (RFC 9293 §3.2 option format) and the audit. */
+#include <glib.h>
+#include <string.h>
+#include "options.h"
+
+static void test_parse_linux_syn(void)
+{
+    /* MSS 1460, SACK-permitted, timestamps, NOP, window scale 7: a Linux SYN */
+    static const uint8_t syn[] = { 2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7 };
+    td_tcp_options o;
+    char text[64];
+
+    td_options_parse(syn, sizeof syn, &o);
+    g_assert_true(o.complete);
+    g_assert_cmpuint(o.present, ==, TD_OPT_MSS | TD_OPT_SACK_PERM | TD_OPT_TS | TD_OPT_WSCALE);
+    g_assert_cmpuint(o.mss, ==, 1460);
+    g_assert_cmpuint(o.wscale, ==, 7);
+    td_options_list(o.present, text, sizeof text);
+    g_assert_cmpstr(text, ==, "mss,wscale,sack_perm,ts");
+}
+
+static void test_parse_no_options(void)
+{
+    td_tcp_options o;
+    char text[16];
+
+    td_options_parse(NULL, 0, &o);
+    g_assert_true(o.complete);
+    g_assert_cmpuint(o.present, ==, 0);
+    td_options_list(o.present, text, sizeof text);
+    g_assert_cmpstr(text, ==, "none");
+}
+
+static void test_parse_cut_and_malformed(void)
+{
+    static const uint8_t cut[] = { 2, 4, 0x05, 0xb4, 8, 10, 0, 0 };       /* TS cut by the snaplen */
+    static const uint8_t zero_len[] = { 3, 0, 7 };                         /* length below 2 */
+    td_tcp_options o;
+
+    td_options_parse(cut, sizeof cut, &o);
+    g_assert_false(o.complete);
+    g_assert_cmpuint(o.present, ==, TD_OPT_MSS);
+    td_options_parse(zero_len, sizeof zero_len, &o);
+    g_assert_false(o.complete);
+}
+
+static void test_parse_experimental_and_others(void)
+{
+    /* TFO cookie request (34), MP_CAPABLE (30), AccECN order 0 (172), experimental AccECN (254/0xACC1) */
+    static const uint8_t opts[] = { 34, 2, 30, 4, 0x01, 0x81, 172, 2, 254, 4, 0xac, 0xc1, 0 };
+    td_tcp_options o;
+    char text[64];
+
+    td_options_parse(opts, sizeof opts, &o);
+    g_assert_true(o.complete);
+    td_options_list(o.present, text, sizeof text);
+    g_assert_cmpstr(text, ==, "tfo,mptcp,accecn");
+}
+
+static td_flow *handshake(td_engine *engine, unsigned client_opts, unsigned server_opts, bool v6)
+{
+    td_record rec;
+    int sender;
+    td_flow *flow = NULL;
+
+    for (int i = 0; i < 3; i++) {
+        memset(&rec, 0, sizeof rec);
+        rec.frame = (uint32_t)i + 1;
+        rec.time_ns = i * 10000000LL;           /* 10 ms per half: RTT 20 ms */
+        rec.src.len = rec.dst.len = v6 ? 16 : 4;
+        rec.src.bytes[0] = i == 1 ? 2 : 1;
+        rec.dst.bytes[0] = i == 1 ? 1 : 2;
+        rec.sport = i == 1 ? 80 : 40000;
+        rec.dport = i == 1 ? 40000 : 80;
+        rec.tcp_flags = i == 0 ? TD_TH_SYN : i == 1 ? TD_TH_SYN | TD_TH_ACK : TD_TH_ACK;
+        rec.options.complete = true;
+        rec.options.present = (uint8_t)(i == 0 ? client_opts : i == 1 ? server_opts : 0);
+        flow = td_engine_add(engine, &rec, &sender);
+    }
+    return flow;
+}
+
+static void test_audit_noopt_client(void)
+{
+    td_config cfg;
+    td_options_audit a;
+    char text[64];
+
+    td_config_defaults(&cfg);
+    td_engine *engine = td_engine_new(&cfg);
+    td_flow *flow = handshake(engine, 0, TD_OPT_MSS, false);
+    td_options_audit_flow(flow, &a);
+    g_assert_cmpint(a.used[TD_USED_WSCALE], ==, TD_NO);
+    g_assert_cmpint(a.used[TD_USED_SACK], ==, TD_NO);
+    g_assert_cmpint(a.used[TD_USED_TS], ==, TD_NO);
+    td_options_missing_list(a.missing, text, sizeof text);
+    g_assert_cmpstr(text, ==, "wscale,sack,ts");
+    td_options_missing_list(a.left_out_by_client, text, sizeof text);
+    g_assert_cmpstr(text, ==, "mss,wscale,sack,ts");
+    g_assert_cmpuint(a.default_mss[0], ==, 536);        /* RFC 9293 §3.7.1 */
+    g_assert_cmpuint(a.default_mss[1], ==, 0);
+    g_assert_cmpuint(a.window_ceiling, ==, 65535);
+    g_assert_cmpfloat_with_epsilon(a.ceiling_throughput, 65535 / 0.020, 1e-6);
+    g_assert_cmpint(a.at_ceiling, ==, TD_UNKNOWN);      /* no data, nothing to compare */
+    td_engine_free(engine);
+}
+
+static void test_audit_server_drops_wscale_v6(void)
+{
+    td_config cfg;
+    td_options_audit a;
+    unsigned all = TD_OPT_MSS | TD_OPT_WSCALE | TD_OPT_SACK_PERM | TD_OPT_TS;
+    char text[64];
+
+    td_config_defaults(&cfg);
+    td_engine *engine = td_engine_new(&cfg);
+    td_flow *flow = handshake(engine, all, all & ~TD_OPT_WSCALE & ~TD_OPT_MSS, true);
+    td_options_audit_flow(flow, &a);
+    g_assert_cmpint(a.used[TD_USED_WSCALE], ==, TD_NO);
+    g_assert_cmpint(a.used[TD_USED_SACK], ==, TD_YES);
+    td_options_missing_list(a.left_out_by_server, text, sizeof text);
+    g_assert_cmpstr(text, ==, "mss,wscale");
+    g_assert_cmpuint(a.default_mss[1], ==, 1220);       /* IPv6: 1280 - 60 */
+    td_engine_free(engine);
+}
+
+static void test_audit_healthy(void)
+{
+    td_config cfg;
+    td_options_audit a;
+    unsigned all = TD_OPT_MSS | TD_OPT_WSCALE | TD_OPT_SACK_PERM | TD_OPT_TS;
+
+    td_config_defaults(&cfg);
+    td_engine *engine = td_engine_new(&cfg);
+    td_options_audit_flow(handshake(engine, all, all, false), &a);
+    g_assert_cmpuint(a.missing, ==, 0);
+    g_assert_cmpuint(a.left_out_by_client | a.left_out_by_server, ==, 0);
+    g_assert_cmpuint(a.window_ceiling, ==, 0);
+    td_engine_free(engine);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/options/parse-linux-syn", test_parse_linux_syn);
+    g_test_add_func("/options/parse-none", test_parse_no_options);
+    g_test_add_func("/options/parse-cut-and-malformed", test_parse_cut_and_malformed);
+    g_test_add_func("/options/parse-experimental", test_parse_experimental_and_others);
+    g_test_add_func("/options/audit-noopt-client", test_audit_noopt_client);
+    g_test_add_func("/options/audit-server-drops-wscale-v6", test_audit_server_drops_wscale_v6);
+    g_test_add_func("/options/audit-healthy", test_audit_healthy);
+    return g_test_run();
+}
