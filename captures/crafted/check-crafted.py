@@ -44,6 +44,63 @@ def tshark(pcap):
     return p.returncode, p.stdout, p.stderr, rows
 
 
+OPT_FIELDS = ["tcp.stream", "tcp.srcport", "tcp.dstport", "tcp.flags", "tcp.option_kind",
+              "tcp.options.wscale.shift", "tcp.len", "ipv6.src"]
+# docs/fields.md "tcpdiag.opts": option names in their fixed order, by TCP option kind
+OPT_NAMES = (("mss", {"2"}), ("wscale", {"3"}), ("sack_perm", {"4"}), ("ts", {"8"}),
+             ("tfo", {"34"}), ("mptcp", {"30"}), ("accecn", {"172", "174"}))
+
+
+def tshark_opts(pcap):
+    cmd = ["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "occurrence=a",
+           "-E", "aggregator=,", "-E", "separator=\t"]
+    for f in OPT_FIELDS:
+        cmd += ["-e", f]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    rows = []
+    for line in p.stdout.splitlines():
+        v = line.split("\t")
+        rows.append(dict(zip(OPT_FIELDS, v + [""] * (len(OPT_FIELDS) - len(v)))))
+    return rows
+
+
+def opt_list(r):
+    kinds = set(r["tcp.option_kind"].split(",")) if r["tcp.option_kind"] else set()
+    names = [n for n, k in OPT_NAMES if kinds & k]
+    return names, ",".join(names) or "none"
+
+
+def opts_analyse(rows, cport):
+    """tcpdiag.opts.* facts from Wireshark's option kinds (SYN, SYN-ACK, later TS)."""
+    out = {}
+    syn = [r for r in rows if r["tcp.flags"] and int(r["tcp.flags"], 16) & 0x12 == 0x02]
+    sa = [r for r in rows if r["tcp.flags"] and int(r["tcp.flags"], 16) & 0x12 == 0x12]
+    if not syn or not sa:
+        return out
+    (cn, out["tcpdiag.opts.client"]), (sn, out["tcpdiag.opts.server"]) = opt_list(syn[-1]), opt_list(sa[-1])
+    ws = lambda r: int(r["tcp.options.wscale.shift"]) if r["tcp.options.wscale.shift"] else None
+    out["tcpdiag.opts.client_wscale"], out["tcpdiag.opts.server_wscale"] = ws(syn[-1]), ws(sa[-1])
+    both = {k: (a in cn and a in sn) for k, a in (("wscale", "wscale"), ("sack", "sack_perm"), ("ts", "ts"))}
+    for k in both:
+        out["tcpdiag.opts.%s_used" % k] = "yes" if both[k] else "no"
+    out["tcpdiag.opts.missing"] = ",".join(k for k in both if not both[k]) or "none"
+    lo = lambda n: ",".join(k for k, a in (("mss", "mss"), ("wscale", "wscale"), ("sack", "sack_perm"),
+                                           ("ts", "ts")) if a not in n) or "none"
+    out["tcpdiag.opts.left_out_by_client"], out["tcpdiag.opts.left_out_by_server"] = lo(cn), lo(sn)
+    out["tcpdiag.opts.window_ceiling"] = None if both["wscale"] else 65535
+    v6 = bool(syn[-1]["ipv6.src"])
+    out["tcpdiag.opts.default_mss"] = None if ("mss" in cn and "mss" in sn) else (1220 if v6 else 536)
+    stripped = []
+    if both["ts"]:
+        for d, mine in (("c2s", True), ("s2c", False)):
+            seq = [("ts" in opt_list(r)[0]) for r in rows
+                   if int(r["tcp.flags"] or "0", 16) & 0x02 == 0 and (r["tcp.srcport"] == cport) == mine]
+            if any(not x for x in seq):
+                stripped.append(d)
+    out["tcpdiag.opts.ts_stripped"] = {0: None, 1: (stripped or [None])[0], 2: "both"}[len(stripped)]
+    return out
+
+
 def triple(flags):
     f = int(flags, 16)
     return (f >> 8 & 1, f >> 7 & 1, f >> 6 & 1), f
@@ -169,6 +226,7 @@ def check_file(path, capdir):
     if doc["flow_count"] != len(streams):
         problems.append("flow_count %s, tshark has %d streams" % (doc["flow_count"], len(streams)))
     checked = 0
+    opt_rows = None
     flows_by_client = {}
     for s in sorted(streams, key=int):
         a = analyse([r for r in rows if r["tcp.stream"] == s])
@@ -196,6 +254,12 @@ def check_file(path, capdir):
             problems.append("%s selects frames of streams %s" % (sel, sorted(ss)))
             continue
         a = analyse(sel_rows)
+        if any(k.startswith("tcpdiag.opts.") for k in fl["expect"]):
+            if opt_rows is None:
+                opt_rows = tshark_opts(pcap)
+            st = sel_rows[0]["tcp.stream"]
+            a.update(opts_analyse([r for r in opt_rows if r["tcp.stream"] == st],
+                                  str(a.get("tcpdiag.flow.client_port"))))
         for k, v in fl["expect"].items():
             if k in a:
                 if not matches(v, a[k]):
@@ -204,6 +268,24 @@ def check_file(path, capdir):
     for h in doc.get("hosts", []):
         fl = flows_by_client.get(h["client"], [])
         conns = [f for f in fl if f["tcpdiag.ecn.syn_ip_ecn"] is not None]
+        if any(k.startswith("tcpdiag.host.opts_") for k in h["expect"]):
+            if opt_rows is None:
+                opt_rows = tshark_opts(pcap)
+            miss = 0
+            for f in conns:
+                syn = [r for r in opt_rows if r["tcp.srcport"] == str(f["tcpdiag.flow.client_port"])
+                       and r["tcp.flags"] and int(r["tcp.flags"], 16) & 0x12 == 0x02]
+                miss += bool(syn) and not {"wscale", "sack_perm", "ts"} <= set(opt_list(syn[-1])[0])
+            h_opts = {"tcpdiag.host.opts_missing_conns": miss}
+            h_opts["tcpdiag.host.opts_share"] = [
+                "%d of %d connections sent SYNs without wscale/sack/ts" % (miss, len(conns)),
+                "%d of %d connections sent SYNs without wscale, sack or ts" % (miss, len(conns))]
+            for k, v in h["expect"].items():
+                if k == "tcpdiag.host.opts_share":
+                    if not (set(v if isinstance(v, list) else [v]) & set(h_opts[k])):
+                        problems.append("host %s %s: expected %r, got %r" % (h["client"], k, v, h_opts[k]))
+                elif k in h_opts and not matches(v, h_opts[k]):
+                    problems.append("host %s %s: expected %r, got %r" % (h["client"], k, v, h_opts[k]))
         got = {"tcpdiag.host.conns": len(conns),
                "tcpdiag.host.ecn_negotiated": sum(f["tcpdiag.ecn.outcome"] in NEGOTIATED for f in conns)}
         for k, v in h["expect"].items():

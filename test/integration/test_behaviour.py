@@ -131,3 +131,36 @@ def test_shipped_colouring_rules_compile():
     assert filters
     for flt in filters:
         run(["-r", CUBIC_CLIENT, "-2", "-Y", flt])
+
+
+OPTS = CAPTURES / "crafted-opts.pcap"
+
+
+def test_noopt_expert_on_the_option_less_syns_only():
+    """crafted-opts: the SYNs of 40801 (IPv4) and 40802 (IPv6) carry no option at all."""
+    rows = fields(OPTS, ["frame.number", "tcp.flags", "tcp.srcport", "tcp.hdr_len",
+                         "tcpdiag.opts.noopt"])
+    flagged = [r for r in rows if r["tcpdiag.opts.noopt"]]
+    assert sorted(r["tcp.srcport"] for r in flagged) == ["40801", "40802"]
+    assert all(is_syn(r) and r["tcp.hdr_len"] == "20" for r in flagged)
+
+
+def test_ts_vanished_on_first_segment_without_timestamps():
+    """40804: the server's data segments after the 10th carry no option."""
+    rows = fields(OPTS, ["frame.number", "tcp.srcport", "tcp.len", "tcp.options.timestamp.tsval",
+                         "tcpdiag.opts.ts_vanished"])
+    server_data = [r for r in rows if r["tcp.srcport"] == "443" and int(r["tcp.len"] or 0) > 0]
+    flow = [r for r in rows if r["tcpdiag.opts.ts_vanished"]]
+    assert len(flow) == 1
+    first_bare = next(r for r in rows if r["frame.number"] == flow[0]["frame.number"])
+    assert first_bare["tcp.options.timestamp.tsval"] == ""
+    assert server_data and any(r["tcp.options.timestamp.tsval"] for r in server_data)
+
+
+def test_limiting_expert_where_the_unscaled_window_was_the_limit():
+    """40803: the server dropped window scaling and the transfer ran at 65535 B per RTT."""
+    rows = fields(OPTS, ["tcp.stream", "tcp.port", "tcpdiag.opts.limiting", "tcpdiag.opts.missing_info"])
+    limiting = {r["tcp.port"] for r in rows if r["tcpdiag.opts.limiting"]}
+    noted = {r["tcp.port"] for r in rows if r["tcpdiag.opts.missing_info"]}
+    assert limiting == {"40803,443"} or limiting == {"443,40803"}
+    assert {p for port in noted for p in port.split(",")} >= {"40801", "40802"}
