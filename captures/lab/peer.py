@@ -34,6 +34,16 @@ OPTS_SYSCTLS = {"tcp_window_scaling": "/proc/sys/net/ipv4/tcp_window_scaling",
                 "tcp_timestamps": "/proc/sys/net/ipv4/tcp_timestamps"}
 
 
+def recv_all(sock):
+    """Reads until the peer closes; returns the byte count."""
+    got = 0
+    while True:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            return got
+        got += len(chunk)
+
+
 def tcp_info(sock):
     """The few TCP_INFO fields the lab uses (offsets of struct tcp_info, linux/tcp.h)."""
     raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 232)
@@ -144,12 +154,7 @@ def client(args):
         # One line the moment the connection is up (lab.py waits for it to start a
         # mid-flow capture), then the full record when the transfer is over.
         print(json.dumps({"event": "connected", "index": i, "local_port": local[1]}), flush=True)
-        got = 0
-        while True:
-            chunk = s.recv(1 << 16)
-            if not chunk:
-                break
-            got += len(chunk)
+        got = recv_all(s)
         t_end = time.monotonic()
         info = tcp_info(s)
         s.close()

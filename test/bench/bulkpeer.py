@@ -108,12 +108,7 @@ def download(c, batch_index, ecn, log, deadline):
         s.connect((c["dst"], c["port"]))
         rec["local_port"] = s.getsockname()[1]
         s.sendall(f"{c['size']} {c['pace']}\n".encode())
-        got = 0
-        while True:
-            chunk = s.recv(1 << 16)
-            if not chunk:
-                break
-            got += len(chunk)
+        got = peer.recv_all(s)
         rec["duration_s"] = time.monotonic() - t0
         rec["bytes"] = got
         rec["tcp_info"] = peer.tcp_info(s)
