@@ -185,7 +185,7 @@ local function report_hosts()
     local tap = Listener.new("tcpdiag")
     function tap.draw()
         print("")
-        print("tcpdiag: per-client ECN use")
+        print("tcpdiag: per-client rules")
         if not fed then
             print("(needs the whole capture first: run tshark with -2)")
             return
