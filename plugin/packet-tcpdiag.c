@@ -441,8 +441,9 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     for (int role = C2S; role <= S2C; role++)
         if (audit.default_mss[role])
             add_uint(opts_tree, hf_opts_default_mss, tvb, audit.default_mss[role]);
-    if (stripped_dirs(&audit))
-        add_string(opts_tree, hf_opts_ts_stripped, tvb, stripped_dirs(&audit));
+    const char *stripped = stripped_dirs(&audit);
+    if (stripped)
+        add_string(opts_tree, hf_opts_ts_stripped, tvb, stripped);
 }
 
 static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
