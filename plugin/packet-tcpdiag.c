@@ -9,8 +9,8 @@
 #include <epan/packet.h>
 #include <epan/prefs.h>
 #include <epan/tap.h>
-#include <wsutil/nstime.h>
 
+#include "items.h"
 #include "tcpdiag.h"
 #include "core/options.h"
 
@@ -176,7 +176,7 @@ static bool to_td_addr(const address *from, td_addr *to)
     return true;
 }
 
-enum { TCP_FLAGS_AT = 12, TCP_MIN_HEADER = 20, IPV4_MIN_HEADER = 20, IPV6_HEADER = 40,
+enum { TCP_ACK_AT = 8, TCP_FLAGS_AT = 12, TCP_WINDOW_AT = 14, TCP_MIN_HEADER = 20, IPV4_MIN_HEADER = 20, IPV6_HEADER = 40,
        IPPROTO_TCP_NUMBER = 6 };
 
 static bool bytes_equal(tvbuff_t *tvb, int offset, const td_addr *addr)
@@ -241,7 +241,11 @@ static bool header_bytes_of(proto_tree *tree, td_record *rec)
     if (!tvb_bytes_exist(seq->ds_tvb, tcp_at + TCP_FLAGS_AT, 2))
         return false;
     rec->seq = fvalue_get_uinteger(TD_FI_VALUE(seq));
+    rec->ack = tvb_get_ntohl(seq->ds_tvb, tcp_at + TCP_ACK_AT);
     rec->tcp_flags = tvb_get_ntohs(seq->ds_tvb, tcp_at + TCP_FLAGS_AT) & 0x0fff;
+    rec->has_window = tvb_bytes_exist(seq->ds_tvb, tcp_at + TCP_WINDOW_AT, 2);
+    if (rec->has_window)
+        rec->window = tvb_get_ntohs(seq->ds_tvb, tcp_at + TCP_WINDOW_AT);
     rec->has_ip_ecn = ip_ecn_before(seq->ds_tvb, tcp_at, rec, &rec->ip_ecn);
     read_options(seq->ds_tvb, tcp_at, &rec->options);
     return true;
@@ -283,19 +287,6 @@ static frame_kind read_record(packet_info *pinfo, proto_tree *tree, td_record *r
     return FRAME_SEGMENT;
 }
 
-static void add_relative_time(proto_tree *tree, int hf, tvbuff_t *tvb, int64_t ns)
-{
-    nstime_t t;
-    t.secs = (time_t)(ns / 1000000000);
-    t.nsecs = (int)(ns % 1000000000);
-    proto_item_set_generated(proto_tree_add_time(tree, hf, tvb, 0, 0, &t));
-}
-
-static void add_string(proto_tree *tree, int hf, tvbuff_t *tvb, const char *value)
-{
-    proto_item_set_generated(proto_tree_add_string(tree, hf, tvb, 0, 0, value));
-}
-
 /* Formats the address only when the tree will keep the field. */
 static void add_address(proto_tree *tree, int hf, tvbuff_t *tvb, const td_addr *addr)
 {
@@ -305,11 +296,6 @@ static void add_address(proto_tree *tree, int hf, tvbuff_t *tvb, const td_addr *
         return;
     td_addr_format(addr, text, sizeof text);
     add_string(tree, hf, tvb, text);
-}
-
-static void add_uint(proto_tree *tree, int hf, tvbuff_t *tvb, uint32_t value)
-{
-    proto_item_set_generated(proto_tree_add_uint(tree, hf, tvb, 0, 0, value));
 }
 
 /* Endpoint index of a role-named direction's sender. */
@@ -434,8 +420,7 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     if (audit.window_ceiling)
         add_uint(opts_tree, hf_opts_window_ceiling, tvb, audit.window_ceiling);
     if (audit.ceiling_throughput > 0)
-        proto_item_set_generated(proto_tree_add_double(opts_tree, hf_opts_ceiling_throughput, tvb, 0, 0,
-                                                       audit.ceiling_throughput));
+        add_double(opts_tree, hf_opts_ceiling_throughput, tvb, audit.ceiling_throughput);
     if (audit.at_ceiling != TD_UNKNOWN)
         add_string(opts_tree, hf_opts_at_ceiling, tvb, td_tristate_name(audit.at_ceiling));
     for (int role = C2S; role <= S2C; role++)
@@ -644,9 +629,13 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
         add_flow_items(tree, tvb, pkt, complete);
         add_ecn_items(tree, tvb, pkt, complete);
         add_options_items(tree, tvb, pkt, complete);
+        if (complete)
+            tcpdiag_flight_items(tree, tvb, pkt->flow);
     }
     add_experts(tree, pinfo, tvb, pkt, complete);
     add_options_experts(tree, pinfo, tvb, pkt, complete);
+    if (complete)
+        tcpdiag_flight_experts(tree, pinfo, tvb, pkt->flow);
     if (complete && pinfo->num == pkt->flow->first_frame && td_flow_roles_known(pkt->flow))
         call_lua_flow_start(tvb, pinfo, top_tree, pkt->flow);
     return tvb_captured_length(tvb);
@@ -679,7 +668,7 @@ static void tcpdiag_cleanup(void)
     frame_flows = NULL;
 }
 
-static void register_prefs(void)
+static module_t *register_prefs(void)
 {
     static const enum_val_t positions[] = {
         { "auto", "Infer from handshake timing", TD_VANTAGE_UNKNOWN },
@@ -704,6 +693,7 @@ static void register_prefs(void)
         "Handshake halves shorter than this are treated as host turnaround time, "
         "which cannot place the capture point.",
         10, &config.vantage_min_delay_us);
+    return module;
 }
 
 static void register_fields(void)
@@ -846,7 +836,7 @@ static void proto_register_tcpdiag(void)
     td_config_defaults(&config);
     proto_tcpdiag = proto_register_protocol("TCP throughput diagnosis", "tcpdiag", "tcpdiag");
     register_fields();
-    register_prefs();
+    tcpdiag_flight_register(proto_tcpdiag, register_prefs(), &config.flight);
     tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
     register_postdissector(tcpdiag_handle);
     lua_hooks = register_dissector_table("tcpdiag.lua", "tcpdiag Lua rules", proto_tcpdiag,

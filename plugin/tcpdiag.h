@@ -2,11 +2,19 @@
 #ifndef TCPDIAG_GLUE_H
 #define TCPDIAG_GLUE_H
 
+#include <epan/packet.h>
+#include <epan/prefs.h>
+
 #include "core/flow.h"
 
 /* The engine of the capture being dissected; NULL between files. */
 td_engine *tcpdiag_engine(void);
 
 void tcpdiag_register_stats(void);
+
+/* tcpdiag.flight: fields, experts and preferences (flight-tcpdiag.c). */
+void tcpdiag_flight_register(int proto, module_t *module, td_flight_config *cfg);
+void tcpdiag_flight_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow);
+void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
 
 #endif

@@ -16,6 +16,15 @@ void td_config_defaults(td_config *cfg)
     cfg->vantage_dominance_pct = 80;
     cfg->vantage_min_delay_us = 1000;
     cfg->vantage_override = TD_VANTAGE_UNKNOWN;
+    td_flight_config_defaults(&cfg->flight);
+}
+
+static void flow_free(gpointer data)
+{
+    td_flow *flow = data;
+    g_free(flow->flight[0]);
+    g_free(flow->flight[1]);
+    g_free(flow);
 }
 
 td_engine *td_engine_new(const td_config *cfg)
@@ -23,7 +32,7 @@ td_engine *td_engine_new(const td_config *cfg)
     td_engine *engine = g_new0(td_engine, 1);
     engine->cfg = cfg;
     engine->by_stream = g_hash_table_new(g_direct_hash, g_direct_equal);
-    engine->flows = g_ptr_array_new_with_free_func(g_free);
+    engine->flows = g_ptr_array_new_with_free_func(flow_free);
     return engine;
 }
 
@@ -194,6 +203,67 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
         dir->first_frame_without_ts = rec->frame;
 }
 
+/* The receiver's window shift: its announced one when both sides announced
+ * window scaling, 0 when either did not, -1 when the options were not captured. */
+static int receiver_wscale(const td_handshake *hs, int receiver)
+{
+    const td_tcp_options *opts = hs->opts;
+
+    if (!hs->opts_seen[0] || !hs->opts_seen[1] || !opts[0].complete || !opts[1].complete)
+        return -1;
+    if (!(opts[0].present & TD_OPT_WSCALE) || !(opts[1].present & TD_OPT_WSCALE))
+        return 0;
+    return opts[receiver].wscale > 14 ? 14 : opts[receiver].wscale;   /* RFC 7323 §2.3 */
+}
+
+/* How far this capture is from the direction's sender: the handshake half that
+ * spans capture point ↔ sender is the time an ACK seen here takes to matter. */
+static const char *flight_context(const td_flow *flow, int sender, const td_config *cfg,
+                                  td_flight_context *ctx)
+{
+    int64_t to_server, to_client;
+    bool halves = td_flow_handshake_halves(flow, &to_server, &to_client);
+    bool from_server = sender != flow->client;
+    td_vantage vantage = td_flow_vantage(flow, cfg);
+    td_vantage near_sender = from_server ? TD_VANTAGE_NEAR_SERVER : TD_VANTAGE_NEAR_CLIENT;
+    td_vantage near_receiver = from_server ? TD_VANTAGE_NEAR_CLIENT : TD_VANTAGE_NEAR_SERVER;
+
+    if (!td_flow_roles_known(flow))
+        return "handshake not captured: who sends and how far the sender is are unknown";
+    memset(ctx, 0, sizeof *ctx);
+    if (halves)
+        ctx->ack_lag_ns = from_server ? to_server : to_client;
+    else if (vantage != near_sender)
+        return "handshake incomplete: how long ACKs take to reach the sender is unknown";
+    ctx->seen_from = vantage == near_sender     ? TD_SEEN_SENDER
+                     : vantage == near_receiver ? TD_SEEN_RECEIVER
+                     : vantage == TD_VANTAGE_MIDDLE ? TD_SEEN_MIDDLE : TD_SEEN_UNKNOWN;
+    ctx->rcv_wscale = receiver_wscale(&flow->hs, 1 - sender);
+    if (flow->hs.opts[1 - sender].present & TD_OPT_MSS)
+        ctx->peer_mss = flow->hs.opts[1 - sender].mss;
+    ctx->ece_is_signal = flow->ecn_outcome == TD_ECN_CLASSIC;
+    return NULL;
+}
+
+static void note_flight(td_engine *engine, td_flow *flow, const td_record *rec, int from)
+{
+    const td_flight_config *cfg = &engine->cfg->flight;
+
+    if (rec->tcp_flags & TD_TH_SYN)
+        return;
+    if (rec->payload_len) {
+        if (!flow->flight[from]) {
+            td_flight_context ctx;
+            const char *why = flight_context(flow, from, engine->cfg, &ctx);
+            flow->flight[from] = g_new(td_flight, 1);
+            td_flight_begin(flow->flight[from], why ? NULL : &ctx, why);
+        }
+        td_flight_data(flow->flight[from], rec, cfg);
+    }
+    if (flow->flight[1 - from])
+        td_flight_ack(flow->flight[1 - from], rec, cfg);
+}
+
 td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
 {
     td_flow *flow = g_hash_table_lookup(engine->by_stream, GUINT_TO_POINTER(rec->stream));
@@ -226,6 +296,7 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
         note_data(flow, rec, from);
     note_timestamps(flow, rec, from);
     update_ecn_outcome(flow, rec);
+    note_flight(engine, flow, rec, from);
     *sender = from;
     return flow;
 }
@@ -247,6 +318,9 @@ void td_engine_finish(td_engine *engine)
 {
     for (guint i = 0; i < engine->flows->len; i++) {
         td_flow *flow = g_ptr_array_index(engine->flows, i);
+        for (int sender = 0; sender < 2; sender++)
+            if (flow->flight[sender])
+                td_flight_finish(flow->flight[sender], &engine->cfg->flight);
         if (flow->ecn_outcome != TD_ECN_PENDING)
             continue;
         if (flow->hs.synack_frame)     /* the client's answer was not captured */

@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include "ecn.h"
+#include "flight.h"
 #include "record.h"
 
 typedef enum td_vantage {
@@ -24,6 +25,7 @@ typedef struct td_config {
     unsigned vantage_min_delay_us;
     /* Set by the analyst who knows where the capture was taken. */
     td_vantage vantage_override;
+    td_flight_config flight;
 } td_config;
 
 void td_config_defaults(td_config *cfg);
@@ -63,6 +65,7 @@ typedef struct td_flow {
     uint32_t ecn_decided_frame;     /* packet that settled the outcome (expert info goes there) */
     td_ip_ecn accecn_feedback;
     const char *ecn_reason;         /* static text, NULL when none */
+    td_flight *flight[2];           /* by sending endpoint, from its first data segment */
 } td_flow;
 
 typedef struct td_engine td_engine;

@@ -60,6 +60,8 @@ typedef struct td_record {
     uint8_t  ip_ecn;         /* td_ip_ecn; meaningful only with has_ip_ecn */
     bool     has_ip_ecn;
     uint32_t seq, ack;       /* raw (absolute) sequence numbers */
+    uint16_t window;         /* raw window field, unscaled */
+    bool     has_window;     /* false when the capture cut the header before it */
     uint32_t payload_len;
     td_tcp_options options;
 } td_record;

@@ -1,0 +1,379 @@
+#include "flight.h"
+
+#include <string.h>
+
+/* Round events. */
+enum {
+    EV_RETRANSMISSION = 1 << 0,
+    EV_ECE            = 1 << 1,
+    EV_RWND           = 1 << 2,
+};
+
+/* A signal this many rounds before a plateau still counts as its onset
+ * (recovery from a loss takes a round or two). */
+enum { ONSET_MEMORY_ROUNDS = 3 };
+/* Fewer rounds than this say nothing about what limits a flow. */
+enum { MIN_ROUNDS_FOR_VERDICT = 4 };
+
+void td_flight_config_defaults(td_flight_config *cfg)
+{
+    cfg->plateau_min_rounds = 10;
+    cfg->plateau_band_pct = 5;
+}
+
+static bool seq_before(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
+static uint32_t seq_max(uint32_t a, uint32_t b)
+{
+    return seq_before(a, b) ? b : a;
+}
+
+void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason)
+{
+    memset(f, 0, sizeof *f);
+    if (!ctx) {
+        f->unknown_reason = unknown_reason;
+        return;
+    }
+    f->ctx = *ctx;
+    f->mss = ctx->peer_mss;
+}
+
+static bool measuring(const td_flight *f)
+{
+    return !f->unknown_reason;
+}
+
+static uint32_t band_of(const td_flight *f, uint32_t high, const td_flight_config *cfg)
+{
+    uint32_t share = (uint32_t)((uint64_t)high * cfg->plateau_band_pct / 100);
+    return share > f->mss ? share : f->mss;
+}
+
+/* A flat run ends: judge it and attribute its time. A plateau held by the
+ * window is the receiver's doing. One that sits where the flight stood at the
+ * last loss or echo is the congestion window probing back (CUBIC's plateau at
+ * W_max), not the sender. */
+static void end_run(td_flight *f, const td_flight_config *cfg)
+{
+    td_plateau *run = &f->run;
+
+    if (!run->rounds)
+        return;
+    run->limit = TD_LIMIT_CWND;
+    if (run->rounds >= cfg->plateau_min_rounds) {
+        if (run->rwnd_rounds * 2 >= run->rounds)
+            run->limit = TD_LIMIT_RWND;
+        else if (!f->peak_at_signal || run->high + band_of(f, f->peak_at_signal, cfg) < f->peak_at_signal)
+            run->limit = TD_LIMIT_SENDER;
+    }
+    /* rounds at the window were attributed as they closed */
+    f->limit_ns[run->limit == TD_LIMIT_RWND ? TD_LIMIT_CWND : run->limit] += run->unassigned_ns;
+    if (run->rounds >= cfg->plateau_min_rounds && run->ns > f->best.ns)
+        f->best = *run;
+    memset(run, 0, sizeof *run);
+}
+
+static td_onset onset_now(const td_flight *f)
+{
+    if (f->rounds == 1)
+        return TD_ONSET_START;
+    return f->rounds_since_event <= ONSET_MEMORY_ROUNDS ? f->last_event : TD_ONSET_NONE;
+}
+
+static void note_event(td_flight *f, td_onset what)
+{
+    f->last_event = what;
+    f->rounds_since_event = 0;
+}
+
+static void add_to_run(td_flight *f, int64_t ns, bool at_window, const td_flight_config *cfg)
+{
+    td_plateau *run = &f->run;
+    uint32_t flight = f->round_flight;
+
+    if (run->rounds) {
+        uint32_t low = run->low < flight ? run->low : flight;
+        uint32_t high = run->high > flight ? run->high : flight;
+        if (high - low > band_of(f, high, cfg))
+            end_run(f, cfg);
+    }
+    if (!run->rounds) {
+        run->low = run->high = flight;
+        run->start_frame = f->round_start_frame;
+        run->onset = onset_now(f);
+        run->min_window = UINT32_MAX;
+    }
+    run->rounds++;
+    run->low = run->low < flight ? run->low : flight;
+    run->high = run->high > flight ? run->high : flight;
+    run->ns += ns;
+    if (at_window)
+        run->rwnd_rounds++;
+    else
+        run->unassigned_ns += ns;
+    if (f->have_edge && f->window < run->min_window)
+        run->min_window = f->window;
+}
+
+static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg)
+{
+    int64_t ns = at_ns > f->round_start_ns ? at_ns - f->round_start_ns : 0;
+    bool at_window = f->round_events & EV_RWND;
+
+    f->in_round = false;
+    f->rounds++;
+    f->rounds_since_event++;
+    f->round_ns_total += ns;
+    if (at_window) {
+        f->limit_ns[TD_LIMIT_RWND] += ns;
+        if (!f->first_rwnd_frame)
+            f->first_rwnd_frame = f->round_start_frame;
+    }
+    if (f->round_events & (EV_RETRANSMISSION | EV_ECE)) {
+        end_run(f, cfg);
+        if (!at_window)
+            f->limit_ns[TD_LIMIT_CWND] += ns;
+        f->ece_rounds += !!(f->round_events & EV_ECE);
+        note_event(f, (f->round_events & EV_RETRANSMISSION) ? TD_ONSET_RETRANSMISSION : TD_ONSET_ECN_ECHO);
+        f->peak_at_signal = f->round_flight > f->peak_since_signal ? f->round_flight : f->peak_since_signal;
+        f->peak_since_signal = 0;
+        return;
+    }
+    if (f->round_flight > f->peak_since_signal)
+        f->peak_since_signal = f->round_flight;
+    add_to_run(f, ns, at_window, cfg);
+}
+
+/* The sender has learnt of an ACK. */
+static void apply_ack(td_flight *f, const td_ack_sample *s, bool ece, const td_flight_config *cfg)
+{
+    int64_t at = s->at_ns + f->ctx.ack_lag_ns;
+
+    if (seq_before(s->ack, f->una))
+        return;                             /* an old ACK, reordered */
+    f->una = s->ack;
+    if (f->ctx.rcv_wscale >= 0) {
+        f->edge = s->edge;
+        f->have_edge = true;
+        f->window = s->edge - s->ack;
+        if (f->window > f->max_window)
+            f->max_window = f->window;
+    }
+    if (ece && f->in_round)
+        f->round_events |= EV_ECE;
+    if (f->in_round && !seq_before(f->una, f->round_end))
+        close_round(f, at, cfg);
+    if (!f->idle && !seq_before(f->una, f->nxt)) {
+        f->idle = true;                     /* nothing outstanding */
+        f->idle_since_ns = at;
+    }
+}
+
+static void deliver_oldest(td_flight *f, const td_flight_config *cfg)
+{
+    unsigned slot = f->ring_first;
+    td_ack_sample sample = f->ring[slot];
+    bool ece = f->ring_ece & (1u << slot);
+
+    f->ring_ece &= (uint16_t)~(1u << slot);
+    f->ring_first = (uint8_t)((slot + 1) % TD_FLIGHT_ACK_RING);
+    f->ring_len--;
+    apply_ack(f, &sample, ece, cfg);
+}
+
+/* Deliver the ACKs that have reached the sender by capture time now_ns. */
+static void deliver_until(td_flight *f, int64_t now_ns, const td_flight_config *cfg)
+{
+    while (f->ring_len && f->ring[f->ring_first].at_ns + f->ctx.ack_lag_ns <= now_ns)
+        deliver_oldest(f, cfg);
+}
+
+void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *cfg)
+{
+    if (!measuring(f) || !(rec->tcp_flags & TD_TH_ACK) || (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)))
+        return;
+    deliver_until(f, rec->time_ns, cfg);
+
+    /* A header cut before the window field keeps the last window. */
+    uint32_t window = f->ctx.rcv_wscale < 0 ? 0
+                      : rec->has_window ? (uint32_t)rec->window << f->ctx.rcv_wscale : f->window;
+    bool ece = f->ctx.ece_is_signal && (rec->tcp_flags & TD_TH_ECE);
+    unsigned newest = (f->ring_first + f->ring_len + TD_FLIGHT_ACK_RING - 1) % TD_FLIGHT_ACK_RING;
+    /* ACKs closer together than 1/8 of the lag share a slot: the ring spans the lag. */
+    bool merge = f->ring_len && rec->time_ns - f->ring[newest].at_ns < f->ctx.ack_lag_ns / 8;
+
+    if (!merge) {
+        if (f->ring_len == TD_FLIGHT_ACK_RING)
+            deliver_oldest(f, cfg);
+        newest = (f->ring_first + f->ring_len) % TD_FLIGHT_ACK_RING;
+        f->ring_len++;
+        f->ring_ece &= (uint16_t)~(1u << newest);
+        f->ring[newest].ack = rec->ack;
+    }
+    f->ring[newest].at_ns = rec->time_ns;
+    f->ring[newest].ack = seq_max(f->ring[newest].ack, rec->ack);
+    f->ring[newest].edge = rec->ack + window;
+    if (ece)
+        f->ring_ece |= (uint16_t)(1u << newest);
+    deliver_until(f, rec->time_ns, cfg);
+}
+
+/* Nothing was outstanding until now. A silence of at least half a round (and
+ * 1 ms) is the application's; a shorter one belongs to the next round. */
+static bool end_idle(td_flight *f, int64_t now_ns, const td_flight_config *cfg)
+{
+    int64_t gap = now_ns - f->idle_since_ns;
+    int64_t mean_round = f->rounds ? f->round_ns_total / f->rounds : 0;
+
+    f->idle = false;
+    if (gap < 1000000 || gap * 2 < mean_round)
+        return false;
+    end_run(f, cfg);
+    f->limit_ns[TD_LIMIT_APP] += gap;
+    note_event(f, TD_ONSET_IDLE);
+    return true;
+}
+
+void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *cfg)
+{
+    uint32_t end = rec->seq + rec->payload_len;
+    bool started = f->rounds || f->in_round || f->idle;
+
+    if (!measuring(f) || !rec->payload_len)
+        return;
+    if (!started) {
+        f->una = f->nxt = rec->seq;
+        f->idle = true;
+        f->idle_since_ns = rec->time_ns;
+    }
+    deliver_until(f, rec->time_ns, cfg);
+    /* Data beyond the window the sender is thought to know proves that a later
+     * ACK had reached it: the lag measured at the handshake is only an estimate. */
+    while (f->ring_len && f->have_edge && seq_before(f->edge, end))
+        deliver_oldest(f, cfg);
+    if (rec->payload_len <= (f->ctx.peer_mss ? f->ctx.peer_mss : UINT16_MAX) && rec->payload_len > f->mss)
+        f->mss = rec->payload_len;
+    if (seq_before(rec->seq, f->nxt)) {
+        f->retransmissions++;
+        if (f->in_round)
+            f->round_events |= EV_RETRANSMISSION;
+    }
+    if (seq_before(f->nxt, end)) {
+        int64_t round_start = rec->time_ns;
+        if (f->idle && !end_idle(f, rec->time_ns, cfg))
+            round_start = f->idle_since_ns;
+        f->new_bytes += end - (seq_before(rec->seq, f->nxt) ? f->nxt : rec->seq);
+        f->nxt = end;
+        if (!f->in_round) {
+            f->in_round = true;
+            f->round_end = end;
+            f->round_flight = 0;
+            f->round_events = 0;
+            f->round_start_ns = round_start;
+            f->round_start_frame = rec->frame;
+        }
+    }
+    uint32_t flight = f->nxt - f->una;
+    if (seq_before(f->nxt, f->una))
+        flight = 0;
+    if (flight > f->round_flight)
+        f->round_flight = flight;
+    if (flight > f->max_flight)
+        f->max_flight = flight;
+    if (f->have_edge && f->in_round && (int32_t)(f->edge - f->nxt) < (int32_t)(f->mss ? f->mss : 1))
+        f->round_events |= EV_RWND;
+}
+
+void td_flight_finish(td_flight *f, const td_flight_config *cfg)
+{
+    if (!measuring(f))
+        return;
+    while (f->ring_len)
+        deliver_oldest(f, cfg);
+    f->in_round = false;                    /* never acknowledged in the capture */
+    end_run(f, cfg);
+}
+
+int64_t td_flight_measured_ns(const td_flight *f)
+{
+    int64_t total = 0;
+    for (int i = 0; i < TD_LIMIT_COUNT; i++)
+        total += f->limit_ns[i];
+    return total;
+}
+
+td_limit td_flight_limit(const td_flight *f, const char **why)
+{
+    td_limit best = TD_LIMIT_UNKNOWN;
+
+    *why = NULL;
+    if (!measuring(f)) {
+        *why = f->unknown_reason;
+        return TD_LIMIT_UNKNOWN;
+    }
+    if (f->rounds < MIN_ROUNDS_FOR_VERDICT || td_flight_measured_ns(f) <= 0) {
+        *why = "too little data: fewer than 4 acknowledged round trips";
+        return TD_LIMIT_UNKNOWN;
+    }
+    for (int i = TD_LIMIT_RWND; i < TD_LIMIT_COUNT; i++)
+        if (f->limit_ns[i] > f->limit_ns[best])
+            best = (td_limit)i;
+    if (best != TD_LIMIT_APP && f->ctx.rcv_wscale < 0)
+        *why = "window scale unknown (handshake options not captured): the receive window cannot be ruled out";
+    return *why ? TD_LIMIT_UNKNOWN : best;
+}
+
+double td_flight_share(const td_flight *f, td_limit limit)
+{
+    int64_t total = td_flight_measured_ns(f);
+    return total > 0 ? 100.0 * (double)f->limit_ns[limit] / (double)total : 0.0;
+}
+
+double td_flight_throughput(const td_flight *f)
+{
+    int64_t total = td_flight_measured_ns(f);
+    return total > 0 ? (double)f->new_bytes * 1e9 / (double)total : 0.0;
+}
+
+const td_plateau *td_flight_plateau(const td_flight *f)
+{
+    return f->best.rounds ? &f->best : NULL;
+}
+
+double td_plateau_ceiling(const td_plateau *p)
+{
+    return p->ns > 0 ? (double)p->high * p->rounds * 1e9 / (double)p->ns : 0.0;
+}
+
+const char *td_limit_name(td_limit limit)
+{
+    static const char *const names[TD_LIMIT_COUNT] = { "unknown", "rwnd", "cwnd", "sender", "app" };
+    return (unsigned)limit < TD_LIMIT_COUNT ? names[limit] : "unknown";
+}
+
+const char *td_onset_name(td_onset onset)
+{
+    switch (onset) {
+    case TD_ONSET_START:          return "start";
+    case TD_ONSET_RETRANSMISSION: return "retransmission";
+    case TD_ONSET_ECN_ECHO:       return "ecn-echo";
+    case TD_ONSET_IDLE:           return "idle";
+    case TD_ONSET_NONE:           break;
+    }
+    return "none";
+}
+
+const char *td_seen_from_name(td_seen_from seen)
+{
+    switch (seen) {
+    case TD_SEEN_SENDER:   return "sender";
+    case TD_SEEN_RECEIVER: return "receiver";
+    case TD_SEEN_MIDDLE:   return "middle";
+    case TD_SEEN_UNKNOWN:  break;
+    }
+    return "unknown";
+}

@@ -1,0 +1,131 @@
+/* Bytes in flight per round trip, flat plateaus, and what limits the flight:
+ * the receiver's window, the congestion window, the sender itself (send buffer,
+ * burst limiter) or the application. One direction of one flow per td_flight. */
+#ifndef TCPDIAG_FLIGHT_H
+#define TCPDIAG_FLIGHT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "record.h"
+
+typedef enum td_limit {
+    TD_LIMIT_UNKNOWN = 0,
+    TD_LIMIT_RWND,
+    TD_LIMIT_CWND,
+    TD_LIMIT_SENDER,
+    TD_LIMIT_APP,
+    TD_LIMIT_COUNT
+} td_limit;
+
+/* What happened just before a plateau began. */
+typedef enum td_onset {
+    TD_ONSET_NONE = 0,
+    TD_ONSET_START,
+    TD_ONSET_RETRANSMISSION,
+    TD_ONSET_ECN_ECHO,
+    TD_ONSET_IDLE,
+} td_onset;
+
+/* Where the capture sits relative to this direction's sender. */
+typedef enum td_seen_from {
+    TD_SEEN_UNKNOWN = 0,
+    TD_SEEN_SENDER,
+    TD_SEEN_RECEIVER,
+    TD_SEEN_MIDDLE,
+} td_seen_from;
+
+typedef struct td_flight_config {
+    unsigned plateau_min_rounds;    /* flat rounds that make a plateau */
+    unsigned plateau_band_pct;      /* round flights within this share (or one MSS) are flat */
+} td_flight_config;
+
+/* What the flow model tells a direction's analysis when its data starts. */
+typedef struct td_flight_context {
+    td_seen_from seen_from;
+    int64_t  ack_lag_ns;    /* capture point → sender → capture point: when an ACK seen
+                               here has reached the sender, in this capture's timeline */
+    int      rcv_wscale;    /* the receiver's window shift, -1 when unknown */
+    uint32_t peer_mss;      /* MSS the receiver announced, 0 when unknown */
+    bool     ece_is_signal; /* classic ECN: ECE on an ACK is a congestion echo */
+} td_flight_context;
+
+enum { TD_FLIGHT_ACK_RING = 16 };
+
+typedef struct td_ack_sample {
+    int64_t  at_ns;
+    uint32_t ack, edge;     /* edge = ack + scaled window */
+} td_ack_sample;
+
+typedef struct td_plateau {
+    uint32_t rounds, low, high;     /* range of the round flights */
+    uint32_t rwnd_rounds;           /* rounds that reached the receive window */
+    uint32_t min_window;            /* smallest window offered meanwhile */
+    uint32_t start_frame;
+    int64_t  ns;                    /* duration */
+    int64_t  unassigned_ns;         /* time not yet attributed to a factor */
+    td_onset onset;
+    td_limit limit;                 /* RWND or SENDER once judged; CWND when not a plateau */
+} td_plateau;
+
+typedef struct td_flight {
+    td_flight_context ctx;
+    const char *unknown_reason;     /* static text; set when flight cannot be measured */
+    uint32_t mss;                   /* largest segment at or below the announced MSS */
+
+    /* sequence space as the sender knows it */
+    uint32_t nxt, una, edge;
+    bool     have_edge;
+    uint32_t window;                /* latest offered window, scaled */
+    td_ack_sample ring[TD_FLIGHT_ACK_RING];     /* ACKs still on their way to the sender */
+    uint16_t ring_ece;              /* bit per ring slot: the ACK echoed ECE */
+    uint8_t  ring_first, ring_len;
+
+    /* the open round */
+    bool     in_round;
+    uint32_t round_end, round_flight, round_start_frame;
+    int64_t  round_start_ns;
+    uint8_t  round_events;
+    bool     idle;
+    int64_t  idle_since_ns;
+
+    /* history */
+    uint32_t rounds, max_flight, max_window, retransmissions, ece_rounds;
+    int64_t  round_ns_total;
+    uint32_t peak_since_signal, peak_at_signal;
+    td_onset last_event;
+    uint32_t rounds_since_event;
+    uint32_t first_rwnd_frame;
+    uint64_t new_bytes;
+    int64_t  limit_ns[TD_LIMIT_COUNT];
+    td_plateau run, best;
+} td_flight;
+
+void td_flight_config_defaults(td_flight_config *cfg);
+
+/* A direction's first data segment: start measuring with what the flow knows,
+ * or record why its flight cannot be measured (ctx == NULL). */
+void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason);
+
+/* An ACK from this direction's receiver, and a data segment of its sender. */
+void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *cfg);
+void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *cfg);
+
+/* End of capture: deliver the ACKs still on their way and close the books. */
+void td_flight_finish(td_flight *f, const td_flight_config *cfg);
+
+/* The dominant factor; *why explains unknown (static text). */
+td_limit td_flight_limit(const td_flight *f, const char **why);
+/* Time under each factor, in percent of the measured time (0 when none). */
+double td_flight_share(const td_flight *f, td_limit limit);
+int64_t td_flight_measured_ns(const td_flight *f);
+/* New payload bytes per second over the measured time (0 when none). */
+double td_flight_throughput(const td_flight *f);
+/* The longest plateau, NULL when none; its ceiling in B/s (plateau per round). */
+const td_plateau *td_flight_plateau(const td_flight *f);
+double td_plateau_ceiling(const td_plateau *p);
+
+const char *td_limit_name(td_limit limit);
+const char *td_onset_name(td_onset onset);
+const char *td_seen_from_name(td_seen_from seen);
+
+#endif
