@@ -26,6 +26,27 @@ static void format_endpoints(const td_flow *flow, char *buf, size_t size)
                flow->port[to]);
 }
 
+/* The direction that carried most payload: the transfer the analyst cares about. */
+static const td_flight *main_flight(const td_flow *flow)
+{
+    int busier = flow->sent[1].payload_bytes > flow->sent[0].payload_bytes;
+    return flow->flight[busier] ? flow->flight[busier] : flow->flight[1 - busier];
+}
+
+static void format_flight(const td_flow *flow, char *limit, size_t limit_size, char *plateau,
+                          size_t plateau_size)
+{
+    const td_flight *f = main_flight(flow);
+    const td_plateau *p = f ? td_flight_plateau(f) : NULL;
+    const char *why;
+
+    g_strlcpy(limit, f ? td_limit_name(td_flight_limit(f, &why)) : "no-data", limit_size);
+    if (p && f->mss)
+        g_snprintf(plateau, (gulong)plateau_size, "%uB=%.1fMSS", p->high, (double)p->high / f->mss);
+    else
+        g_strlcpy(plateau, "-", plateau_size);
+}
+
 static void draw_flows(void *tapdata _U_)
 {
     td_engine *engine = tcpdiag_engine();
@@ -33,8 +54,8 @@ static void draw_flows(void *tapdata _U_)
 
     printf("\n==================================================================================\n");
     printf("tcpdiag: per-flow diagnosis\n");
-    printf("%-6s %-50s %10s %8s  %-14s %-16s\n", "Stream", "Flow (client -> server)", "Duration",
-           "Packets", "ECN", "Options missing");
+    printf("%-6s %-50s %10s %8s  %-14s %-16s %-8s %-18s\n", "Stream", "Flow (client -> server)",
+           "Duration", "Packets", "ECN", "Options missing", "Limit", "Plateau");
     if (!engine) {
         printf("(no capture analysed)\n");
         return;
@@ -44,14 +65,15 @@ static void draw_flows(void *tapdata _U_)
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         td_options_audit audit;
-        char missing[64] = "unknown";
+        char missing[64] = "unknown", limit[16], plateau[32];
         format_endpoints(flow, endpoints, sizeof endpoints);
+        format_flight(flow, limit, sizeof limit, plateau, sizeof plateau);
         td_options_audit_flow(flow, &audit);
         if (audit.client_seen && audit.server_seen)
             td_options_missing_list(audit.missing, missing, sizeof missing);
-        printf("%-6u %-50s %9.3fs %8u  %-14s %-16s\n", flow->stream, endpoints,
+        printf("%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s\n", flow->stream, endpoints,
                (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
-               td_ecn_outcome_name(flow->ecn_outcome), missing);
+               td_ecn_outcome_name(flow->ecn_outcome), missing, limit, plateau);
     }
     printf("==================================================================================\n");
 }

@@ -39,7 +39,6 @@ void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unk
         return;
     }
     f->ctx = *ctx;
-    f->mss = ctx->peer_mss;
 }
 
 static bool measuring(const td_flight *f)
@@ -148,6 +147,15 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     add_to_run(f, ns, at_window, cfg);
 }
 
+/* A signal between rounds belongs to the round it starts. */
+static void note_round_event(td_flight *f, uint8_t event)
+{
+    if (f->in_round)
+        f->round_events |= event;
+    else
+        f->next_round_events |= event;
+}
+
 /* The sender has learnt of an ACK. */
 static void apply_ack(td_flight *f, const td_ack_sample *s, bool ece, const td_flight_config *cfg)
 {
@@ -163,8 +171,8 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, bool ece, const td_f
         if (f->window > f->max_window)
             f->max_window = f->window;
     }
-    if (ece && f->in_round)
-        f->round_events |= EV_ECE;
+    if (ece)
+        note_round_event(f, EV_ECE);
     if (f->in_round && !seq_before(f->una, f->round_end))
         close_round(f, at, cfg);
     if (!f->idle && !seq_before(f->una, f->nxt)) {
@@ -259,8 +267,7 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         f->mss = rec->payload_len;
     if (seq_before(rec->seq, f->nxt)) {
         f->retransmissions++;
-        if (f->in_round)
-            f->round_events |= EV_RETRANSMISSION;
+        note_round_event(f, EV_RETRANSMISSION);
     }
     if (seq_before(f->nxt, end)) {
         int64_t round_start = rec->time_ns;
@@ -272,7 +279,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
             f->in_round = true;
             f->round_end = end;
             f->round_flight = 0;
-            f->round_events = 0;
+            f->round_events = f->next_round_events;
+            f->next_round_events = 0;
             f->round_start_ns = round_start;
             f->round_start_frame = rec->frame;
         }

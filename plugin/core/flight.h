@@ -84,7 +84,7 @@ typedef struct td_flight {
     bool     in_round;
     uint32_t round_end, round_flight, round_start_frame;
     int64_t  round_start_ns;
-    uint8_t  round_events;
+    uint8_t  round_events, next_round_events;
     bool     idle;
     int64_t  idle_since_ns;
 

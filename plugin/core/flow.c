@@ -216,12 +216,14 @@ static int receiver_wscale(const td_handshake *hs, int receiver)
     return opts[receiver].wscale > 14 ? 14 : opts[receiver].wscale;   /* RFC 7323 §2.3 */
 }
 
+enum { TURNAROUND_ALLOWANCE_NS = 1000000 };
+
 /* How far this capture is from the direction's sender: the handshake half that
  * spans capture point ↔ sender is the time an ACK seen here takes to matter. */
 static const char *flight_context(const td_flow *flow, int sender, const td_config *cfg,
                                   td_flight_context *ctx)
 {
-    int64_t to_server, to_client;
+    int64_t to_server = 0, to_client = 0;
     bool halves = td_flow_handshake_halves(flow, &to_server, &to_client);
     bool from_server = sender != flow->client;
     td_vantage vantage = td_flow_vantage(flow, cfg);
@@ -231,10 +233,14 @@ static const char *flight_context(const td_flow *flow, int sender, const td_conf
     if (!td_flow_roles_known(flow))
         return "handshake not captured: who sends and how far the sender is are unknown";
     memset(ctx, 0, sizeof *ctx);
-    if (halves)
-        ctx->ack_lag_ns = from_server ? to_server : to_client;
-    else if (vantage != near_sender)
+    if (halves && vantage != near_sender) {
+        /* The half also holds the peer's SYN-ACK turnaround, which an ACK-clocked
+         * sender does not spend: allow for up to 1 ms of it. */
+        int64_t half = from_server ? to_server : to_client;
+        ctx->ack_lag_ns = half - MIN(half / 16, TURNAROUND_ALLOWANCE_NS);
+    } else if (vantage != near_sender) {
         return "handshake incomplete: how long ACKs take to reach the sender is unknown";
+    }
     ctx->seen_from = vantage == near_sender     ? TD_SEEN_SENDER
                      : vantage == near_receiver ? TD_SEEN_RECEIVER
                      : vantage == TD_VANTAGE_MIDDLE ? TD_SEEN_MIDDLE : TD_SEEN_UNKNOWN;
