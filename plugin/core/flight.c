@@ -211,8 +211,10 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
                       : rec->has_window ? (uint32_t)rec->window << f->ctx.rcv_wscale : f->window;
     bool ece = f->ctx.ece_is_signal && (rec->tcp_flags & TD_TH_ECE);
     unsigned newest = (f->ring_first + f->ring_len + TD_FLIGHT_ACK_RING - 1) % TD_FLIGHT_ACK_RING;
-    /* ACKs closer together than 1/8 of the lag share a slot: the ring spans the lag. */
-    bool merge = f->ring_len && rec->time_ns - f->ring[newest].at_ns < f->ctx.ack_lag_ns / 8;
+    /* ACKs in the same 1/16 of the lag share a slot, so the ring spans the lag;
+     * a shared slot is delivered with its latest ACK. */
+    int64_t width = f->ctx.ack_lag_ns / TD_FLIGHT_ACK_RING;
+    bool merge = f->ring_len && width > 0 && rec->time_ns / width == f->ring[newest].at_ns / width;
 
     if (!merge) {
         if (f->ring_len == TD_FLIGHT_ACK_RING)
