@@ -21,8 +21,11 @@ static void decode(const uint8_t *b, uint32_t frame, td_record *rec)
     rec->tcp_flags = (uint16_t)((b[5] | (b[6] << 8)) & 0x1ff);
     rec->has_ip_ecn = b[6] & 0x80;
     rec->ip_ecn = (b[6] >> 4) & 3;
-    rec->seq = b[7] & 3;
-    rec->ack = b[8];
+    /* small sequence numbers around the 2^32 wrap, so ACKs and data overlap */
+    rec->seq = (uint32_t)(b[7] & 0x3f) * 700 - 2000;
+    rec->ack = (uint32_t)b[8] * 700 - 2000;
+    rec->has_window = b[13] & 1;
+    rec->window = (uint16_t)(b[13] << 4);
     rec->payload_len = (uint32_t)(b[9] | (b[10] << 8)) * (b[11] & 1);
     td_options_parse(b + 12, 4, &rec->options);
 }
@@ -38,6 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     td_config_defaults(&cfg);
     cfg.vantage_dominance_pct = size ? data[0] % 101 : 80;
+    cfg.flight.plateau_min_rounds = size > 1 ? data[1] % 16 : 10;
+    cfg.flight.plateau_band_pct = size > 2 ? data[2] % 101 : 5;
     td_engine *engine = td_engine_new(&cfg);
     for (size_t at = 0, frame = 1; at + RECORD_BYTES <= size; at += RECORD_BYTES, frame++) {
         decode(data + at, (uint32_t)frame, &rec);
@@ -62,6 +67,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         td_options_list(audit.left_out_by_client, text, sizeof text);
         if (flow->ecn_outcome == TD_ECN_PENDING)
             __builtin_trap();           /* finish() must settle every flow */
+        for (int sender = 0; sender < 2; sender++) {
+            const td_flight *f = flow->flight[sender];
+            const char *why;
+            if (!f)
+                continue;
+            if (f->ring_len || td_flight_limit(f, &why) >= TD_LIMIT_COUNT)
+                __builtin_trap();       /* finish() delivers every ACK */
+            td_flight_share(f, TD_LIMIT_SENDER);
+            td_flight_throughput(f);
+            if (td_flight_plateau(f))
+                td_plateau_ceiling(td_flight_plateau(f));
+        }
     }
     td_engine_free(engine);
     return 0;
