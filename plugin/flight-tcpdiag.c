@@ -86,7 +86,7 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     if (f->unknown_reason)
         return;
     add_string(sub, hf_seen_from, tvb, td_seen_from_name(f->ctx.seen_from));
-    add_relative_time(sub, hf_ack_lag, tvb, f->ctx.ack_lag_ns);
+    add_relative_time(sub, hf_ack_lag, tvb, f->lag_ns);
     if (f->mss)
         add_uint(sub, hf_mss, tvb, f->mss);
     add_uint(sub, hf_rounds, tvb, f->rounds);

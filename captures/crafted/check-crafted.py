@@ -89,6 +89,149 @@ def opts_analyse(rows, cport):
     return out
 
 
+FLIGHT_FIELDS = ["frame.number", "tcp.stream", "tcp.srcport", "tcp.flags", "tcp.seq",
+                 "tcp.nxtseq", "tcp.ack", "tcp.len", "tcp.window_size", "frame.time_epoch",
+                 "tcp.analysis.retransmission"]
+PLATEAU_ROUNDS = 8          # the brief: at least 8 flat rounds
+
+
+def usec(r):
+    """frame.time_epoch in integer microseconds (a float would blur 1 us margins)."""
+    sec, frac = r["frame.time_epoch"].split(".")
+    return int(sec) * 1000000 + int(frac[:6].ljust(6, "0"))
+
+
+def flight_rounds(rows, cport):
+    """The server's rounds, its flight as it knew it, from Wireshark's seq/nxtseq/ack.
+
+    Flight at data segment X = X.nxtseq - the highest client ACK the server had
+    when it sent X: an earlier frame, and, when the capture is at the client, one
+    SYN -> SYN-ACK time earlier still.  A round starts at the first new data after
+    the previous one ended and ends once an ACK covering that segment counts.
+    Returns (seen_from, rounds, rwnd windows); a round is a dict."""
+    flags = lambda r: int(r["tcp.flags"] or "0", 16)
+    syn = next(r for r in rows if flags(r) & 0x12 == 0x02)
+    sa = next(r for r in rows if flags(r) & 0x12 == 0x12)
+    ack = next(r for r in rows if r["tcp.srcport"] == cport and flags(r) == 0x10)
+    at_sender = usec(sa) - usec(syn) < usec(ack) - usec(sa)
+    lag = 0 if at_sender else usec(sa) - usec(syn)
+    acks = [r for r in rows if r["tcp.srcport"] == cport and flags(r) & 0x10]
+    k = hi = top = 0
+    rounds, cur, prev_t = [], None, usec(ack)
+    for r in rows:
+        t, gap, prev_t = usec(r), usec(r) - prev_t, usec(r)
+        if r["tcp.srcport"] == cport or int(r["tcp.len"] or 0) == 0:
+            continue
+        while k < len(acks) and int(acks[k]["frame.number"]) < int(r["frame.number"]) \
+                and usec(acks[k]) + lag <= t:
+            hi = max(hi, int(acks[k]["tcp.ack"]))
+            k += 1
+        if cur and hi >= cur["first_end"]:
+            rounds.append(cur)
+            cur = None
+        retx = r["tcp.analysis.retransmission"] != ""
+        if cur is None and not retx and int(r["tcp.seq"]) >= top:
+            # idle: nothing outstanding, and the flow was silent for over a round trip
+            idle = bool(rounds) and hi >= top and gap > usec(ack) - usec(syn)
+            cur = {"first_end": int(r["tcp.nxtseq"]), "flight": 0, "retx": False, "idle": idle,
+                   "frame": int(r["frame.number"]), "t": t}
+        cur["flight"] = max(cur["flight"], int(r["tcp.nxtseq"]) - hi)
+        cur["retx"] |= retx
+        cur["last_frame"] = int(r["frame.number"])
+        top = max(top, int(r["tcp.nxtseq"]))
+    rounds.append(cur)
+    return "sender" if at_sender else "receiver", rounds, acks
+
+
+def plateau(rounds, mss):
+    """The longest run of >= PLATEAU_ROUNDS rounds, none with a retransmission or after
+    an idle gap, whose flights stay within max(1 MSS, 10 %) of each other: (first
+    round index, last round index) or None."""
+    best = None
+    for i in range(len(rounds)):
+        j, lo, top = i, None, None
+        while j < len(rounds) and not rounds[j]["retx"] and (j == i or not rounds[j]["idle"]):
+            f = rounds[j]["flight"]
+            nlo, ntop = min(lo or f, f), max(top or f, f)
+            if ntop - nlo > max(mss, ntop / 10.0):
+                break
+            lo, top, j = nlo, ntop, j + 1
+        if j - i >= PLATEAU_ROUNDS and (best is None or j - i > best[1] + 1 - best[0]):
+            best = (i, j - 1)
+    return best
+
+
+def flight_analyse(rows, cport):
+    """tcpdiag.flight.* values of the server's data, and the rounds (for the claims)."""
+    seen_from, rounds, acks = flight_rounds(rows, cport)
+    mss = max(int(r["tcp.len"] or 0) for r in rows)
+    out = {"tcpdiag.flight.dir": "s2c", "tcpdiag.flight.seen_from": seen_from,
+           "tcpdiag.flight.rwnd": max(int(r["tcp.window_size"]) for r in acks)}
+    p = plateau(rounds, mss)
+    keys = ("plateau", "plateau_mss", "plateau_onset", "headroom")
+    out.update(("tcpdiag.flight." + k, None) for k in keys)
+    if p:
+        value = max(r["flight"] for r in rounds[p[0]:p[1] + 1])
+        first, last = rounds[p[0]]["frame"], rounds[p[1]]["last_frame"]
+        offered = [int(r["tcp.window_size"]) for r in acks if first <= int(r["frame.number"]) <= last]
+        prev = rounds[p[0] - 1] if p[0] else None
+        onset = ("start" if prev is None else "retransmission" if prev["retx"]
+                 else "idle" if rounds[p[0]]["idle"] else "none")
+        out.update(zip(("tcpdiag.flight." + k for k in keys),
+                       (value, value / mss, onset, min(offered) - value)))
+    return out, rounds, p
+
+
+# What each crafted-flight flow's "why" says about its rounds, in segments of 1448
+# bytes (r: the round list; retx: indices of rounds with a retransmission).
+def _segs(r):
+    return [x["flight"] / 1448.0 for x in r]
+
+
+def _retx(r):
+    return [i for i, x in enumerate(r) if x["retx"]]
+
+
+def _sawtooth(r):
+    s = _segs(r)
+    steps = all(s[i] == (20 if r[i - 1]["retx"] else 40 if r[i]["retx"] else s[i - 1] + 1)
+                for i in range(2, len(s)))
+    return s[:2] == [10, 20] and len(_retx(r)) == 3 and steps
+
+
+ILLUMOS_CLAIM = ("rounds of 10, 20 and 40 segments, the loss repaired in round 3, then "
+                 "exactly 5 in every round",
+                 lambda r: _segs(r)[:3] == [10, 20, 40] and _retx(r) == [2]
+                 and set(_segs(r)[3:]) == {5})
+FLIGHT_CLAIMS = {
+    40901: ILLUMOS_CLAIM,
+    40902: ILLUMOS_CLAIM,
+    40903: ("11 segments in every round (a shorter last one as the data runs out), no loss",
+            lambda r: set(_segs(r)[:-1]) == {11} and _segs(r)[-1] <= 11 and not _retx(r)),
+    40904: ("10, 20, then one more per round up to 40; 3 losses in a round at 40, each "
+            "followed by 20", _sawtooth),
+    40905: ("30 rounds of 16 segments, each after 200 ms with nothing outstanding, no loss",
+            lambda r: _segs(r) == [16] * 30 and all(x["idle"] for x in r[1:]) and not _retx(r)),
+    40906: ("10, 20, 40, 80, 160, 320 and 363 segments (525624 B >= 512 KiB), no loss",
+            lambda r: _segs(r) == [10, 20, 40, 80, 160, 320, 363] and not _retx(r)),
+}
+
+
+def summary(rounds, p):
+    """Round flights in segments, runs compressed: '10 20 40R 5x127'."""
+    words = []
+    for x in rounds:
+        w = "%g%s%s" % (x["flight"] / 1448.0, "R" if x["retx"] else "", "I" if x["idle"] else "")
+        if words and words[-1][0] == w:
+            words[-1][1] += 1
+        else:
+            words.append([w, 1])
+    text = " ".join(w if n == 1 else "%sx%d" % (w, n) for w, n in words)
+    if p:
+        text += "; plateau rounds %d-%d from frame %d" % (p[0] + 1, p[1] + 1, rounds[p[0]]["frame"])
+    return text
+
+
 def triple(flags):
     f = int(flags, 16)
     return (f >> 8 & 1, f >> 7 & 1, f >> 6 & 1), f
@@ -209,12 +352,13 @@ def check_file(path, capdir):
     if "dissector bug" in (out + err).lower():
         problems.append("tshark reported a dissector bug")
     if doc.get("robustness_only"):
-        return problems, 0
+        return problems, 0, []
     streams = {r["tcp.stream"] for r in rows if r["tcp.stream"] != ""}
     if doc["flow_count"] != len(streams):
         problems.append("flow_count %s, tshark has %d streams" % (doc["flow_count"], len(streams)))
     checked = 0
-    opt_rows = None
+    opt_rows = flight_rows = None
+    notes = []
     flows_by_client = {}
     for s in sorted(streams, key=int):
         a = analyse([r for r in rows if r["tcp.stream"] == s])
@@ -248,6 +392,19 @@ def check_file(path, capdir):
             st = sel_rows[0]["tcp.stream"]
             a.update(opts_analyse([r for r in opt_rows if r["tcp.stream"] == st],
                                   str(a.get("tcpdiag.flow.client_port"))))
+        if any(k.startswith("tcpdiag.flight.") for k in fl["expect"]):
+            if flight_rows is None:
+                flight_rows = tshark_rows(pcap, FLIGHT_FIELDS)[3]
+            st = sel_rows[0]["tcp.stream"]
+            port = a["tcpdiag.flow.client_port"]
+            fa, rounds, p = flight_analyse([r for r in flight_rows if r["tcp.stream"] == st],
+                                                str(port))
+            a.update(fa)
+            notes.append("%s: %s" % (port, summary(rounds, p)))
+            claim = FLIGHT_CLAIMS.get(port)
+            if claim is None or not claim[1](rounds):
+                problems.append("%s: the capture does not show what the why says (%s): %s"
+                                % (port, claim and claim[0], summary(rounds, p)))
         for k, v in fl["expect"].items():
             if k in a:
                 if not matches(v, a[k]):
@@ -275,7 +432,7 @@ def check_file(path, capdir):
         for k, v in h["expect"].items():
             if k in got and not matches(v, got[k]):
                 problems.append("host %s %s: expected %r, got %r" % (h["client"], k, v, got[k]))
-    return problems, checked
+    return problems, checked, notes
 
 
 def main():
@@ -283,10 +440,10 @@ def main():
         os.path.dirname(os.path.abspath(__file__)))
     bad = 0
     for path in sorted(glob.glob(os.path.join(capdir, "crafted-*.expected.json"))):
-        problems, n = check_file(path, capdir)
+        problems, n, notes = check_file(path, capdir)
         print("%-45s %s (%d flows checked)" % (os.path.basename(path),
                                                 "OK" if not problems else "FAIL", n))
-        for p in problems:
+        for p in notes + problems:
             print("    " + p)
         bad += bool(problems)
     sys.exit(1 if bad else 0)

@@ -17,6 +17,8 @@ rows named in each flow's "why" (RFC 3168 §6.1.1, RFC 9768 §3.1 Table 2), neve
 from tcpdiag's output.  See captures/crafted/README.md.
 """
 
+import bisect
+import heapq
 import json
 import os
 import random
@@ -84,6 +86,10 @@ class Capture:
 
     def sorted_records(self):
         return sorted(self.records, key=lambda r: (r[0], r[1]))
+
+    def frame_number(self, index):
+        """Frame number (from 1) that the index-th record added gets in the file."""
+        return [r[1] for r in self.sorted_records()].index(index) + 1
 
     def write(self, path):
         out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0,
@@ -235,12 +241,13 @@ class Conn:
         return frame
 
     # -- handshake helpers ----------------------------------------------
-    def syn(self, flags3=(0, 0, 0), ecn="not-ect", dt=0.0, caplen=None, mss="default", ttl=None):
+    def syn(self, flags3=(0, 0, 0), ecn="not-ect", dt=0.0, caplen=None, mss="default", ttl=None,
+            window=None):
         mss = self.c_mss if mss == "default" else mss
         self.syn_ecn = ecn
         self.syn_mss_seen = mss
         return self.emit("c", SYN | aef(*flags3), ecn=ecn, dt=dt, seq=self.c_isn,
-                         syn_opts=True, mss=mss, caplen=caplen, ttl=ttl)
+                         syn_opts=True, mss=mss, caplen=caplen, ttl=ttl, window=window)
 
     def synack(self, flags3=(0, 0, 0), ecn="not-ect", dt=20.0, caplen=None, mss="default"):
         mss = self.s_mss if mss == "default" else mss
@@ -288,10 +295,10 @@ class Conn:
         extra = self.accecn_opt(d) if accecn_opt else ()
         return self.emit(d, ACK | self.ecn_flags(d, 0), dt=dt, extra_opts=extra, **kw)
 
-    def close(self, dt=5.0):
-        """Server closes first; client answers with its own FIN."""
+    def close(self, dt=5.0, c_window=None):
+        """Server closes first; client answers with its own FIN (window field c_window)."""
         self.emit("s", FIN | ACK | self.ecn_flags("s", 0), dt=dt)
-        self.emit("c", FIN | ACK | self.ecn_flags("c", 0), dt=0.3)
+        self.emit("c", FIN | ACK | self.ecn_flags("c", 0), dt=0.3, window=c_window)
         self.emit("s", ACK | self.ecn_flags("s", 0), dt=20.0)
 
     def exchange(self, req=(("not-ect", 180),), resp=(), opt=False, rtt=20.0):
@@ -314,7 +321,7 @@ def sender(conn):
 
 
 def expect(conn, outcome, why, feedback=None, roles="known", syn_seen=True,
-           synack_seen=True, packets=None, overrides=None, select=None, vantage=False):
+           synack_seen=True, packets=None, overrides=None, select=None, vantage=None):
     """The expected record of one flow.  Values restate how the flow was built."""
     e = {"tcpdiag.ecn.outcome": outcome}
     if roles == "known":
@@ -363,8 +370,9 @@ def expect(conn, outcome, why, feedback=None, roles="known", syn_seen=True,
     e["tcpdiag.ecn.accecn_feedback"] = feedback
     e["tcpdiag.flow.packets"] = conn.packets if packets is None else packets
     if vantage:
-        # SYN -> SYN-ACK 20 ms, SYN-ACK -> ACK 0.15 ms: written at the client
-        e["tcpdiag.flow.vantage"] = ["near-client", "unknown"]
+        # the handshake half that spans the path is 20 ms, the other one at most
+        # 0.2 ms: written at that end ("unknown" tolerated as in every file)
+        e["tcpdiag.flow.vantage"] = [vantage, "unknown"]
     if overrides:
         e.update(overrides)
     return {"select": select or {"tcp.port": conn.cport}, "why": why, "expect": e}
@@ -495,7 +503,7 @@ def accecn_rows(cap, client, server, port0, t0=0.0, dscp_port=None, v6=False):
         why = ("AccECN SYN (AE,CWR,ECE)=(1,1,1) sent %s; SYN-ACK (%d,%d,%d) sent %s. %s "
                "Outcome '%s' per the tcpdiag table for an AccECN SYN. %s%s"
                % (syn_cp, sa[0], sa[1], sa[2], sa_cp, note, outcome, WHY_DATA, WHY_SNAP))
-        flows.append(expect(c, outcome, why, feedback=fb, vantage=True))
+        flows.append(expect(c, outcome, why, feedback=fb, vantage="near-client"))
     return flows, negotiated
 
 
@@ -570,7 +578,7 @@ def build_classic_table(outdir):
         "001 | Classic ECN'. Data: request ECT(0); server segments ECT(0), CE (marked upstream), "
         "ECT(0) with CWR, and a retransmission sent Not-ECT as RFC 3168 §6.1.5 requires, so "
         "s2c counts ect0=2, ce=1, not_ect=1 and s2c.data is 'ect'. " + WHY_DATA + WHY_SNAP,
-        vantage=True))
+        vantage="near-client"))
     t += 60
 
     rows = [
@@ -615,7 +623,7 @@ def build_classic_table(outdir):
                    resp=tuple((cp, 1448 if j < 2 else 700) for j, cp in enumerate(s_cps)))
         flows.append(expect(c, outcome,
             "Classic ECN-setup SYN (AE,CWR,ECE)=(0,1,1) (RFC 3168 §6.1.1). " + note +
-            " " + WHY_DATA + WHY_SNAP, vantage=True))
+            " " + WHY_DATA + WHY_SNAP, vantage="near-client"))
         t += 60
 
     res = [
@@ -648,7 +656,7 @@ def build_classic_table(outdir):
                    resp=tuple((s_cp, 1448 if j < 2 else 700) for j in range(3)))
         flows.append(expect(c, "invalid",
             note + " tcpdiag: a SYN with (AE,CWR,ECE) other than 000, 011 or 111 is 'invalid' "
-            "whatever the SYN-ACK says. " + WHY_DATA + WHY_SNAP, vantage=True))
+            "whatever the SYN-ACK says. " + WHY_DATA + WHY_SNAP, vantage="near-client"))
         t += 60
 
     cap.write(os.path.join(outdir, cap.name + ".pcap"))
@@ -1385,7 +1393,7 @@ def build_opts(outdir):
     # 40801: TCP_NOOPT client (IPv4)
     c = opts_flow(cap, 0.0, client, server, 40801, None, dict(mss=1460), seg=536, n_seg=30,
                   c_win=65535, s_win=64240, gap_ms=2.0, ts=False)
-    flows.append(expect(c, "not-requested", vantage=True, overrides=opts_expect(
+    flows.append(expect(c, "not-requested", vantage="near-client", overrides=opts_expect(
         "none", "mss", None, None, ("no", "no", "no"), "wscale,sack,ts",
         "mss,wscale,sack,ts", "wscale,sack,ts", ceiling=True, default_mss=536, at_ceiling="no"),
         why="TCP_NOOPT signature (a macOS app passing IPPROTO_TCP as the level with "
@@ -1404,7 +1412,7 @@ def build_opts(outdir):
     # 40802: the same over IPv6
     c = opts_flow(cap, 0.0, client6, server6, 40802, None, dict(mss=1440), seg=1220, n_seg=30,
                   c_win=65535, s_win=64240, gap_ms=2.0, ts=False, s_mss=1440)
-    flows.append(expect(c, "not-requested", vantage=True, overrides=opts_expect(
+    flows.append(expect(c, "not-requested", vantage="near-client", overrides=opts_expect(
         "none", "mss", None, None, ("no", "no", "no"), "wscale,sack,ts",
         "mss,wscale,sack,ts", "wscale,sack,ts", ceiling=True, default_mss=1220, at_ceiling="no"),
         why="40801 over IPv6: SYN without options, SYN-ACK with MSS 1440 only. Without an MSS "
@@ -1416,7 +1424,7 @@ def build_opts(outdir):
     # 40803: the SYN-ACK drops window scaling; window-limited at the ceiling
     c = opts_flow(cap, 200.0, client, server, 40803, OPTS_ALL, dict(mss=1460, sack=True, ts=True),
                   seg=1448, n_seg=135, rounds=3, c_win=65535, s_win=64240)
-    flows.append(expect(c, "not-requested", vantage=True, overrides=opts_expect(
+    flows.append(expect(c, "not-requested", vantage="near-client", overrides=opts_expect(
         "mss,wscale,sack_perm,ts", "mss,sack_perm,ts", 7, None, ("no", "yes", "yes"), "wscale",
         "none", "wscale", ceiling=True, at_ceiling="yes"),
         why="Client SYN MSS 1460, SACK_PERM, TS, NOP, WS 7; the SYN-ACK carries MSS 1460, "
@@ -1433,7 +1441,7 @@ def build_opts(outdir):
     # 40804: timestamps stripped from server segments after the 10th
     c = opts_flow(cap, 400.0, client, server, 40804, OPTS_ALL, OPTS_ALL, seg=1448, n_seg=30,
                   rounds=None, gap_ms=0.12, c_win=65535, s_win=64240, ts_strip_after=10)
-    flows.append(expect(c, "not-requested", vantage=True, overrides=opts_expect(
+    flows.append(expect(c, "not-requested", vantage="near-client", overrides=opts_expect(
         "mss,wscale,sack_perm,ts", "mss,wscale,sack_perm,ts", 7, 7, ("yes", "yes", "yes"),
         "none", "none", "none", ts_stripped="s2c"),
         why="All options on both SYNs (WS 7 each), so everything is used and nothing "
@@ -1447,7 +1455,7 @@ def build_opts(outdir):
     # 40805: healthy control
     c = opts_flow(cap, 600.0, client, server, 40805, OPTS_ALL, OPTS_ALL, seg=1448, n_seg=30,
                   gap_ms=0.12, c_win=65535, s_win=64240)
-    flows.append(expect(c, "not-requested", vantage=True, overrides=opts_expect(
+    flows.append(expect(c, "not-requested", vantage="near-client", overrides=opts_expect(
         "mss,wscale,sack_perm,ts", "mss,wscale,sack_perm,ts", 7, 7, ("yes", "yes", "yes"),
         "none", "none", "none"),
         why="Control: Linux-like SYN and SYN-ACK with MSS 1460, SACK_PERM, TS, NOP, WS 7; "
@@ -1460,7 +1468,7 @@ def build_opts(outdir):
     c = opts_flow(cap, 800.0, client, server, 40806, OPTS_ALL, OPTS_ALL, seg=1448, n_seg=30,
                   gap_ms=0.12, c_win=65535, s_win=64240, flags3=((1, 1, 1), (0, 1, 0)),
                   syn_extra=(tfo_req, ("NOP", None), ("NOP", None), mp_capable))
-    flows.append(expect(c, "accecn", feedback="not-ect", vantage=True, overrides=opts_expect(
+    flows.append(expect(c, "accecn", feedback="not-ect", vantage="near-client", overrides=opts_expect(
         "mss,wscale,sack_perm,ts,tfo,mptcp", "mss,wscale,sack_perm,ts", 7, 7,
         ("yes", "yes", "yes"), "none", "none", "none"),
         why="Option vocabulary: the SYN carries MSS, SACK_PERM, TS, NOP, WS 7, a TFO cookie "
@@ -1499,6 +1507,398 @@ def build_opts(outdir):
                    flows, flow_count=len(flows), hosts=hosts)
     return flows
 
+# --------------------------------------------------------------------------
+# 9. bytes in flight (tcpdiag.flight): ACK-clocked downloads, simulated
+
+SEG = 1460 - 12             # MSS 1460 minus the timestamp option
+ONE_WAY_NS = 10000000       # each way, no queue anywhere: every round trip is 20 ms
+DELACK_NS = 500000          # a lone in-order segment is ACKed 0.5 ms after it arrived
+MIB_WINDOW = 8192           # window field << 7 = 1 MiB offered by the client
+
+
+class AckClock:
+    """One download, event by event, in nanoseconds: the server sends, the
+    client receives and ACKs, each ONE_WAY_NS from the other.
+
+    Time grid (u ns): the server's NIC sends a frame every 2u, on even
+    multiples of u; the client answers u after an arrival (or DELACK_NS + u for
+    a lone segment), so ACKs reach the server on odd multiples of u and no ACK
+    ever shares an instant with a data segment, at either end.  The server
+    answers an ACK on the next NIC slot (u later when the NIC is idle).
+
+    cc: iw (segments), ssthresh, ai (additive increase above ssthresh, else a
+    flat cwnd), after_loss(cwnd) -> (cwnd, ssthresh).  Recovery: fast
+    retransmit on the 3rd SACKed duplicate ACK, nothing new until the
+    retransmission is acknowledged, then the reduced cwnd.  drop(i, flight):
+    whether new segment i, sent with `flight` segments outstanding, is lost
+    (at most one loss until it is repaired).  app: (segments per write, idle ns
+    after everything is acknowledged, writes), or None for a bulk transfer."""
+
+    def __init__(self, segs, rwnd, cc, u=1000, drop=None, app=None):
+        self.u, self.rwnd, self.drop, self.app = u, rwnd, drop, app
+        self.cwnd, self.ssthresh = cc["iw"], cc.get("ssthresh", float("inf"))
+        self.ai, self.after_loss = cc.get("ai", False), cc.get("after_loss")
+        self.avail = app[0] if app else segs
+        self.writes = 1
+        self.una = self.nxt = self.ai_count = self.dups = 0
+        self.recover = self.lost = self.reduced = None
+        self.nic_free = 0
+        self.rcv, self.ooo, self.pending, self.token = 0, set(), 0, 0
+        self.events, self.n = [], 0
+        self.log = []               # ("data", sent, i, retx, arrived) / ("ack", sent, arrives, ack, sack)
+        self.max_lag = 0            # longest wait of a segment after the event that released it
+        self.recovered_at = []      # index of the first new segment after each repair
+
+    def push(self, t, kind, arg):
+        self.n += 1
+        heapq.heappush(self.events, (t, self.n, kind, arg))
+
+    def run(self):
+        while self.events:
+            t, _, kind, arg = heapq.heappop(self.events)
+            getattr(self, kind)(t, arg)
+
+    # -- server ------------------------------------------------------------
+    def send(self, now, i, retx=False):
+        slot = 2 * self.u
+        dep = max(self.nic_free, (now // slot + 1) * slot)
+        self.nic_free = dep + slot
+        self.max_lag = max(self.max_lag, dep - now)
+        arrives = retx or not (self.lost is None and self.drop and self.drop(i, i + 1 - self.una))
+        if not arrives:
+            self.lost = i
+        else:
+            self.push(dep + ONE_WAY_NS, "arrive", i)
+        self.log.append(("data", dep, i, retx, arrives))
+
+    def pump(self, now, _=None):
+        while (self.recover is None and self.nxt < self.avail and self.nxt - self.una < self.cwnd
+               and (self.nxt + 1 - self.una) * SEG <= self.rwnd):
+            self.send(now, self.nxt)
+            self.nxt += 1
+
+    def grow(self, acked):
+        if self.cwnd < self.ssthresh:
+            self.cwnd += acked
+        elif self.ai:
+            self.ai_count += acked
+            while self.ai_count >= self.cwnd:
+                self.ai_count -= self.cwnd
+                self.cwnd += 1
+
+    def ack_in(self, now, ack):
+        a, sack = ack
+        if a > self.una:
+            acked, self.una, self.dups = a - self.una, a, 0
+            if self.recover is not None:
+                assert a >= self.recover, "a partial ACK: the flows repair one loss at a time"
+                (self.cwnd, self.ssthresh), self.recover, self.lost = self.reduced, None, None
+                self.ai_count = 0
+                self.recovered_at.append(self.nxt)
+            else:
+                self.grow(acked)
+            self.pump(now)
+            if self.app and self.una == self.avail and self.writes < self.app[2]:
+                self.push(now + self.app[1], "write", None)
+        elif sack and self.recover is None:
+            self.dups += 1
+            if self.dups == 3:
+                self.recover, self.reduced = self.nxt, self.after_loss(self.cwnd)
+                self.send(now, self.una, retx=True)
+
+    def write(self, now, _):
+        self.writes += 1
+        self.avail += self.app[0]
+        self.pump(now)
+
+    # -- client ------------------------------------------------------------
+    def arrive(self, now, i):
+        assert i >= self.rcv, "no segment arrives twice"
+        if i > self.rcv:                       # beyond the hole: SACK it at once
+            self.ooo.add(i)
+            self.ack_out(now + self.u, (min(self.ooo), max(self.ooo) + 1))
+            return
+        filled = bool(self.ooo)
+        self.rcv += 1
+        while self.rcv in self.ooo:
+            self.ooo.remove(self.rcv)
+            self.rcv += 1
+        self.pending += 1
+        if filled or self.pending >= 2:
+            self.ack_out(now + self.u, None)
+        else:
+            self.token += 1
+            self.push(now + DELACK_NS + self.u, "delack", self.token)
+
+    def delack(self, now, token):
+        if token == self.token and self.pending:
+            self.ack_out(now, None)
+
+    def ack_out(self, now, sack):
+        assert sack is None or sack[1] - sack[0] == len(self.ooo), "one hole at a time"
+        self.pending = 0
+        self.token += 1
+        self.log.append(("ack", now, now + ONE_WAY_NS, self.rcv, sack))
+        self.push(now + ONE_WAY_NS, "ack_in", (self.rcv, sack is not None))
+
+
+def seen_at(rec, at_sender):
+    """When an AckClock log record passes the server (at_sender) or the client, in ns."""
+    if rec[0] == "data":
+        return rec[1] + (0 if at_sender else ONE_WAY_NS)
+    return rec[2] if at_sender else rec[1]
+
+
+def captured(sim, at_sender):
+    """The log records the capture point sees: a lost segment never reaches the client."""
+    return [r for r in sim.log if at_sender or r[0] == "ack" or r[4]]
+
+
+def data_phase_timestamps(c, sim):
+    """(TSval, TSecr) of each AckClock log record, as 1 ms clocks would stamp them
+    (RFC 7323): each side's TSval is its send time in ms, continuing its handshake
+    values, and echoes the newest TSval that had *reached* it when it sent. The
+    echo is what the sender knew, whatever the capture point: at the client the
+    data echoes an ACK sent a round trip earlier, not the one just captured."""
+    t0 = min(r[1] for r in sim.log)
+    handshake = dict(c.ts)
+    base = {"c": c.ts["c"] + 1, "s": c.ts["s"] + 1}
+    clock = lambda d, t: base[d] + (t - t0) // 1000000
+    acks = sorted((r[2], clock("c", r[1])) for r in sim.log if r[0] == "ack")    # reach the server
+    datas = sorted((r[1] + ONE_WAY_NS, clock("s", r[1])) for r in sim.log if r[0] == "data" and r[4])
+
+    def newest(arrivals, t, before):
+        i = bisect.bisect_right(arrivals, (t, float("inf")))
+        return arrivals[i - 1][1] if i else before
+
+    def stamp(rec):
+        if rec[0] == "data":
+            return clock("s", rec[1]), newest(acks, rec[1], handshake["c"])
+        return clock("c", rec[1]), newest(datas, rec[1], handshake["s"])
+    c.ts["c"] = clock("c", max(r[1] for r in sim.log)) + 1      # close() continues the clocks
+    c.ts["s"] = clock("s", max(r[1] for r in sim.log)) + 1
+    return stamp
+
+
+def flight_flow(cap, t0, port, at_sender, segs, cc, window=MIB_WINDOW, syn_window=None, **kw):
+    """A download on `port` whose data phase is an AckClock (segs, cc, kw) against
+    the client's window, captured at the server (at_sender) or at the client.
+
+    Handshake at the server: SYN arrives, SYN-ACK 0.1 ms later, the client's ACK
+    20 ms after that.  At the client: SYN, SYN-ACK 20 ms later, ACK 0.1 ms
+    after.  The client sends no payload, its window field is `window` (scale
+    7) after the SYN.  Returns the Conn, the AckClock and, per (segment index,
+    retransmission), the index of its record (to name frame numbers)."""
+    c = Conn(cap, t0, "192.0.2.40", "198.51.100.40", port)
+    c.syn(window=syn_window)
+    c.synack(dt=0.1 if at_sender else 20.0)
+    c.pure_ack("c", dt=20.0 if at_sender else 0.1, window=window)
+    sim = AckClock(segs, window << 7, cc, **kw)
+    # the server starts on the handshake ACK, ONE_WAY_NS after the client sent it
+    sim.push(c.t * 1000 + (0 if at_sender else ONE_WAY_NS), "pump", None)
+    sim.run()
+    assert sim.max_lag <= 100000, "a segment left more than 0.1 ms after its ACK"
+    stamp = data_phase_timestamps(c, sim)
+    frames = {}
+    for rec in sorted(captured(sim, at_sender), key=lambda r: seen_at(r, at_sender)):
+        dt = (seen_at(rec, at_sender) // 1000 - c.t) / 1000.0
+        ts = [("NOP", None), ("NOP", None), ("Timestamp", stamp(rec))]
+        if rec[0] == "data":
+            frames[rec[2], rec[3]] = len(cap.records)
+            c.emit("s", ACK, n=SEG, seq=c.s_isn + 1 + rec[2] * SEG, dt=dt, opts=ts)
+        else:
+            sack = rec[4] and [("NOP", None), ("NOP", None),
+                               ("SAck", tuple(c.s_isn + 1 + x * SEG for x in rec[4]))]
+            c.emit("c", ACK, ack=c.s_isn + 1 + rec[3] * SEG, dt=dt, window=window,
+                   opts=ts + (sack or []))
+    c.close(c_window=window)
+    return c, sim, frames
+
+
+# The transfers are sized to keep crafted-flight.pcap near 1 MB (see README).
+ILLUMOS_SEGS = 700          # 1 MB: 10 + 20 + 40 segments, then 5 per round
+RWND_SEGS = 660             # 60 rounds of 11 segments
+RENO_SEGS = 2017            # three 20 -> 40 cycles, the last repair ends it
+HEALTHY_SEGS = 993          # the last round's flight just passes 512 KiB
+ILLUMOS_CC = dict(iw=10, after_loss=lambda cwnd: (5, 5))      # then flat: no increase
+RENO_CC = dict(iw=10, ssthresh=20, ai=True, after_loss=lambda cwnd: (cwnd // 2, cwnd // 2))
+
+FLIGHT_WHY = (" Handshake: MSS 1460, SACK_PERM, TS and WS 7 on both SYNs, so every data "
+              "segment carries 1448 bytes (the MSS of the flight fields). Each way takes "
+              "exactly 10 ms with no queue (20 ms round trip). The client sends no payload; "
+              "it ACKs every second in-order segment u after it arrives, a lone one "
+              "0.5 ms + u after it arrived when nothing follows, and each out-of-order "
+              "segment (and the one that fills the hole) u after it arrives, with a SACK "
+              "block while a hole is open. The server's NIC sends a frame every 2u, on the "
+              "first free slot after the ACK (or write) that allows it: every segment "
+              "leaves within 0.1 ms of that ACK (at most %g us here). Data passes on even "
+              "multiples of u and ACKs on odd ones, so no ACK coincides with a data "
+              "segment and an ACK counts for the flight the same way at the server as, "
+              "20 ms later, at the client. Timestamps run on 1 ms clocks and each side "
+              "echoes the newest TSval that had reached it when it sent (RFC 7323), so at "
+              "the client a data segment echoes the ACK that released it, a round trip "
+              "earlier. Here u = %g us. " + WHY_DATA + WHY_SNAP)
+AT_SERVER = (" Captured at the server: SYN arrives, SYN-ACK leaves 0.1 ms later, the "
+             "client's ACK arrives 20 ms after that (vantage near-server, seen_from sender).")
+AT_CLIENT = (" Captured at the client: SYN leaves, SYN-ACK arrives 20 ms later, the ACK "
+             "leaves 0.1 ms after (vantage near-client, seen_from receiver).")
+
+
+def flight_expect(c, sim, at_sender, why, limit, rwnd, plateau=None, onset=None, start_frame=None,
+                  extra=None):
+    """The expected record of one flight flow: the flow fields, then tcpdiag.flight.
+    A plateau is held by what limits the flow (the window or the sender itself)."""
+    flight = {
+        "tcpdiag.flight.dir": "s2c",
+        "tcpdiag.flight.limit": limit,
+        "tcpdiag.flight.seen_from": "sender" if at_sender else "receiver",
+        "tcpdiag.flight.rwnd": rwnd,
+        "tcpdiag.flight.plateau": plateau,
+        "tcpdiag.flight.plateau_mss": plateau / SEG if plateau else None,
+        "tcpdiag.flight.plateau_onset": onset,
+        "tcpdiag.flight.plateau_limit": limit if plateau else None,
+        "tcpdiag.flight.plateau_start": start_frame,
+        # docs/fields.md: smallest window offered on the plateau minus the plateau
+        "tcpdiag.flight.headroom": rwnd - plateau if plateau else None,
+    }
+    flight.update(extra or {})
+    why += (AT_SERVER if at_sender else AT_CLIENT) + FLIGHT_WHY % (sim.max_lag / 1000.0,
+                                                                    sim.u / 1000.0)
+    return expect(c, "not-requested", why, vantage="near-server" if at_sender else "near-client",
+                  overrides=flight)
+
+
+def active_share(sim, at_sender, start):
+    """Percent of the data phase (first data segment to last ACK, as captured) that
+    lies from new segment `start` on."""
+    recs = captured(sim, at_sender)
+    t = lambda r: seen_at(r, at_sender)
+    t0 = min(t(r) for r in recs if r[0] == "data")
+    t_start = min(t(r) for r in recs if r[0] == "data" and r[2] == start)
+    t_end = max(t(r) for r in recs if r[0] == "ack")
+    return 100.0 * (t_end - t_start) / (t_end - t0)
+
+
+def illumos_flow(cap, t0, port, at_sender):
+    """Issue 6: after one fast retransmit the sender never has more than 5 MSS out."""
+    c, sim, frames = flight_flow(cap, t0, port, at_sender, ILLUMOS_SEGS, ILLUMOS_CC,
+                                 drop=lambda i, flight: i == 30)    # round 3's first segment
+    start = sim.recovered_at[0]
+    share = active_share(sim, at_sender, start)
+    assert share >= 95.0
+    lost = ("segment 31 (frame %d) is sent once and never reaches the client"
+            % cap.frame_number(frames[30, False]) if at_sender else
+            "segment 31 is lost before the client (absent here)")
+    why = ("The illumos burst-limited flight of tcpdiag issue 6. The server sends %d "
+           "segments (%d bytes) against a 1 MiB window (window field 8192, shift 7, on "
+           "every ACK). Slow start from 10 segments: each ACK of two segments releases "
+           "four, so rounds carry 10, 20 and 40 segments (flight 14480, 28960, 57920). "
+           "In round 3 %s: the other 39 segments of the round draw SACKed "
+           "duplicate ACKs and nothing new; on the third one the server retransmits it "
+           "(frame %d). The ACK of the retransmission covers the 40 segments; from then "
+           "on cwnd is 5 and never grows: every ACK releases exactly as many segments as "
+           "it acknowledged, so each round has exactly 5 x 1448 = 7240 bytes in flight "
+           "(the client ACKs them 2 + 2 + 1, the lone one after 0.5 ms). The plateau "
+           "starts with segment %d (frame %d), the first new data after the repair, and "
+           "lasts to the end (%d more segments, no further loss), %.1f %% of the time from "
+           "the first data segment to the last ACK (by construction; sender_share asks "
+           "for at least 90). plateau_mss = 7240 / 1448 = 5.0, onset retransmission, "
+           "headroom 1048576 - 7240 = 1041336. No Linux congestion control stays flat "
+           "below the window with no loss: limit sender."
+           % (sim.nxt, sim.nxt * SEG, lost, cap.frame_number(frames[30, True]), start + 1,
+              cap.frame_number(frames[start, False]), sim.nxt - start, share))
+    return flight_expect(c, sim, at_sender, why, "sender", MIB_WINDOW << 7, 5 * SEG,
+                         "retransmission", cap.frame_number(frames[start, False]),
+                         {"tcpdiag.flight.sender_share": {"min": 90}})
+
+
+def rwnd_flow(cap, t0, port):
+    """A receiver offering 16 KiB: the flight sits at the window from the start."""
+    c, sim, frames = flight_flow(cap, t0, port, True, RWND_SEGS, dict(iw=16), window=128,
+                                 syn_window=16384)
+    why = ("A receiver with a 16 KiB buffer: its SYN offers 16384 and every later ACK window "
+           "field 128 << 7 = 16384. The server (initial cwnd 16, so the window binds from the "
+           "first round, and cwnd keeps growing in slow start) keeps as many segments out as "
+           "fit: 11 x 1448 = 15928 <= 16384 < 12 x 1448 = 17376. %d segments, 11 per round "
+           "(%d x 11; the client ACKs 2 x 5 + 1, the lone one after 0.5 ms; the last round "
+           "may show fewer as the data runs out), no loss: a "
+           "flat plateau at 15928 bytes = 11.0 MSS from the first data segment (frame %d) to "
+           "the end, onset start, headroom 16384 - 15928 = 456. Flat at the window is the "
+           "receiver's doing: limit rwnd, not sender."
+           % (sim.nxt, sim.nxt // 11, cap.frame_number(frames[0, False])))
+    return flight_expect(c, sim, True, why, "rwnd", 16384, 11 * SEG, "start",
+                         cap.frame_number(frames[0, False]))
+
+
+def reno_flow(cap, t0, port):
+    """Additive increase and halving: a sawtooth, never flat."""
+    c, sim, frames = flight_flow(cap, t0, port, True, RENO_SEGS, RENO_CC,
+                                 drop=lambda i, flight: flight >= 40)
+    retx = ", ".join(str(cap.frame_number(v)) for k, v in sorted(frames.items()) if k[1])
+    why = ("Reno against a 1 MiB window: slow start 10 -> 20 segments (ssthresh 20), then "
+           "additive increase of one segment per round (cwnd += 1 per cwnd segments "
+           "acknowledged) up to 40. The first segment sent with 40 segments outstanding is "
+           "lost; the rest of the round draws SACKed duplicate ACKs, the third one a fast "
+           "retransmit, nothing new until the retransmission is acknowledged, then cwnd "
+           "and ssthresh are halved to 20 and the server sends 20 segments at once. %d "
+           "losses (retransmissions in frames %s), %d segments; the transfer ends with the "
+           "last repair. Round flights climb one segment (1448 bytes) per round from 20 to "
+           "40: any 8 consecutive rounds span 7 segments, more than max(1 MSS, 10 %%) of "
+           "at most 41 segments (4.1 segments), so there is no plateau: limit cwnd."
+           % (len(sim.recovered_at), retx, sim.nxt))
+    return flight_expect(c, sim, True, why, "cwnd", MIB_WINDOW << 7)
+
+
+def app_flow(cap, t0, port):
+    """Bursts from the application with idle time between them."""
+    c, sim, frames = flight_flow(cap, t0, port, True, 0, dict(iw=16), app=(16, 200000000, 30))
+    why = ("An application that writes 16 segments (23168 bytes) at a time: the server "
+           "(initial cwnd 16, no slow-start restart) sends each write at once, the client "
+           "ACKs it in 8 ACKs within one round trip, then nothing is outstanding and the "
+           "server is silent for 200 ms, %d times (%d segments), 1 MiB window. The flight "
+           "never reaches cwnd or the window for want of data: limit app, no plateau "
+           "(every round follows an idle period)." % (sim.writes, sim.nxt))
+    return flight_expect(c, sim, True, why, "app", MIB_WINDOW << 7)
+
+
+def healthy_flow(cap, t0, port):
+    """Slow start without loss until the flight passes 512 KiB, then the end."""
+    c, sim, frames = flight_flow(cap, t0, port, True, HEALTHY_SEGS, dict(iw=10), u=250)
+    why = ("Healthy slow start against a 1 MiB window: 10, 20, 40, 80, 160 and 320 "
+           "segments per round (each ACK of two segments releases four), then the last "
+           "%d segments, whose flight ends at %d x 1448 = %d bytes >= 512 KiB; no loss, "
+           "%d segments in all. The server's NIC is faster here (u = 0.25 us) so that the "
+           "320-segment round still leaves within 0.1 ms of its ACKs; at microsecond "
+           "resolution an ACK and a data segment can then share a timestamp, and the frame "
+           "order is the order in which they passed the server. Growing every round, never "
+           "flat: limit cwnd, no plateau, never sender."
+           % (sim.nxt - 630, sim.nxt - 630, (sim.nxt - 630) * SEG, sim.nxt))
+    return flight_expect(c, sim, True, why, "cwnd", MIB_WINDOW << 7)
+
+
+def build_flight(outdir):
+    cap = Capture("crafted-flight")
+    flows, t0 = [], 0.0
+    for make in (lambda t: illumos_flow(cap, t, 40901, True),
+                 lambda t: illumos_flow(cap, t, 40902, False),
+                 lambda t: rwnd_flow(cap, t, 40903),
+                 lambda t: reno_flow(cap, t, 40904),
+                 lambda t: app_flow(cap, t, 40905),
+                 lambda t: healthy_flow(cap, t, 40906)):
+        flows.append(make(t0))
+        # the next flow starts 100 ms after this one's last packet
+        t0 = (max(r[0] for r in cap.records) / 1000.0 - BASE_EPOCH * 1000) + 100.0
+    cap.write(os.path.join(outdir, cap.name + ".pcap"))
+    write_expected(outdir, cap.name,
+                   "Bytes in flight (tcpdiag.flight): six downloads from 198.51.100.40:443 to "
+                   "192.0.2.40, one after the other, each on its own port, simulated ACK by "
+                   "ACK. 40901 the illumos burst-limited flight of issue 6 (5 MSS after one "
+                   "fast retransmit, 1 MiB window) captured at the server, 40902 the same "
+                   "captured at the client, 40903 flat at a 16 KiB receive window, 40904 a "
+                   "Reno sawtooth, 40905 application bursts with idle gaps, 40906 healthy "
+                   "slow start to 512 KiB.", flows, flow_count=len(flows))
+    return flows
+
 
 # --------------------------------------------------------------------------
 
@@ -1516,6 +1916,7 @@ def main():
     build_truncated(outdir)
     build_hostile(outdir)
     build_opts(outdir)
+    build_flight(outdir)
 
 
 if __name__ == "__main__":

@@ -60,13 +60,25 @@ CAPTURE_POINTS = {
 # ----------------------------------------------------------------------------------
 # Scenarios. Keys: story, client_ecn (per connection: int or list), server_ecn, cc,
 # bytes, delay (client side, server side one-way ms), ip, captures {suffix: point},
-# router rules (mark = CE probability, bleach, blackhole), pace (B/s), midflow.
+# router rules (mark = CE probability, bleach, blackhole), pace (B/s), midflow,
+# bottleneck_kbit / bottleneck_latency_ms (tbf on r-eth0) and bottleneck_drops (whether
+# the run must see tbf drops and retransmissions), flight (see flight-* below).
 # ----------------------------------------------------------------------------------
 ONE_OF_N = 20
 OPTS_N = 6             # opts-client-mixed: connections 2, 4, 6 offer no wscale/sack/ts
 OPTS_SYSCTLS = ("net.ipv4.tcp_window_scaling", "net.ipv4.tcp_sack", "net.ipv4.tcp_timestamps")
 WINDOW_CEILING = 65535  # the largest window a 16-bit field holds without scaling
 ECN_INDEX = 6          # the 7th connection requests ECN
+FLIGHT_CAPTURES = {"-server": "server", "-client": "client"}
+FLIGHT_BULK = 4_000_000
+FLIGHT_SNDBUF = 16384           # SO_SNDBUF of flight-sndbuf (see README: why this value)
+FLIGHT_PACE = 5_000_000         # flight-sndbuf: SO_MAX_PACING_RATE (B/s), far above sndbuf / RTT
+FLIGHT_RCVBUF = 16384           # SO_RCVBUF of flight-rwnd
+FLIGHT_KBIT = 10_000            # flight-cwnd bottleneck
+FLIGHT_TBF_LATENCY_MS = 20
+TBF_BURST = "16kb"
+FLIGHT_BURST = (32_000, 0.25)   # flight-app: bytes per write, pause after it (s)
+FLIGHT_APP_BYTES = 20 * FLIGHT_BURST[0]
 
 SCENARIOS = {
     "no-ecn": dict(
@@ -133,6 +145,55 @@ SCENARIOS = {
               "of the router (each adds 2 x 10 ms to a round trip: 40 ms), no bottleneck",
         client_ecn=0, server_ecn=2, client_opts=[1], server_opts=0, cc="cubic",
         bytes=2_000_000, delay=(10, 10), captures={"": "client"}),
+    # flight-*: one download each, tcp_ecn 0 / 2, 10 ms each side (40 ms RTT), captured at
+    # the sender (server) and the receiver (client) in one run. The server polls TCP_INFO
+    # every ~1 ms; `flight` lists the kernel verdicts (peer.py flight_verdict) the
+    # scenario accepts. sndbuf: the server's SO_SNDBUF; rcvbuf: the client's SO_RCVBUF;
+    # burst: (bytes, pause s) of an application-limited writer.
+    "flight-healthy": dict(
+        story=f"one {FLIGHT_BULK // 1_000_000} MB CUBIC download, nothing limiting on purpose "
+              "(default buffers, no bottleneck); tcp_ecn 0 / 2; 10 ms delay line each side "
+              "of the router (40 ms RTT)",
+        client_ecn=0, server_ecn=2, cc="cubic", bytes=FLIGHT_BULK, delay=(10, 10),
+        flight=("cwnd", "rwnd", "app"), captures=FLIGHT_CAPTURES),
+    "flight-healthy-bbr": dict(
+        story=f"as flight-healthy with a BBR sender: one {FLIGHT_BULK // 1_000_000} MB download, "
+              "default buffers; a 20 Mbit/s tbf on the router's client-facing interface with a "
+              "queue too long to drop (latency 300 ms, it dropped nothing) gives BBR a rate to "
+              "find, so the transfer reaches its flat ProbeBW cwnd instead of ending in startup",
+        client_ecn=0, server_ecn=2, cc="bbr", bytes=FLIGHT_BULK, delay=(10, 10),
+        bottleneck_kbit=20_000, bottleneck_latency_ms=300, bottleneck_drops=False,
+        flight=("cwnd", "rwnd", "app"), captures=FLIGHT_CAPTURES),
+    "flight-sndbuf": dict(
+        story=f"one 3 MB CUBIC download; the server sets SO_SNDBUF={FLIGHT_SNDBUF} on the "
+              "accepted socket before writing (Linux doubles it and stops autotuning), so the "
+              "send buffer bounds what can be in flight, and SO_MAX_PACING_RATE="
+              f"{FLIGHT_PACE} B/s (far above what that flight carries per 40 ms round trip) "
+              "so that the stack, not the ACK clock, sends the last queued bytes while the "
+              "writer is blocked; tcp_ecn 0 / 2; 10 ms each side",
+        client_ecn=0, server_ecn=2, cc="cubic", bytes=3_000_000, delay=(10, 10),
+        sndbuf=FLIGHT_SNDBUF, pace=FLIGHT_PACE, flight=("sender",), captures=FLIGHT_CAPTURES),
+    "flight-rwnd": dict(
+        story=f"one 1 MB CUBIC download; the client sets SO_RCVBUF={FLIGHT_RCVBUF} before "
+              "connect(), which clamps the window it offers from the SYN on; tcp_ecn 0 / 2; "
+              "10 ms each side",
+        client_ecn=0, server_ecn=2, cc="cubic", bytes=1_000_000, delay=(10, 10),
+        rcvbuf=FLIGHT_RCVBUF, flight=("rwnd",), captures=FLIGHT_CAPTURES),
+    "flight-cwnd": dict(
+        story=f"one 2 MB CUBIC download through a {FLIGHT_KBIT // 1000} Mbit/s tbf bottleneck on "
+              f"the router's client-facing interface (burst {TBF_BURST}, latency "
+              f"{FLIGHT_TBF_LATENCY_MS} ms: a short queue that drops); tcp_ecn 0 / 2; "
+              "10 ms each side",
+        client_ecn=0, server_ecn=2, cc="cubic", bytes=2_000_000, delay=(10, 10),
+        bottleneck_kbit=FLIGHT_KBIT, bottleneck_latency_ms=FLIGHT_TBF_LATENCY_MS,
+        bottleneck_drops=True,
+        flight=("cwnd",), captures=FLIGHT_CAPTURES),
+    "flight-app": dict(
+        story=f"the server writes {FLIGHT_BURST[0] // 1000} kB, sleeps {FLIGHT_BURST[1]:g} s, "
+              f"and again, {FLIGHT_APP_BYTES // FLIGHT_BURST[0]} times (CUBIC): an application "
+              "with nothing to send most of the time; tcp_ecn 0 / 2; 10 ms each side",
+        client_ecn=0, server_ecn=2, cc="cubic", bytes=FLIGHT_APP_BYTES, delay=(10, 10),
+        burst=FLIGHT_BURST, flight=("app",), captures=FLIGHT_CAPTURES),
 }
 
 
@@ -246,9 +307,11 @@ def build(cfg, tmp):
         run("ip", fam, "route", "add", "default", "via", a["router_c"], ns=NS_CLIENT)
         run("ip", fam, "route", "add", "default", "via", a["router_s"], ns=NS_SERVER)
 
-    if cfg.get("bottleneck_kbit"):              # optional; no current scenario uses it
+    if cfg.get("bottleneck_kbit"):
+        # tbf's queue holds rate x latency + burst bytes; beyond that it drops.
         run("tc", "qdisc", "add", "dev", "r-eth0", "root", "tbf", "rate",
-            f"{cfg['bottleneck_kbit']}kbit", "burst", "16kb", "latency", "100ms", ns=NS_ROUTER)
+            f"{cfg['bottleneck_kbit']}kbit", "burst", TBF_BURST, "latency",
+            f"{cfg.get('bottleneck_latency_ms', 100)}ms", ns=NS_ROUTER)
 
     dc, ds = cfg["delay"]
     for name, a, b, d in (("c", "w-c", "w-rc", dc), ("s", "w-rs", "w-s", ds)):
@@ -375,10 +438,15 @@ def do_run(name, cfg, tmp):
 
         server_log = os.path.join(tmp, "server.jsonl")
         client_log = os.path.join(tmp, "client.jsonl")
-        server = start(PY, os.path.join(LAB, "peer.py"), "server", "--bind", a["server"],
-                       "--port", str(PORT), "--bytes", str(cfg["bytes"]), "--cc", cfg["cc"],
-                       "--pace", str(cfg.get("pace", 0)), "--count", str(n), "--log", server_log,
-                       ns=NS_SERVER)
+        server_cmd = [PY, os.path.join(LAB, "peer.py"), "server", "--bind", a["server"],
+                      "--port", str(PORT), "--bytes", str(cfg["bytes"]), "--cc", cfg["cc"],
+                      "--pace", str(cfg.get("pace", 0)), "--count", str(n), "--log", server_log]
+        if "flight" in cfg:
+            server_cmd += ["--tcpinfo", os.path.join(tmp, "tcpinfo.csv.gz"),
+                           "--sndbuf", str(cfg.get("sndbuf", 0))]
+        if cfg.get("burst"):
+            server_cmd += ["--burst", str(cfg["burst"][0]), "--pause", str(cfg["burst"][1])]
+        server = start(*server_cmd, ns=NS_SERVER)
         wait_for(lambda: os.path.exists(server_log) and os.path.getsize(server_log) > 0, "server")
 
         pcaps = {suffix: os.path.join(tmp, f"lab-{name}{suffix}.pcap") for suffix in cfg["captures"]}
@@ -392,6 +460,8 @@ def do_run(name, cfg, tmp):
             client_cmd += ["--ecn-schedule", ",".join(map(str, schedule))]
         if "client_opts" in cfg:
             client_cmd += ["--opts-schedule", ",".join(map(str, cfg["client_opts"]))]
+        if cfg.get("rcvbuf"):
+            client_cmd += ["--rcvbuf", str(cfg["rcvbuf"])]
         t0 = time.monotonic()
         client = start(*client_cmd, ns=NS_CLIENT, stdout=subprocess.PIPE, text=True)
         if cfg.get("midflow"):
@@ -409,6 +479,9 @@ def do_run(name, cfg, tmp):
         time.sleep(0.3 + 2 * sum(cfg["delay"]) / 1000)       # last ACKs reach every tap
         result["tcpdump"] = {s: stop_tcpdump(p) for s, p in dumps.items()}
         result["router_counters"] = rule_counters(cfg)
+        if cfg.get("bottleneck_kbit"):
+            result["bottleneck_qdisc"] = run("tc", "-s", "qdisc", "show", "dev", "r-eth0",
+                                             ns=NS_ROUTER, out=True).strip()
     finally:
         teardown()
     result["delay_lines"] = [read_jsonl(os.path.join(tmp, f"delayline-{x}.json"))[0] for x in "cs"]
@@ -597,7 +670,23 @@ def flow_expect(cfg, res, t, point):
             why.append("ECN negotiated: Linux sends new data ECT(0); nothing on the path marks CE")
     if "opts" in t:
         opts_expect(cfg, t, e, why)
+    if "flight" in cfg:
+        flight_expect(res["server"][t["index"]]["flight"], e, why)
     return {"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e}
+
+
+def flight_expect(f, e, why):
+    """The kernel's own verdict (peer.py flight_verdict) on what limited the server's flight."""
+    e["tcpdiag.flight.dir"] = "s2c"
+    e["tcpdiag.flight.limit"] = f["dominant"]
+    split = ", ".join(f"{k} {f['times_ms'][k]:g} ms ({f['shares'][k]:.1%})" for k in f["times_ms"])
+    why.append(f"the server's TCP_INFO (polled every ~1 ms) over the transfer window of "
+               f"{f['window_us'] / 1000:.1f} ms (first write to the last byte and FIN acked) "
+               f"reports busy_time {f['busy_time_us'] / 1000:g} ms, rwnd_limited "
+               f"{f['rwnd_limited_us'] / 1000:g} ms, sndbuf_limited {f['sndbuf_limited_us'] / 1000:g} "
+               f"ms; as cwnd = busy - rwnd_limited - sndbuf_limited, rwnd = rwnd_limited, "
+               f"sender = sndbuf_limited, app = window - busy: {split}; the largest is "
+               f"{f['dominant']}, and the data flows server to client (s2c)")
 
 
 OPTS_ALL = "mss,wscale,sack_perm,ts"
@@ -868,6 +957,32 @@ def check_opts(cfg, pcap, truths):
     return bad
 
 
+def capture_flight(pcap, t):
+    """Flight and offered window of connection t from tshark's own fields: at every
+    server data segment, the highest sequence sent so far minus the highest ack the
+    client has sent (at the server's tap this is the sender's flight; at the client's it
+    is only what is still on its way to the receiver's ACK), and the client's
+    advertised window (tcp.window_size, scaled)."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-Y", f"tcp.stream == {t['index']} && tcp.flags.syn == 0",
+                          "-e", "ip.src", "-e", "tcp.seq", "-e", "tcp.len", "-e", "tcp.ack",
+                          "-e", "tcp.window_size"],
+                         check=True, text=True, capture_output=True).stdout
+    hi = acked = 0
+    flight, window = [], []
+    for line in out.splitlines():
+        src, seq, length, ack, win = line.split("\t")
+        if src == t["client"]:
+            acked = max(acked, int(ack))
+            window.append(int(win))
+        elif int(length):
+            hi = max(hi, int(seq) + int(length))
+            flight.append(hi - acked)
+    q = lambda xs, f: sorted(xs)[int(f * (len(xs) - 1))]
+    return {"flight_max": max(flight), "flight_p50": q(flight, 0.5), "flight_p90": q(flight, 0.9),
+            "client_window_p50": q(window, 0.5), "client_window_max": max(window)}
+
+
 # ----------------------------------------------------------------------------------
 def scenario(name):
     cfg = SCENARIOS[name]
@@ -893,6 +1008,17 @@ def scenario(name):
     for s in res["server"]:
         if s["cc"] != cfg["cc"]:
             problems.append(f"server used {s['cc']}, not {cfg['cc']}")
+        if "flight" in cfg and s["flight"]["dominant"] not in cfg["flight"]:
+            problems.append(f"the kernel's dominant flight limit is {s['flight']['dominant']} "
+                            f"({s['flight']['shares']}), the scenario needs one of {cfg['flight']}")
+    if "bottleneck_drops" in cfg:
+        # tc -s prints "(dropped N, overlimits ...)"; the scenario says whether it must drop.
+        dropped = int(res["bottleneck_qdisc"].split("dropped ")[1].split(",")[0])
+        retrans = sum(s["tcp_info"]["total_retrans"] for s in res["server"])
+        want = cfg["bottleneck_drops"]
+        if (dropped > 0) != want or (retrans > 0) != want:
+            problems.append(f"bottleneck dropped {dropped}, server retransmitted {retrans}: "
+                            f"the scenario needs {'loss' if cfg['bottleneck_drops'] else 'none'}")
     if len(res["client"]) > 1:
         res["slowdown"] = measure_slowdown(res)
 
@@ -901,6 +1027,8 @@ def scenario(name):
         pcap = res["pcaps"][suffix]
         truths = [conn_truth(cfg, res, i, point) for i in range(len(res["client"]))]
         problems += check_pcap(cfg, res, pcap, truths, point)
+        if "flight" in cfg:
+            res.setdefault("capture_flight", {})[suffix] = [capture_flight(pcap, t) for t in truths]
         if "client_opts" in cfg:
             problems += check_opts(cfg, pcap, truths)
             res.setdefault("opts_check", {})[suffix or point] = [
@@ -929,6 +1057,8 @@ def scenario(name):
     with open(os.path.join(LOGS, f"{name}.json"), "w") as f:
         json.dump(log, f, indent=1, sort_keys=True)
         f.write("\n")
+    if "flight" in cfg:
+        shutil.copyfile(os.path.join(tmp, "tcpinfo.csv.gz"), os.path.join(LOGS, f"{name}.tcpinfo.csv.gz"))
     if problems:
         print(f"{name}: FAILED, captures left in {tmp}:", *problems, sep="\n  ", file=sys.stderr)
         return False

@@ -4,21 +4,28 @@
 server: accepts connections and sends each one BYTES bytes, then closes.
         Congestion control is chosen per socket with setsockopt(TCP_CONGESTION)
         (the per-namespace sysctl is refused on this kernel); an optional
-        SO_MAX_PACING_RATE makes a transfer last a known time.
+        SO_MAX_PACING_RATE makes a transfer last a known time, an optional
+        SO_SNDBUF bounds what the kernel may hold unacked, and --burst/--pause
+        make the application the bottleneck. With --tcpinfo a thread polls
+        TCP_INFO every ~1 ms while a connection sends and the "served" record
+        gets the kernel's busy / rwnd-limited / sndbuf-limited split.
 client: opens COUNT connections one after another (never two at once, so
         Wireshark's tcp.stream numbers follow connection order), reads each to
         EOF and logs one JSON line per connection. Before each connect it may
         write net.ipv4.tcp_ecn of its own namespace (--ecn-schedule), which is
-        how one connection in twenty requests ECN.
+        how one connection in twenty requests ECN. An optional SO_RCVBUF, set
+        before connect(), clamps the receive window from the SYN on.
 
 Both sides log what the kernel reports in TCP_INFO at the end of each connection
 (negotiated ECN, advertised MSS, retransmissions, congestion control).
 """
 import argparse
+import gzip
 import json
 import socket
 import struct
 import sys
+import threading
 import time
 
 TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
@@ -44,20 +51,40 @@ def recv_all(sock):
         got += len(chunk)
 
 
+# struct tcp_info (linux/tcp.h): byte offset and struct format of each field the lab
+# reads. The u64 fields sit at 8-byte-aligned offsets (checked against offsetof()).
+TCPI = {
+    "ca_state": (1, "B"), "snd_mss": (16, "I"), "rcv_mss": (20, "I"), "unacked": (24, "I"),
+    "lost": (32, "I"), "retrans": (36, "I"), "rtt_us": (68, "I"), "snd_ssthresh": (76, "I"),
+    "snd_cwnd": (80, "I"), "advmss": (84, "I"), "total_retrans": (100, "I"),
+    "bytes_acked": (120, "Q"), "busy_time": (168, "Q"), "rwnd_limited": (176, "Q"),
+    "sndbuf_limited": (184, "Q"), "delivered": (192, "I"), "delivered_ce": (196, "I"),
+    "bytes_sent": (200, "Q"), "snd_wnd": (228, "I"),
+}
+TCPI_LEN = 232          # sizeof(struct tcp_info) up to and including tcpi_snd_wnd
+TCPI_ASK = 512          # newer kernels have a longer struct; they return min(ask, theirs)
+
+
+def raw_tcp_info(sock):
+    raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, TCPI_ASK)
+    if len(raw) < TCPI_LEN:
+        raise RuntimeError(f"TCP_INFO returned {len(raw)} bytes, need {TCPI_LEN}")
+    return raw
+
+
+def tcpi(raw, names):
+    return {n: struct.unpack_from(TCPI[n][1], raw, TCPI[n][0])[0] for n in names}
+
+
 def tcp_info(sock):
-    """The few TCP_INFO fields the lab uses (offsets of struct tcp_info, linux/tcp.h)."""
-    raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 232)
+    """The TCP_INFO fields the lab logs at the end of a connection."""
+    raw = raw_tcp_info(sock)
     options = raw[5]
-    u32 = lambda off: struct.unpack_from("I", raw, off)[0]
-    info = {
+    return {
         "ecn_negotiated": bool(options & TCPI_OPT_ECN),
         "ecn_seen": bool(options & TCPI_OPT_ECN_SEEN),
-        "snd_mss": u32(16),
-        "rcv_mss": u32(20),
-        "rtt_us": u32(68),
-        "snd_cwnd": u32(80),
-        "advmss": u32(84),
-        "total_retrans": u32(100),
+        **tcpi(raw, ("snd_mss", "rcv_mss", "rtt_us", "snd_cwnd", "advmss", "total_retrans",
+                     "delivered_ce")),
         # Agreed handshake options (both sides announced them) and the agreed shifts:
         # byte 6 is the bitfield tcpi_snd_wscale:4 (low nibble), tcpi_rcv_wscale:4.
         "options": options,
@@ -67,9 +94,61 @@ def tcp_info(sock):
         "snd_wscale": raw[6] & 0x0f,
         "rcv_wscale": raw[6] >> 4,
     }
-    if len(raw) >= 200:
-        info["delivered_ce"] = u32(196)
-    return info
+
+
+# ----------------------------------------------------------------------------------
+# TCP_INFO poller: what limits the sender's flight, in the kernel's own accounting
+# ----------------------------------------------------------------------------------
+POLL_S = 0.001
+SAMPLE_FIELDS = ("snd_cwnd", "snd_ssthresh", "ca_state", "unacked", "retrans", "total_retrans",
+                 "lost", "rtt_us", "busy_time", "rwnd_limited", "sndbuf_limited", "delivered",
+                 "delivered_ce", "bytes_acked", "bytes_sent", "snd_wnd")
+
+
+class Poller(threading.Thread):
+    """Samples TCP_INFO every ~1 ms from accept until everything written (the data and
+    the FIN) is acked: the first sample with tcpi_unacked == 0 after `written` is set."""
+
+    def __init__(self, conn):
+        super().__init__(daemon=True)
+        self.conn = conn
+        self.written = threading.Event()
+        self.samples = []               # (monotonic s, {field: value})
+
+    def run(self):
+        while True:
+            done = self.written.is_set()    # read first: the sample then follows the FIN
+            s = tcpi(raw_tcp_info(self.conn), SAMPLE_FIELDS)
+            self.samples.append((time.monotonic(), s))
+            if done and s["unacked"] == 0:
+                return
+            time.sleep(POLL_S)
+
+
+def flight_verdict(samples, t_first_write):
+    """Splits the transfer window (first write -> last byte and FIN acked) the way
+    net/ipv4/tcp.c reports it: tcpi_busy_time is the sum of the BUSY, RWND_LIMITED and
+    SNDBUF_LIMITED chronographs (BUSY runs while the write or retransmit queue holds
+    data; the limited ones take precedence while they run), so busy minus the two
+    limited times is time the congestion window governed, and window minus busy is
+    time the application left the socket with nothing to send."""
+    t_end, last = samples[-1]
+    window_us = round((t_end - t_first_write) * 1e6)
+    busy, rwnd, sndbuf = last["busy_time"], last["rwnd_limited"], last["sndbuf_limited"]
+    times_us = {"cwnd": busy - rwnd - sndbuf, "rwnd": rwnd, "sender": sndbuf,
+                "app": max(0, window_us - busy)}    # busy counts whole jiffies (4 ms here)
+    total = sum(times_us.values())
+    return {"window_us": window_us, "busy_time_us": busy, "rwnd_limited_us": rwnd,
+            "sndbuf_limited_us": sndbuf, "samples": len(samples),
+            "times_ms": {k: round(v / 1000, 1) for k, v in times_us.items()},
+            "shares": {k: round(v / total, 3) for k, v in times_us.items()},
+            "dominant": max(times_us, key=times_us.get)}
+
+
+def write_samples(out, index, t0, samples):
+    for t, s in samples:
+        out.write(f"{index},{round((t - t0) * 1e6)}," + ",".join(str(s[k]) for k in SAMPLE_FIELDS)
+                  + "\n")
 
 
 def cc_of(sock):
@@ -82,6 +161,23 @@ def emit(log, record):
     log.flush()
 
 
+def send_bytes(conn, n, payload):
+    while n:
+        n -= conn.send(payload[:min(n, len(payload))])
+
+
+def write_all(conn, args, payload):
+    """Writes --bytes; with --burst, B bytes then --pause s of silence, repeatedly, as an
+    application that has nothing more to send yet."""
+    left = args.bytes
+    while left:
+        n = min(args.burst or left, left)
+        send_bytes(conn, n, payload)
+        left -= n
+        if left and args.pause:
+            time.sleep(args.pause)
+
+
 def serve(args):
     family = socket.AF_INET6 if ":" in args.bind else socket.AF_INET
     ls = socket.socket(family, socket.SOCK_STREAM)
@@ -92,17 +188,39 @@ def serve(args):
     ls.listen(16)
     log = open(args.log, "a") if args.log else sys.stdout
     emit(log, {"event": "listening", "bind": args.bind, "port": args.port, "cc": cc_of(ls)})
+    series = gzip.open(args.tcpinfo, "wt") if args.tcpinfo else None
+    if series:
+        series.write("conn,t_us," + ",".join(SAMPLE_FIELDS) + "\n")
     payload = bytes(range(256)) * 256           # 64 KiB, not all zeros
     served = 0
     while args.count == 0 or served < args.count:
         conn, peer = ls.accept()
+        t_accept = time.monotonic()
         start = time.time()
+        extra = {}
+        if series:
+            poller = Poller(conn)
+            poller.start()
         if args.pace:
             conn.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, args.pace)
-        left = args.bytes
-        while left:
-            left -= conn.send(payload[:min(left, len(payload))])
+        if args.sndbuf:
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, args.sndbuf)
+            # Linux doubles the value (bookkeeping overhead) and locks it: no autotuning.
+            extra["sndbuf_set"] = args.sndbuf
+            extra["sndbuf_readback"] = conn.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        if args.burst:
+            extra.update(burst_bytes=args.burst, pause_s=args.pause)
+        t_write = time.monotonic()
+        write_all(conn, args, payload)
         conn.shutdown(socket.SHUT_WR)           # FIN after the last byte
+        if series:
+            poller.written.set()
+            poller.join(60)
+            if poller.is_alive() or not poller.samples or poller.samples[-1][1]["unacked"]:
+                raise RuntimeError("TCP_INFO poller ended before everything was acked")
+            extra["flight"] = flight_verdict(poller.samples, t_write)
+            extra["flight"]["first_write_after_accept_us"] = round((t_write - t_accept) * 1e6)
+            write_samples(series, served, t_accept, poller.samples)
         conn.settimeout(30)
         while conn.recv(4096):                  # wait for the client's FIN
             pass
@@ -111,9 +229,11 @@ def serve(args):
         emit(log, {"event": "served", "local": [local[0], local[1]],
                    "remote": [peer[0], peer[1]], "bytes": args.bytes, "cc": cc_of(conn),
                    "pace_Bps": args.pace, "start": start, "end": time.time(),
-                   "tcp_info": info})
+                   "tcp_info": info, **extra})
         conn.close()
         served += 1
+    if series:
+        series.close()
 
 
 def read_sysctl(path):
@@ -146,6 +266,11 @@ def client(args):
         if opts:
             extra["opts_sysctls"] = {k: read_sysctl(path) for k, path in OPTS_SYSCTLS.items()}
         s = socket.socket(family, socket.SOCK_STREAM)
+        if args.rcvbuf:
+            # Before connect(): the SYN's window and the window clamp already follow it.
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.rcvbuf)
+            extra.update(rcvbuf_set=args.rcvbuf,
+                         rcvbuf_readback=s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
         start = time.time()
         t0 = time.monotonic()
         s.connect((args.connect, args.port))
@@ -176,7 +301,11 @@ def main():
     s.add_argument("--bytes", type=int, required=True, help="bytes sent per connection")
     s.add_argument("--cc", default="cubic", help="cubic, reno or bbr")
     s.add_argument("--pace", type=int, default=0, help="SO_MAX_PACING_RATE in bytes/s")
+    s.add_argument("--sndbuf", type=int, default=0, help="SO_SNDBUF of each accepted socket")
+    s.add_argument("--burst", type=int, default=0, help="write this many bytes at a time ...")
+    s.add_argument("--pause", type=float, default=0, help="... with this many seconds between")
     s.add_argument("--count", type=int, default=0, help="exit after this many (0: never)")
+    s.add_argument("--tcpinfo", help="poll TCP_INFO every ~1 ms; samples to this .csv.gz")
     s.add_argument("--log")
     c = sub.add_parser("client")
     c.add_argument("--connect", required=True)
@@ -185,6 +314,7 @@ def main():
     c.add_argument("--ecn-schedule", help="tcp_ecn value per connection, e.g. 0,0,1,0")
     c.add_argument("--opts-schedule", help="value for tcp_window_scaling, tcp_sack and "
                    "tcp_timestamps per connection, e.g. 1,0,1,0")
+    c.add_argument("--rcvbuf", type=int, default=0, help="SO_RCVBUF, set before connect()")
     c.add_argument("--gap", type=float, default=0.05, help="seconds between connections")
     c.add_argument("--log")
     args = ap.parse_args()

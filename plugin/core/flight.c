@@ -1,5 +1,8 @@
 #include "flight.h"
 
+#include <glib.h>
+
+#include "ecn.h"
 #include <string.h>
 
 /* Round events. */
@@ -19,6 +22,8 @@ void td_flight_config_defaults(td_flight_config *cfg)
 {
     cfg->plateau_min_rounds = 10;
     cfg->plateau_band_pct = 5;
+    cfg->collapse_mss = 4;
+    cfg->collapse_min_rounds = 10;
 }
 
 static bool seq_before(uint32_t a, uint32_t b)
@@ -39,6 +44,17 @@ void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unk
         return;
     }
     f->ctx = *ctx;
+    f->lag_ns = ctx->ack_lag_ns;
+    td_cc_begin(&f->cc, ctx->feedback);
+}
+
+void td_flight_free(td_flight *f)
+{
+    if (f) {
+        td_cc_free(&f->cc);
+        g_free(f->ring);
+    }
+    g_free(f);
 }
 
 static bool measuring(const td_flight *f)
@@ -124,6 +140,7 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     bool at_window = f->round_events & EV_RWND;
 
     f->in_round = false;
+    td_cc_round_closed(f, f->rounds, f->round_flight, ns, cfg);
     f->rounds++;
     f->rounds_since_event++;
     f->round_ns_total += ns;
@@ -156,10 +173,18 @@ static void note_round_event(td_flight *f, uint8_t event)
         f->next_round_events |= event;
 }
 
+/* Per ring slot: ECE in bit 0, the ACE field above it. */
+enum { SLOT_ECE = 1, SLOT_ACE_SHIFT = 1 };
+/* Without timestamps, ACKs within 1/64 of the lag share a slot. */
+enum { SLOTS_PER_LAG = 64 };
+/* Lag samples per estimate. */
+enum { LAG_WINDOW = 8 };
+
 /* The sender has learnt of an ACK. */
-static void apply_ack(td_flight *f, const td_ack_sample *s, bool ece, const td_flight_config *cfg)
+static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_config *cfg)
 {
-    int64_t at = s->at_ns + f->ctx.ack_lag_ns;
+    int64_t at = s->at_ns + f->lag_ns;
+    bool ece = s->ecn & SLOT_ECE;
 
     if (seq_before(s->ack, f->una))
         return;                             /* an old ACK, reordered */
@@ -171,7 +196,8 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, bool ece, const td_f
         if (f->window > f->max_window)
             f->max_window = f->window;
     }
-    if (ece)
+    td_cc_ack_delivered(f, ece, (unsigned)s->ecn >> SLOT_ACE_SHIFT, at);
+    if (ece && f->ctx.feedback == TD_FEEDBACK_CLASSIC)
         note_round_event(f, EV_ECE);
     if (f->in_round && !seq_before(f->una, f->round_end))
         close_round(f, at, cfg);
@@ -181,55 +207,114 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, bool ece, const td_f
     }
 }
 
-static void deliver_oldest(td_flight *f, const td_flight_config *cfg)
+static td_ack_sample *slot_at(const td_flight *f, unsigned i)
 {
-    unsigned slot = f->ring_first;
-    td_ack_sample sample = f->ring[slot];
-    bool ece = f->ring_ece & (1u << slot);
-
-    f->ring_ece &= (uint16_t)~(1u << slot);
-    f->ring_first = (uint8_t)((slot + 1) % TD_FLIGHT_ACK_RING);
-    f->ring_len--;
-    apply_ack(f, &sample, ece, cfg);
+    return &f->ring[(f->ring_first + i) % f->ring_size];
 }
 
-/* Deliver the ACKs that have reached the sender by capture time now_ns. */
+static void deliver_oldest(td_flight *f, const td_flight_config *cfg)
+{
+    td_ack_sample sample = *slot_at(f, 0);
+
+    f->ring_first = (uint16_t)((f->ring_first + 1) % f->ring_size);
+    f->ring_len--;
+    apply_ack(f, &sample, cfg);
+}
+
+/* Without timestamps: the ACKs that have reached the sender by capture time now_ns. */
 static void deliver_until(td_flight *f, int64_t now_ns, const td_flight_config *cfg)
 {
-    while (f->ring_len && f->ring[f->ring_first].at_ns + f->ctx.ack_lag_ns <= now_ns)
+    while (f->ring_len && slot_at(f, 0)->at_ns + f->lag_ns <= now_ns)
         deliver_oldest(f, cfg);
+}
+
+static bool ts_not_after(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) <= 0;
+}
+
+/* The lag is the smallest of the last few samples: an ACK-clocked sender
+ * answers at once, but a sample can still hold a short stall. */
+static void sample_lag(td_flight *f, int64_t sample)
+{
+    if (!f->lag_samples || sample < f->lag_window_min)
+        f->lag_window_min = sample;
+    if (++f->lag_samples == LAG_WINDOW) {
+        f->lag_ns = f->lag_window_min;
+        f->lag_samples = 0;
+    }
+}
+
+/* With timestamps a data segment names the newest ACK its sender had: the one
+ * whose TSval it echoes. While data is still outstanding after that ACK, the
+ * sender answered it at once, so the two also measure the lag, queueing
+ * included. After the sender had nothing outstanding they may measure a pause
+ * instead: such a sample counts only up to twice the current estimate (one
+ * timestamp tick can cover a whole burst of ACKs, so "nothing outstanding" is
+ * often only the tick's doing). */
+static void deliver_echoed(td_flight *f, const td_record *rec, const td_flight_config *cfg)
+{
+    int64_t echoed_at = -1;
+
+    while (f->ring_len && ts_not_after(slot_at(f, 0)->tsval, rec->options.tsecr)) {
+        echoed_at = slot_at(f, 0)->at_ns;
+        deliver_oldest(f, cfg);
+    }
+    int64_t sample = rec->time_ns - echoed_at;
+    if (echoed_at >= 0 && sample >= 0 && (!f->idle || sample <= 2 * f->lag_ns))
+        sample_lag(f, sample);
+}
+
+static void ring_grow(td_flight *f)
+{
+    uint16_t size = f->ring_size ? (uint16_t)(2 * f->ring_size) : TD_FLIGHT_RING_MIN;
+    td_ack_sample *ring = g_new(td_ack_sample, size);
+
+    for (unsigned i = 0; i < f->ring_len; i++)
+        ring[i] = *slot_at(f, i);
+    g_free(f->ring);
+    f->ring = ring;
+    f->ring_size = size;
+    f->ring_first = 0;
 }
 
 void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *cfg)
 {
     if (!measuring(f) || !(rec->tcp_flags & TD_TH_ACK) || (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)))
         return;
-    deliver_until(f, rec->time_ns, cfg);
+    if (!f->ctx.timestamps)
+        deliver_until(f, rec->time_ns, cfg);
+    td_cc_ack_seen(f, rec);
 
     /* A header cut before the window field keeps the last window. */
     uint32_t window = f->ctx.rcv_wscale < 0 ? 0
                       : rec->has_window ? (uint32_t)rec->window << f->ctx.rcv_wscale : f->window;
-    bool ece = f->ctx.ece_is_signal && (rec->tcp_flags & TD_TH_ECE);
-    unsigned newest = (f->ring_first + f->ring_len + TD_FLIGHT_ACK_RING - 1) % TD_FLIGHT_ACK_RING;
-    /* ACKs in the same 1/16 of the lag share a slot, so the ring spans the lag;
-     * a shared slot is delivered with its latest ACK. */
-    int64_t width = f->ctx.ack_lag_ns / TD_FLIGHT_ACK_RING;
-    bool merge = f->ring_len && width > 0 && rec->time_ns / width == f->ring[newest].at_ns / width;
+    uint8_t ecn = (uint8_t)(((rec->tcp_flags & TD_TH_ECE) ? SLOT_ECE : 0) |
+                            (td_ecn_bits(rec->tcp_flags) << SLOT_ACE_SHIFT));
+    int64_t width = f->lag_ns / SLOTS_PER_LAG;
+    td_ack_sample *newest = f->ring_len ? slot_at(f, f->ring_len - 1u) : NULL;
+    bool merge = newest && (f->ctx.timestamps ? newest->tsval == rec->options.tsval
+                                              : width > 0 && rec->time_ns / width == newest->at_ns / width);
 
     if (!merge) {
-        if (f->ring_len == TD_FLIGHT_ACK_RING)
-            deliver_oldest(f, cfg);
-        newest = (f->ring_first + f->ring_len) % TD_FLIGHT_ACK_RING;
+        if (f->ring_len == f->ring_size) {
+            if (f->ring_size < TD_FLIGHT_RING_MAX)
+                ring_grow(f);
+            else
+                deliver_oldest(f, cfg);
+        }
         f->ring_len++;
-        f->ring_ece &= (uint16_t)~(1u << newest);
-        f->ring[newest].ack = rec->ack;
+        newest = slot_at(f, f->ring_len - 1u);
+        newest->ack = rec->ack;
     }
-    f->ring[newest].at_ns = rec->time_ns;
-    f->ring[newest].ack = seq_max(f->ring[newest].ack, rec->ack);
-    f->ring[newest].edge = rec->ack + window;
-    if (ece)
-        f->ring_ece |= (uint16_t)(1u << newest);
-    deliver_until(f, rec->time_ns, cfg);
+    /* a shared slot is delivered as its latest ACK */
+    newest->at_ns = rec->time_ns;
+    newest->ack = seq_max(newest->ack, rec->ack);
+    newest->edge = rec->ack + window;
+    newest->tsval = rec->options.tsval;
+    newest->ecn = ecn;
+    if (!f->ctx.timestamps)
+        deliver_until(f, rec->time_ns, cfg);
 }
 
 /* Nothing was outstanding until now. A silence of at least half a round (and
@@ -260,14 +345,18 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         f->idle = true;
         f->idle_since_ns = rec->time_ns;
     }
-    deliver_until(f, rec->time_ns, cfg);
+    if (f->ctx.timestamps && rec->options.ts_valid)
+        deliver_echoed(f, rec, cfg);
+    else
+        deliver_until(f, rec->time_ns, cfg);
     /* Data beyond the window the sender is thought to know proves that a later
      * ACK had reached it: the lag measured at the handshake is only an estimate. */
     while (f->ring_len && f->have_edge && seq_before(f->edge, end))
         deliver_oldest(f, cfg);
     if (rec->payload_len <= (f->ctx.peer_mss ? f->ctx.peer_mss : UINT16_MAX) && rec->payload_len > f->mss)
         f->mss = rec->payload_len;
-    if (seq_before(rec->seq, f->nxt)) {
+    bool retransmission = seq_before(rec->seq, f->nxt);
+    if (retransmission) {
         f->retransmissions++;
         note_round_event(f, EV_RETRANSMISSION);
     }
@@ -296,6 +385,7 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         f->max_flight = flight;
     if (f->have_edge && f->in_round && (int32_t)(f->edge - f->nxt) < (int32_t)(f->mss ? f->mss : 1))
         f->round_events |= EV_RWND;
+    td_cc_data(f, rec, retransmission);
 }
 
 void td_flight_finish(td_flight *f, const td_flight_config *cfg)
@@ -306,6 +396,7 @@ void td_flight_finish(td_flight *f, const td_flight_config *cfg)
         deliver_oldest(f, cfg);
     f->in_round = false;                    /* never acknowledged in the capture */
     end_run(f, cfg);
+    td_cc_finish(f, cfg);
 }
 
 int64_t td_flight_measured_ns(const td_flight *f)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "congestion.h"
 #include "record.h"
 
 typedef enum td_limit {
@@ -37,23 +38,31 @@ typedef enum td_seen_from {
 typedef struct td_flight_config {
     unsigned plateau_min_rounds;    /* flat rounds that make a plateau */
     unsigned plateau_band_pct;      /* round flights within this share (or one MSS) are flat */
+    unsigned collapse_mss;          /* a flight this small while signals keep coming... */
+    unsigned collapse_min_rounds;   /* ...for this many round trips is a collapse */
 } td_flight_config;
 
 /* What the flow model tells a direction's analysis when its data starts. */
 typedef struct td_flight_context {
     td_seen_from seen_from;
-    int64_t  ack_lag_ns;    /* capture point → sender → capture point: when an ACK seen
-                               here has reached the sender, in this capture's timeline */
+    int64_t  ack_lag_ns;    /* capture point → sender → capture point at the handshake: when
+                               an ACK seen here has reached the sender, in this capture's
+                               timeline (the first estimate; timestamps refine it) */
+    bool     timestamps;    /* both sides use them: data says which ACK it answers */
     int      rcv_wscale;    /* the receiver's window shift, -1 when unknown */
     uint32_t peer_mss;      /* MSS the receiver announced, 0 when unknown */
-    bool     ece_is_signal; /* classic ECN: ECE on an ACK is a congestion echo */
+    td_ecn_feedback feedback;   /* how the receiver echoes CE marks */
 } td_flight_context;
 
-enum { TD_FLIGHT_ACK_RING = 16 };
+/* ACKs on their way to the sender: slots of one timestamp tick (or 1/64 of the
+ * lag without timestamps); the ring grows to this many, then delivers early. */
+enum { TD_FLIGHT_RING_MIN = 16, TD_FLIGHT_RING_MAX = 1024 };
 
 typedef struct td_ack_sample {
     int64_t  at_ns;
     uint32_t ack, edge;     /* edge = ack + scaled window */
+    uint32_t tsval;
+    uint8_t  ecn;           /* ECE in bit 0, the ACE field above it */
 } td_ack_sample;
 
 typedef struct td_plateau {
@@ -76,9 +85,11 @@ typedef struct td_flight {
     uint32_t nxt, una, edge;
     bool     have_edge;
     uint32_t window;                /* latest offered window, scaled */
-    td_ack_sample ring[TD_FLIGHT_ACK_RING];     /* ACKs still on their way to the sender */
-    uint16_t ring_ece;              /* bit per ring slot: the ACK echoed ECE */
-    uint8_t  ring_first, ring_len;
+    td_ack_sample *ring;            /* ACKs still on their way to the sender */
+    uint16_t ring_size, ring_first, ring_len;
+    int64_t  lag_ns;                /* current estimate of ctx.ack_lag_ns */
+    int64_t  lag_window_min;
+    uint8_t  lag_samples;
 
     /* the open round */
     bool     in_round;
@@ -98,6 +109,7 @@ typedef struct td_flight {
     uint64_t new_bytes;
     int64_t  limit_ns[TD_LIMIT_COUNT];
     td_plateau run, best;
+    td_cc    cc;
 } td_flight;
 
 void td_flight_config_defaults(td_flight_config *cfg);
@@ -105,6 +117,7 @@ void td_flight_config_defaults(td_flight_config *cfg);
 /* A direction's first data segment: start measuring with what the flow knows,
  * or record why its flight cannot be measured (ctx == NULL). */
 void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason);
+void td_flight_free(td_flight *f);
 
 /* An ACK from this direction's receiver, and a data segment of its sender. */
 void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *cfg);

@@ -22,8 +22,8 @@ void td_config_defaults(td_config *cfg)
 static void flow_free(gpointer data)
 {
     td_flow *flow = data;
-    g_free(flow->flight[0]);
-    g_free(flow->flight[1]);
+    td_flight_free(flow->flight[0]);
+    td_flight_free(flow->flight[1]);
     g_free(flow);
 }
 
@@ -245,9 +245,12 @@ static const char *flight_context(const td_flow *flow, int sender, const td_conf
                      : vantage == near_receiver ? TD_SEEN_RECEIVER
                      : vantage == TD_VANTAGE_MIDDLE ? TD_SEEN_MIDDLE : TD_SEEN_UNKNOWN;
     ctx->rcv_wscale = receiver_wscale(&flow->hs, 1 - sender);
+    ctx->timestamps = flow->hs.opts_seen[0] && flow->hs.opts_seen[1] &&
+                      (flow->hs.opts[0].present & flow->hs.opts[1].present & TD_OPT_TS);
     if (flow->hs.opts[1 - sender].present & TD_OPT_MSS)
         ctx->peer_mss = flow->hs.opts[1 - sender].mss;
-    ctx->ece_is_signal = flow->ecn_outcome == TD_ECN_CLASSIC;
+    ctx->feedback = flow->ecn_outcome == TD_ECN_ACCECN ? TD_FEEDBACK_ACCECN
+                    : td_ecn_negotiated(flow->ecn_outcome) ? TD_FEEDBACK_CLASSIC : TD_FEEDBACK_NONE;
     return NULL;
 }
 

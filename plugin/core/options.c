@@ -52,7 +52,14 @@ void td_options_parse(const uint8_t *bytes, size_t len, td_tcp_options *out)
             }
             break;
         case KIND_SACK_PERM: out->present |= TD_OPT_SACK_PERM; break;
-        case KIND_TS:        out->present |= TD_OPT_TS; break;
+        case KIND_TS:
+            out->present |= TD_OPT_TS;
+            if (option_len == 10) {
+                out->ts_valid = true;
+                out->tsval = (uint32_t)option[2] << 24 | (uint32_t)option[3] << 16 | (uint32_t)option[4] << 8 | option[5];
+                out->tsecr = (uint32_t)option[6] << 24 | (uint32_t)option[7] << 16 | (uint32_t)option[8] << 8 | option[9];
+            }
+            break;
         case KIND_MPTCP:     out->present |= TD_OPT_MPTCP; break;
         case KIND_TFO:       out->present |= TD_OPT_TFO; break;
         case KIND_ACCECN0:

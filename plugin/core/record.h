@@ -43,6 +43,8 @@ typedef struct td_tcp_options {
     uint8_t  present;       /* TD_OPT_* */
     uint16_t mss;
     uint8_t  wscale;
+    bool     ts_valid;      /* a well-formed timestamps option: */
+    uint32_t tsval, tsecr;
 } td_tcp_options;
 
 typedef struct td_addr {

@@ -2,6 +2,7 @@
 #include <glib.h>
 #include <string.h>
 #include "flow.h"
+#include "segment.h"
 
 #define MS 1000000LL
 
@@ -23,27 +24,14 @@ static void teardown(fixture *f, gconstpointer data G_GNUC_UNUSED)
     td_engine_free(f->engine);
 }
 
-static const uint8_t client_ip[4] = { 10, 0, 0, 1 }, server_ip[4] = { 10, 0, 0, 2 };
-
 /* One packet of stream 0 between client 10.0.0.1:40000 and server 10.0.0.2:80. */
 static td_flow *send(fixture *f, bool from_client, int64_t t_ns, uint16_t flags, uint32_t seq,
                      uint32_t len, int ecn, int *sender)
 {
-    td_record rec;
+    td_record rec = segment(from_client, 80, t_ns, flags, seq, len);
     int ignored;
 
-    memset(&rec, 0, sizeof rec);
     rec.frame = ++f->frame;
-    rec.time_ns = t_ns;
-    rec.src.len = rec.dst.len = 4;
-    memcpy(rec.src.bytes, from_client ? client_ip : server_ip, 4);
-    memcpy(rec.dst.bytes, from_client ? server_ip : client_ip, 4);
-    rec.sport = from_client ? 40000 : 80;
-    rec.dport = from_client ? 80 : 40000;
-    rec.tcp_flags = flags;
-    rec.seq = seq;
-    rec.payload_len = len;
-    rec.options.complete = true;
     if (flags & TD_TH_SYN) {
         rec.options.present = TD_OPT_MSS;
         rec.options.mss = from_client ? 1460 : 1400;

@@ -1,0 +1,330 @@
+#include "congestion.h"
+
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flight.h"
+
+enum { UNKNOWN_PCT = 255 };
+/* A flight that keeps this share of its size after a response was not cut. */
+#define NO_CUT_RATIO 0.9
+/* A proportional cut is within this of 1 - marked/2 (DCTCP, Prague). */
+#define PROPORTIONAL_TOLERANCE 0.1
+/* Signals this many round trips back still feed a collapse. */
+enum { SIGNAL_MEMORY_ROUNDS = 2 };
+
+void td_cc_begin(td_cc *cc, td_ecn_feedback feedback)
+{
+    memset(cc, 0, sizeof *cc);
+    cc->feedback = feedback;
+    cc->first_ce_ns = cc->first_echo_ns = -1;
+    cc->ecn_ratio = cc->loss_ratio = -1;
+}
+
+void td_cc_free(td_cc *cc)
+{
+    g_free(cc->events);
+    cc->events = NULL;
+}
+
+static td_cc_event *add_event(td_cc *cc, uint32_t frame, td_cc_event_kind kind)
+{
+    td_cc_event *e;
+
+    if (cc->nevents == TD_CC_MAX_EVENTS) {
+        cc->events_dropped++;
+        return NULL;
+    }
+    if (cc->nevents == cc->capacity) {
+        cc->capacity = cc->capacity ? (uint16_t)MIN(2 * cc->capacity, TD_CC_MAX_EVENTS) : 16;
+        cc->events = g_renew(td_cc_event, cc->events, cc->capacity);
+    }
+    e = &cc->events[cc->nevents++];
+    memset(e, 0, sizeof *e);
+    e->frame = frame;
+    e->kind = (uint8_t)kind;
+    e->latency_ns = -1;
+    e->marked_pct = UNKNOWN_PCT;
+    return e;
+}
+
+static void settle(td_cc *cc, unsigned i)
+{
+    cc->npending--;
+    memmove(&cc->pending[i], &cc->pending[i + 1], (cc->npending - i) * sizeof cc->pending[0]);
+    memmove(&cc->pending_round[i], &cc->pending_round[i + 1], (cc->npending - i) * sizeof cc->pending_round[0]);
+}
+
+/* The sender answered a signal: the round trips after this one show the cut. */
+static td_cc_event *respond(td_flight *f, uint32_t frame, td_cc_event_kind kind)
+{
+    td_cc *cc = &f->cc;
+    td_cc_event *e = add_event(cc, frame, kind);
+
+    cc->signal_round = f->rounds;
+    cc->signalled = true;
+    if (!e)
+        return NULL;
+    e->before = cc->last_round_flight ? cc->last_round_flight : f->round_flight;
+    if (cc->npending == TD_CC_PENDING)
+        settle(cc, 0);                  /* the oldest keeps what it has measured */
+    cc->pending[cc->npending] = (uint16_t)(e - cc->events);
+    cc->pending_round[cc->npending] = f->rounds;
+    cc->npending++;
+    return e;
+}
+
+void td_cc_ack_seen(td_flight *f, const td_record *rec)
+{
+    td_cc *cc = &f->cc;
+    bool ece = rec->tcp_flags & TD_TH_ECE;
+    td_cc_event *e;
+
+    if (cc->feedback != TD_FEEDBACK_CLASSIC || ece == cc->ece_on)
+        return;
+    cc->ece_on = ece;
+    if (!ece) {
+        add_event(cc, rec->frame, TD_CC_ECE_END);
+        return;
+    }
+    cc->ece_episodes++;
+    e = add_event(cc, rec->frame, TD_CC_ECE_START);
+    if (e && cc->first_ce_ns >= 0 && rec->time_ns >= cc->first_ce_ns)
+        e->latency_ns = rec->time_ns - cc->first_ce_ns;
+    cc->first_ce_ns = -1;
+}
+
+void td_cc_ack_delivered(td_flight *f, bool ece, unsigned ace, int64_t at_ns)
+{
+    td_cc *cc = &f->cc;
+
+    if (cc->feedback == TD_FEEDBACK_CLASSIC) {
+        if (ece && cc->first_echo_ns < 0)
+            cc->first_echo_ns = at_ns;
+        return;
+    }
+    if (cc->feedback != TD_FEEDBACK_ACCECN)
+        return;
+    if (cc->ace_known) {
+        unsigned marks = (ace - cc->last_ace) & 7;     /* RFC 9768 §3.2.2: a mod-8 counter */
+        cc->ace_marks += marks;
+        cc->ace_in_round += marks;
+        cc->ace_unanswered = cc->ace_unanswered || marks;
+    }
+    cc->ace_known = true;
+    cc->last_ace = (uint8_t)(ace & 7);
+}
+
+void td_cc_data(td_flight *f, const td_record *rec, bool retransmission)
+{
+    td_cc *cc = &f->cc;
+    td_cc_event *e;
+
+    cc->segments_in_round++;
+    if (rec->has_ip_ecn && rec->ip_ecn == TD_CE) {
+        cc->ce++;
+        if (cc->first_ce_ns < 0)
+            cc->first_ce_ns = rec->time_ns;
+    }
+    if (cc->feedback == TD_FEEDBACK_CLASSIC && (rec->tcp_flags & TD_TH_CWR)) {
+        cc->cwr++;
+        e = respond(f, rec->frame, TD_CC_CWR);
+        if (e && cc->first_echo_ns >= 0 && rec->time_ns >= cc->first_echo_ns)
+            e->latency_ns = rec->time_ns - cc->first_echo_ns;
+        cc->first_echo_ns = -1;
+    }
+    /* An AccECN sender sends no CWR; at most one response per round trip. */
+    if (cc->feedback == TD_FEEDBACK_ACCECN && cc->ace_unanswered && f->rounds + 1 > cc->ace_round) {
+        cc->ace_unanswered = false;
+        cc->ace_round = f->rounds + 1;
+        e = respond(f, rec->frame, TD_CC_ACE);
+        if (e && cc->segments_last_round)
+            e->marked_pct = (uint8_t)MIN(100u, 100u * cc->ace_last_round / cc->segments_last_round);
+    }
+    /* One recovery per loss episode: retransmissions until the ACK passes what
+     * had been sent when it began belong to it. */
+    if (retransmission && (!cc->in_recovery || (int32_t)(f->una - cc->recovery_point) >= 0)) {
+        cc->in_recovery = true;
+        cc->recovery_point = f->nxt;
+        cc->losses++;
+        respond(f, rec->frame, TD_CC_LOSS);
+    }
+}
+
+static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t ns,
+                          const td_flight_config *cfg)
+{
+    td_cc *cc = &f->cc;
+    uint32_t unit = f->mss ? f->mss : 1;
+
+    if (!cc->signalled || cc->cwr + cc->losses + cc->ace_round < 2 ||
+        flight > cfg->collapse_mss * unit || index - cc->signal_round > SIGNAL_MEMORY_ROUNDS)
+        return;
+    if (!cc->collapse_rounds || flight < cc->collapse_floor)
+        cc->collapse_floor = flight;
+    if (!cc->collapse_rounds)
+        cc->collapse_start_frame = f->round_start_frame;
+    cc->collapse_rounds++;
+    cc->collapse_ns += ns;
+}
+
+void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t ns, const td_flight_config *cfg)
+{
+    td_cc *cc = &f->cc;
+
+    for (unsigned i = 0; i < cc->npending;) {
+        td_cc_event *e = &cc->events[cc->pending[i]];
+        uint32_t response_round = cc->pending_round[i];
+        if (index <= response_round) {
+            i++;
+            continue;
+        }
+        if (!e->measured || flight < e->after) {
+            e->after = flight;
+            e->measured = e->before > 0;
+        }
+        if (index >= response_round + 2)
+            settle(cc, i);
+        else
+            i++;
+    }
+    cc->ace_last_round = cc->ace_in_round;
+    cc->segments_last_round = cc->segments_in_round;
+    cc->ace_in_round = cc->segments_in_round = 0;
+    cc->last_round_flight = flight;
+    note_collapse(f, index, flight, ns, cfg);
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int compare_frame(const void *a, const void *b)
+{
+    uint32_t x = ((const td_cc_event *)a)->frame, y = ((const td_cc_event *)b)->frame;
+    return (x > y) - (x < y);
+}
+
+static double ratio_of(const td_cc_event *e)
+{
+    return (double)e->after / e->before;
+}
+
+/* Median ratio of the measured responses of the given kinds, -1 when none. */
+static double median_ratio(const td_cc *cc, bool ecn)
+{
+    double ratios[TD_CC_MAX_EVENTS];
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < cc->nevents; i++) {
+        const td_cc_event *e = &cc->events[i];
+        bool is_ecn = e->kind == TD_CC_CWR || e->kind == TD_CC_ACE;
+        if (e->measured && (is_ecn ? ecn : e->kind == TD_CC_LOSS && !ecn))
+            ratios[n++] = ratio_of(e);
+    }
+    if (!n)
+        return -1;
+    qsort(ratios, n, sizeof ratios[0], compare_double);
+    return n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+}
+
+/* Cuts that follow the marked share (1 - F/2), where the feedback tells F. */
+static bool cuts_follow_marks(const td_cc *cc)
+{
+    unsigned known = 0, following = 0;
+
+    for (unsigned i = 0; i < cc->nevents; i++) {
+        const td_cc_event *e = &cc->events[i];
+        if (e->kind != TD_CC_ACE || !e->measured || e->marked_pct == UNKNOWN_PCT)
+            continue;
+        known++;
+        double expected = 1.0 - e->marked_pct / 200.0;
+        following += ratio_of(e) > expected - PROPORTIONAL_TOLERANCE &&
+                     ratio_of(e) < expected + PROPORTIONAL_TOLERANCE;
+    }
+    return known >= 3 && following * 3 >= known * 2;
+}
+
+void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
+{
+    td_cc *cc = &f->cc;
+    bool ecn_signals = cc->ece_episodes || cc->ace_marks || cc->cwr;
+    double median;
+
+    cc->npending = 0;
+    if (cc->nevents)
+        qsort(cc->events, cc->nevents, sizeof cc->events[0], compare_frame);
+    cc->ecn_ratio = median_ratio(cc, true);
+    cc->loss_ratio = median_ratio(cc, false);
+    cc->reductions = 0;
+    for (unsigned i = 0; i < cc->nevents; i++)
+        cc->reductions += cc->events[i].measured && ratio_of(&cc->events[i]) < NO_CUT_RATIO;
+    median = ecn_signals ? cc->ecn_ratio : cc->loss_ratio;
+    if (!ecn_signals && !cc->losses)
+        cc->reaction = TD_REACTION_NO_SIGNAL;
+    else if (median < 0)
+        cc->reaction = TD_REACTION_UNKNOWN;
+    else if (median >= NO_CUT_RATIO)
+        cc->reaction = TD_REACTION_NONE;
+    else
+        cc->reaction = cuts_follow_marks(cc) ? TD_REACTION_PROPORTIONAL : TD_REACTION_LOSS_LIKE;
+}
+
+const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame)
+{
+    unsigned low = 0, high = cc->nevents;
+
+    while (low < high) {
+        unsigned mid = (low + high) / 2;
+        if (cc->events[mid].frame < frame)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return low < cc->nevents && cc->events[low].frame == frame ? &cc->events[low] : NULL;
+}
+
+bool td_cc_collapsed(const td_cc *cc, const td_flight_config *cfg)
+{
+    return cc->collapse_rounds && cc->collapse_rounds >= cfg->collapse_min_rounds;
+}
+
+const char *td_cc_unobserved(const td_flight *f)
+{
+    const td_cc *cc = &f->cc;
+
+    if (cc->feedback == TD_FEEDBACK_NONE)
+        return NULL;
+    if (f->ctx.seen_from == TD_SEEN_SENDER)
+        return "ce: routers mark downstream of the sender, so its side never shows CE";
+    if ((cc->ece_episodes || cc->ace_marks) && !cc->ce)
+        return "ce: echoed but never seen here, so marked downstream of this capture point";
+    return NULL;
+}
+
+const char *td_reaction_name(td_reaction reaction)
+{
+    switch (reaction) {
+    case TD_REACTION_NO_SIGNAL:    return "no-signal";
+    case TD_REACTION_NONE:         return "none";
+    case TD_REACTION_LOSS_LIKE:    return "loss-like";
+    case TD_REACTION_PROPORTIONAL: return "proportional";
+    case TD_REACTION_UNKNOWN:      break;
+    }
+    return "unknown";
+}
+
+const char *td_cc_event_name(td_cc_event_kind kind)
+{
+    switch (kind) {
+    case TD_CC_ECE_START: return "ece-start";
+    case TD_CC_ECE_END:   return "ece-end";
+    case TD_CC_CWR:       return "cwr";
+    case TD_CC_ACE:       return "ace";
+    case TD_CC_LOSS:      return "loss";
+    }
+    return "unknown";
+}

@@ -1,0 +1,104 @@
+/* Congestion signals and what the sender did about them: CE marks on data,
+ * ECE echo episodes (or AccECN ACE increments) on the ACKs, CWR, losses, and
+ * the flight one and two round trips after each response, per data direction.
+ * Fed by flight.c, which owns the round-trip bookkeeping. */
+#ifndef TCPDIAG_CONGESTION_H
+#define TCPDIAG_CONGESTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "record.h"
+
+typedef enum td_ecn_feedback {
+    TD_FEEDBACK_NONE = 0,       /* ECN not negotiated: loss is the only signal */
+    TD_FEEDBACK_CLASSIC,        /* RFC 3168: sticky ECE until CWR */
+    TD_FEEDBACK_ACCECN,         /* RFC 9768: the ACE counter */
+} td_ecn_feedback;
+
+typedef enum td_cc_event_kind {
+    TD_CC_ECE_START = 1,        /* first ACK of an ECE episode */
+    TD_CC_ECE_END,              /* first ACK without ECE after one */
+    TD_CC_CWR,                  /* the sender's CWR: its response to an echo */
+    TD_CC_ACE,                  /* first data after the sender learnt of new ACE marks */
+    TD_CC_LOSS,                 /* the retransmission that starts a recovery */
+} td_cc_event_kind;
+
+typedef enum td_reaction {
+    TD_REACTION_UNKNOWN = 0,
+    TD_REACTION_NO_SIGNAL,
+    TD_REACTION_NONE,
+    TD_REACTION_LOSS_LIKE,
+    TD_REACTION_PROPORTIONAL,
+} td_reaction;
+
+typedef struct td_cc_event {
+    uint32_t frame;
+    uint8_t  kind;              /* td_cc_event_kind */
+    bool     measured;          /* before and after are known */
+    uint8_t  marked_pct;        /* ACE: share of the last round's segments marked; 255 unknown */
+    int64_t  latency_ns;        /* ECE start: from the CE; CWR: from the first echo (sender's
+                                   view); -1 when not observable */
+    uint32_t before, after;     /* flight of the round before the signal / the smaller of
+                                   the two rounds after the response */
+} td_cc_event;
+
+enum { TD_CC_MAX_EVENTS = 512, TD_CC_PENDING = 4 };
+
+typedef struct td_cc {
+    td_ecn_feedback feedback;
+    uint32_t ce, ece_episodes, cwr, ace_marks, losses, events_dropped;
+    /* ECE episodes in capture order */
+    bool     ece_on;
+    int64_t  first_ce_ns;               /* first CE since the last episode began, -1 none */
+    /* the sender's view */
+    int64_t  first_echo_ns;             /* first ECE since the last CWR, -1 none */
+    bool     ace_known, ace_unanswered;
+    uint8_t  last_ace;
+    uint32_t ace_in_round, segments_in_round, ace_last_round, segments_last_round;
+    uint32_t ace_round;                 /* round of the last ACE response, +1 */
+    bool     in_recovery;
+    uint32_t recovery_point;
+    uint32_t last_round_flight, signal_round;
+    bool     signalled;
+    /* responses waiting for the round trips that show their effect */
+    uint16_t pending[TD_CC_PENDING];
+    uint32_t pending_round[TD_CC_PENDING];
+    uint8_t  npending;
+    /* collapse: round trips at a few MSS while signals keep coming */
+    uint32_t collapse_rounds, collapse_floor, collapse_start_frame;
+    int64_t  collapse_ns;
+    /* results, settled by td_cc_finish */
+    double   ecn_ratio, loss_ratio;     /* medians, < 0 when none measured */
+    uint32_t reductions;
+    td_reaction reaction;
+    td_cc_event *events;                /* in frame order after td_cc_finish */
+    uint16_t nevents, capacity;
+} td_cc;
+
+struct td_flight;
+struct td_flight_config;
+
+void td_cc_begin(td_cc *cc, td_ecn_feedback feedback);
+void td_cc_free(td_cc *cc);
+
+/* An ACK of the receiver in capture order (ECE episodes, CE → ECE latency). */
+void td_cc_ack_seen(struct td_flight *f, const td_record *rec);
+/* The sender has learnt of an ACK: ECE flag, ACE field (AE, CWR, ECE bits). */
+void td_cc_ack_delivered(struct td_flight *f, bool ece, unsigned ace, int64_t at_ns);
+/* A data segment of the sender; retransmission as flight.c judged it. */
+void td_cc_data(struct td_flight *f, const td_record *rec, bool retransmission);
+/* A round trip closed with this flight and duration. */
+void td_cc_round_closed(struct td_flight *f, uint32_t index, uint32_t flight, int64_t ns,
+                        const struct td_flight_config *cfg);
+void td_cc_finish(struct td_flight *f, const struct td_flight_config *cfg);
+
+/* The event recorded at this frame, NULL when none. */
+const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame);
+bool td_cc_collapsed(const td_cc *cc, const struct td_flight_config *cfg);
+/* Which events this capture point cannot show (static text), NULL when none. */
+const char *td_cc_unobserved(const struct td_flight *f);
+
+const char *td_reaction_name(td_reaction reaction);
+const char *td_cc_event_name(td_cc_event_kind kind);
+
+#endif
