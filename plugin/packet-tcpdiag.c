@@ -629,13 +629,17 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
         add_flow_items(tree, tvb, pkt, complete);
         add_ecn_items(tree, tvb, pkt, complete);
         add_options_items(tree, tvb, pkt, complete);
-        if (complete)
+        if (complete) {
             tcpdiag_flight_items(tree, tvb, pkt->flow);
+            tcpdiag_cc_items(tree, tvb, pkt->flow, pinfo->num);
+        }
     }
     add_experts(tree, pinfo, tvb, pkt, complete);
     add_options_experts(tree, pinfo, tvb, pkt, complete);
-    if (complete)
+    if (complete) {
         tcpdiag_flight_experts(tree, pinfo, tvb, pkt->flow);
+        tcpdiag_cc_experts(tree, pinfo, tvb, pkt->flow);
+    }
     if (complete && pinfo->num == pkt->flow->first_frame && td_flow_roles_known(pkt->flow))
         call_lua_flow_start(tvb, pinfo, top_tree, pkt->flow);
     return tvb_captured_length(tvb);
@@ -836,7 +840,9 @@ static void proto_register_tcpdiag(void)
     td_config_defaults(&config);
     proto_tcpdiag = proto_register_protocol("TCP throughput diagnosis", "tcpdiag", "tcpdiag");
     register_fields();
-    tcpdiag_flight_register(proto_tcpdiag, register_prefs(), &config.flight);
+    module_t *module = register_prefs();
+    tcpdiag_flight_register(proto_tcpdiag, module, &config.flight);
+    tcpdiag_cc_register(proto_tcpdiag, module, &config.flight);
     tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
     register_postdissector(tcpdiag_handle);
     lua_hooks = register_dissector_table("tcpdiag.lua", "tcpdiag Lua rules", proto_tcpdiag,

@@ -17,4 +17,9 @@ void tcpdiag_flight_register(int proto, module_t *module, td_flight_config *cfg)
 void tcpdiag_flight_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow);
 void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
 
+/* tcpdiag.cc: fields, experts and preferences (cc-tcpdiag.c). */
+void tcpdiag_cc_register(int proto, module_t *module, td_flight_config *cfg);
+void tcpdiag_cc_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, uint32_t frame);
+void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
+
 #endif

@@ -9,10 +9,14 @@
 enum { UNKNOWN_PCT = 255 };
 /* A flight that keeps this share of its size after a response was not cut. */
 #define NO_CUT_RATIO 0.9
-/* A proportional cut is within this of 1 - marked/2 (DCTCP, Prague). */
-#define PROPORTIONAL_TOLERANCE 0.1
+/* A proportional cut is within this of 1 - marked/2 (DCTCP, Prague)... */
+#define PROPORTIONAL_TOLERANCE 0.05
+/* ...and a cut at all: below this ratio. */
+#define REAL_CUT_RATIO 0.98
 /* Signals this many round trips back still feed a collapse. */
 enum { SIGNAL_MEMORY_ROUNDS = 2 };
+/* The smallest congestion window stacks keep (Linux, RFC 5681 after a loss). */
+enum { MIN_WINDOW_SEGMENTS = 2 };
 
 void td_cc_begin(td_cc *cc, td_ecn_feedback feedback)
 {
@@ -20,6 +24,7 @@ void td_cc_begin(td_cc *cc, td_ecn_feedback feedback)
     cc->feedback = feedback;
     cc->first_ce_ns = cc->first_echo_ns = -1;
     cc->ecn_ratio = cc->loss_ratio = -1;
+    cc->window_event = -1;
 }
 
 void td_cc_free(td_cc *cc)
@@ -64,6 +69,7 @@ static td_cc_event *respond(td_flight *f, uint32_t frame, td_cc_event_kind kind)
 
     cc->signal_round = f->rounds;
     cc->signalled = true;
+    cc->responses++;
     if (!e)
         return NULL;
     e->before = cc->last_round_flight ? cc->last_round_flight : f->round_flight;
@@ -95,25 +101,37 @@ void td_cc_ack_seen(td_flight *f, const td_record *rec)
     cc->first_ce_ns = -1;
 }
 
-void td_cc_ack_delivered(td_flight *f, bool ece, unsigned ace, int64_t at_ns)
+/* AccECN tells how much was marked: the share of segments marked in one
+ * window of data (as much as was in flight before the response) from the ACK
+ * that brought the first new marks on, as a DCTCP-like sender weighs it. */
+static void close_mark_window(td_flight *f)
+{
+    td_cc *cc = &f->cc;
+    uint32_t segments = cc->window_acked / (f->mss ? f->mss : 1);
+
+    if (cc->window_event >= 0 && segments)
+        cc->events[cc->window_event].marked_pct = (uint8_t)MIN(100u, 100u * cc->window_marks / segments);
+    cc->window_event = -1;
+}
+
+void td_cc_ack_delivered(td_flight *f, bool ece, unsigned ace_marks, uint32_t acked, int64_t at_ns)
 {
     td_cc *cc = &f->cc;
 
-    if (cc->feedback == TD_FEEDBACK_CLASSIC) {
-        if (ece && cc->first_echo_ns < 0)
-            cc->first_echo_ns = at_ns;
-        return;
-    }
+    if (cc->feedback == TD_FEEDBACK_CLASSIC && ece && cc->first_echo_ns < 0)
+        cc->first_echo_ns = at_ns;
     if (cc->feedback != TD_FEEDBACK_ACCECN)
         return;
-    if (cc->ace_known) {
-        unsigned marks = (ace - cc->last_ace) & 7;     /* RFC 9768 §3.2.2: a mod-8 counter */
-        cc->ace_marks += marks;
-        cc->ace_in_round += marks;
-        cc->ace_unanswered = cc->ace_unanswered || marks;
+    cc->ace_marks += ace_marks;
+    /* marks within the window of the last response belong to it */
+    if (ace_marks && !cc->ace_unanswered && cc->window_event < 0) {
+        cc->ace_unanswered = true;
+        cc->window_marks = cc->window_acked = 0;
     }
-    cc->ace_known = true;
-    cc->last_ace = (uint8_t)(ace & 7);
+    cc->window_marks += ace_marks;
+    cc->window_acked += acked;
+    if (cc->window_event >= 0 && cc->window_acked >= cc->events[cc->window_event].before)
+        close_mark_window(f);
 }
 
 void td_cc_data(td_flight *f, const td_record *rec, bool retransmission)
@@ -121,26 +139,29 @@ void td_cc_data(td_flight *f, const td_record *rec, bool retransmission)
     td_cc *cc = &f->cc;
     td_cc_event *e;
 
-    cc->segments_in_round++;
     if (rec->has_ip_ecn && rec->ip_ecn == TD_CE) {
         cc->ce++;
         if (cc->first_ce_ns < 0)
             cc->first_ce_ns = rec->time_ns;
     }
-    if (cc->feedback == TD_FEEDBACK_CLASSIC && (rec->tcp_flags & TD_TH_CWR)) {
+    /* One response per round trip: a CWR resent with a retransmission is the same one. */
+    if (cc->feedback == TD_FEEDBACK_CLASSIC && (rec->tcp_flags & TD_TH_CWR) && f->rounds + 1 > cc->ecn_round) {
         cc->cwr++;
+        cc->ecn_round = f->rounds + 1;
         e = respond(f, rec->frame, TD_CC_CWR);
         if (e && cc->first_echo_ns >= 0 && rec->time_ns >= cc->first_echo_ns)
             e->latency_ns = rec->time_ns - cc->first_echo_ns;
         cc->first_echo_ns = -1;
     }
     /* An AccECN sender sends no CWR; at most one response per round trip. */
-    if (cc->feedback == TD_FEEDBACK_ACCECN && cc->ace_unanswered && f->rounds + 1 > cc->ace_round) {
+    if (cc->feedback == TD_FEEDBACK_ACCECN && cc->ace_unanswered && f->rounds + 1 > cc->ecn_round) {
         cc->ace_unanswered = false;
-        cc->ace_round = f->rounds + 1;
+        cc->ecn_round = f->rounds + 1;
         e = respond(f, rec->frame, TD_CC_ACE);
-        if (e && cc->segments_last_round)
-            e->marked_pct = (uint8_t)MIN(100u, 100u * cc->ace_last_round / cc->segments_last_round);
+        if (e)
+            cc->window_event = (int16_t)(e - cc->events);
+        if (e && cc->window_acked >= e->before)
+            close_mark_window(f);
     }
     /* One recovery per loss episode: retransmissions until the ACK passes what
      * had been sent when it began belong to it. */
@@ -158,7 +179,7 @@ static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t
     td_cc *cc = &f->cc;
     uint32_t unit = f->mss ? f->mss : 1;
 
-    if (!cc->signalled || cc->cwr + cc->losses + cc->ace_round < 2 ||
+    if (!cc->signalled || cc->responses < 2 ||
         flight > cfg->collapse_mss * unit || index - cc->signal_round > SIGNAL_MEMORY_ROUNDS)
         return;
     if (!cc->collapse_rounds || flight < cc->collapse_floor)
@@ -189,9 +210,6 @@ void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t n
         else
             i++;
     }
-    cc->ace_last_round = cc->ace_in_round;
-    cc->segments_last_round = cc->segments_in_round;
-    cc->ace_in_round = cc->segments_in_round = 0;
     cc->last_round_flight = flight;
     note_collapse(f, index, flight, ns, cfg);
 }
@@ -213,8 +231,10 @@ static double ratio_of(const td_cc_event *e)
     return (double)e->after / e->before;
 }
 
-/* Median ratio of the measured responses of the given kinds, -1 when none. */
-static double median_ratio(const td_cc *cc, bool ecn)
+/* Median ratio of the measured responses of the given kinds, -1 when none.
+ * Responses at the smallest window a stack keeps (two segments) cannot cut
+ * and say nothing about how the sender reacts. */
+static double median_ratio(const td_cc *cc, uint32_t mss, bool ecn)
 {
     double ratios[TD_CC_MAX_EVENTS];
     unsigned n = 0;
@@ -222,7 +242,8 @@ static double median_ratio(const td_cc *cc, bool ecn)
     for (unsigned i = 0; i < cc->nevents; i++) {
         const td_cc_event *e = &cc->events[i];
         bool is_ecn = e->kind == TD_CC_CWR || e->kind == TD_CC_ACE;
-        if (e->measured && (is_ecn ? ecn : e->kind == TD_CC_LOSS && !ecn))
+        if (e->measured && e->before > MIN_WINDOW_SEGMENTS * mss &&
+            (is_ecn ? ecn : e->kind == TD_CC_LOSS && !ecn))
             ratios[n++] = ratio_of(e);
     }
     if (!n)
@@ -242,7 +263,7 @@ static bool cuts_follow_marks(const td_cc *cc)
             continue;
         known++;
         double expected = 1.0 - e->marked_pct / 200.0;
-        following += ratio_of(e) > expected - PROPORTIONAL_TOLERANCE &&
+        following += ratio_of(e) < REAL_CUT_RATIO && ratio_of(e) > expected - PROPORTIONAL_TOLERANCE &&
                      ratio_of(e) < expected + PROPORTIONAL_TOLERANCE;
     }
     return known >= 3 && following * 3 >= known * 2;
@@ -255,10 +276,11 @@ void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
     double median;
 
     cc->npending = 0;
+    close_mark_window(f);
     if (cc->nevents)
         qsort(cc->events, cc->nevents, sizeof cc->events[0], compare_frame);
-    cc->ecn_ratio = median_ratio(cc, true);
-    cc->loss_ratio = median_ratio(cc, false);
+    cc->ecn_ratio = median_ratio(cc, f->mss, true);
+    cc->loss_ratio = median_ratio(cc, f->mss, false);
     cc->reductions = 0;
     for (unsigned i = 0; i < cc->nevents; i++)
         cc->reductions += cc->events[i].measured && ratio_of(&cc->events[i]) < NO_CUT_RATIO;
@@ -267,10 +289,10 @@ void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
         cc->reaction = TD_REACTION_NO_SIGNAL;
     else if (median < 0)
         cc->reaction = TD_REACTION_UNKNOWN;
-    else if (median >= NO_CUT_RATIO)
-        cc->reaction = TD_REACTION_NONE;
+    else if (cuts_follow_marks(cc))
+        cc->reaction = TD_REACTION_PROPORTIONAL;
     else
-        cc->reaction = cuts_follow_marks(cc) ? TD_REACTION_PROPORTIONAL : TD_REACTION_LOSS_LIKE;
+        cc->reaction = median >= NO_CUT_RATIO ? TD_REACTION_NONE : TD_REACTION_LOSS_LIKE;
 }
 
 const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame)

@@ -35,7 +35,7 @@ typedef struct td_cc_event {
     uint32_t frame;
     uint8_t  kind;              /* td_cc_event_kind */
     bool     measured;          /* before and after are known */
-    uint8_t  marked_pct;        /* ACE: share of the last round's segments marked; 255 unknown */
+    uint8_t  marked_pct;        /* ACE: share of segments marked around it; 255 unknown */
     int64_t  latency_ns;        /* ECE start: from the CE; CWR: from the first echo (sender's
                                    view); -1 when not observable */
     uint32_t before, after;     /* flight of the round before the signal / the smaller of
@@ -46,16 +46,17 @@ enum { TD_CC_MAX_EVENTS = 512, TD_CC_PENDING = 4 };
 
 typedef struct td_cc {
     td_ecn_feedback feedback;
-    uint32_t ce, ece_episodes, cwr, ace_marks, losses, events_dropped;
+    uint32_t ce, ece_episodes, cwr, ace_marks, losses, events_dropped;   /* cwr: answered echoes */
     /* ECE episodes in capture order */
     bool     ece_on;
     int64_t  first_ce_ns;               /* first CE since the last episode began, -1 none */
     /* the sender's view */
     int64_t  first_echo_ns;             /* first ECE since the last CWR, -1 none */
-    bool     ace_known, ace_unanswered;
-    uint8_t  last_ace;
-    uint32_t ace_in_round, segments_in_round, ace_last_round, segments_last_round;
-    uint32_t ace_round;                 /* round of the last ACE response, +1 */
+    bool     ace_unanswered;
+    uint32_t window_marks, window_acked;    /* AccECN marks and bytes acked since new marks */
+    int16_t  window_event;              /* the ACE response they weigh, -1 none */
+    uint32_t ecn_round;                 /* round of the last ECN response, +1 */
+    uint32_t responses;
     bool     in_recovery;
     uint32_t recovery_point;
     uint32_t last_round_flight, signal_round;
@@ -83,8 +84,9 @@ void td_cc_free(td_cc *cc);
 
 /* An ACK of the receiver in capture order (ECE episodes, CE → ECE latency). */
 void td_cc_ack_seen(struct td_flight *f, const td_record *rec);
-/* The sender has learnt of an ACK: ECE flag, ACE field (AE, CWR, ECE bits). */
-void td_cc_ack_delivered(struct td_flight *f, bool ece, unsigned ace, int64_t at_ns);
+/* The sender has learnt of an ACK: its ECE flag, the AccECN marks it reports
+ * and the bytes it acknowledged. */
+void td_cc_ack_delivered(struct td_flight *f, bool ece, unsigned ace_marks, uint32_t acked, int64_t at_ns);
 /* A data segment of the sender; retransmission as flight.c judged it. */
 void td_cc_data(struct td_flight *f, const td_record *rec, bool retransmission);
 /* A round trip closed with this flight and duration. */

@@ -173,8 +173,6 @@ static void note_round_event(td_flight *f, uint8_t event)
         f->next_round_events |= event;
 }
 
-/* Per ring slot: ECE in bit 0, the ACE field above it. */
-enum { SLOT_ECE = 1, SLOT_ACE_SHIFT = 1 };
 /* Without timestamps, ACKs within 1/64 of the lag share a slot. */
 enum { SLOTS_PER_LAG = 64 };
 /* Lag samples per estimate. */
@@ -184,10 +182,10 @@ enum { LAG_WINDOW = 8 };
 static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_config *cfg)
 {
     int64_t at = s->at_ns + f->lag_ns;
-    bool ece = s->ecn & SLOT_ECE;
 
     if (seq_before(s->ack, f->una))
         return;                             /* an old ACK, reordered */
+    uint32_t acked = s->ack - f->una;
     f->una = s->ack;
     if (f->ctx.rcv_wscale >= 0) {
         f->edge = s->edge;
@@ -196,8 +194,8 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_conf
         if (f->window > f->max_window)
             f->max_window = f->window;
     }
-    td_cc_ack_delivered(f, ece, (unsigned)s->ecn >> SLOT_ACE_SHIFT, at);
-    if (ece && f->ctx.feedback == TD_FEEDBACK_CLASSIC)
+    td_cc_ack_delivered(f, s->ece, s->ace_marks, acked, at);
+    if (s->ece && f->ctx.feedback == TD_FEEDBACK_CLASSIC)
         note_round_event(f, EV_ECE);
     if (f->in_round && !seq_before(f->una, f->round_end))
         close_round(f, at, cfg);
@@ -278,6 +276,21 @@ static void ring_grow(td_flight *f)
     f->ring_first = 0;
 }
 
+/* AccECN: CE marks the receiver counted since its previous ACK, from the ACE
+ * field (a mod-8 counter, RFC 9768 §3.2.2). Taken in capture order, before
+ * ACKs share a ring slot. */
+static unsigned ace_increase(td_flight *f, const td_record *rec)
+{
+    unsigned ace = td_ecn_bits(rec->tcp_flags), marks;
+
+    if (f->ctx.feedback != TD_FEEDBACK_ACCECN)
+        return 0;
+    marks = f->ace_known ? (ace - f->last_ace) & 7 : 0;
+    f->ace_known = true;
+    f->last_ace = (uint8_t)ace;
+    return marks;
+}
+
 void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *cfg)
 {
     if (!measuring(f) || !(rec->tcp_flags & TD_TH_ACK) || (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)))
@@ -289,8 +302,7 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
     /* A header cut before the window field keeps the last window. */
     uint32_t window = f->ctx.rcv_wscale < 0 ? 0
                       : rec->has_window ? (uint32_t)rec->window << f->ctx.rcv_wscale : f->window;
-    uint8_t ecn = (uint8_t)(((rec->tcp_flags & TD_TH_ECE) ? SLOT_ECE : 0) |
-                            (td_ecn_bits(rec->tcp_flags) << SLOT_ACE_SHIFT));
+    unsigned ace_marks = ace_increase(f, rec);
     int64_t width = f->lag_ns / SLOTS_PER_LAG;
     td_ack_sample *newest = f->ring_len ? slot_at(f, f->ring_len - 1u) : NULL;
     bool merge = newest && (f->ctx.timestamps ? newest->tsval == rec->options.tsval
@@ -306,13 +318,15 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
         f->ring_len++;
         newest = slot_at(f, f->ring_len - 1u);
         newest->ack = rec->ack;
+        newest->ace_marks = 0;
     }
     /* a shared slot is delivered as its latest ACK */
     newest->at_ns = rec->time_ns;
     newest->ack = seq_max(newest->ack, rec->ack);
     newest->edge = rec->ack + window;
     newest->tsval = rec->options.tsval;
-    newest->ecn = ecn;
+    newest->ece = rec->tcp_flags & TD_TH_ECE;
+    newest->ace_marks = (uint16_t)MIN(newest->ace_marks + ace_marks, UINT16_MAX);
     if (!f->ctx.timestamps)
         deliver_until(f, rec->time_ns, cfg);
 }

@@ -62,7 +62,8 @@ typedef struct td_ack_sample {
     int64_t  at_ns;
     uint32_t ack, edge;     /* edge = ack + scaled window */
     uint32_t tsval;
-    uint8_t  ecn;           /* ECE in bit 0, the ACE field above it */
+    uint16_t ace_marks;     /* AccECN: CE marks counted since the slot before */
+    bool     ece;
 } td_ack_sample;
 
 typedef struct td_plateau {
@@ -86,6 +87,8 @@ typedef struct td_flight {
     bool     have_edge;
     uint32_t window;                /* latest offered window, scaled */
     td_ack_sample *ring;            /* ACKs still on their way to the sender */
+    bool     ace_known;
+    uint8_t  last_ace;              /* ACE field of the previous ACK captured */
     uint16_t ring_size, ring_first, ring_len;
     int64_t  lag_ns;                /* current estimate of ctx.ack_lag_ns */
     int64_t  lag_window_min;
