@@ -13,9 +13,22 @@ The kernel has no netem here, hence this program. It is deliberately simple:
 - frames larger than the MTU cannot be sent, so the lab disables TSO/GSO/GRO on
   every veth (and TX checksum offload, so frames carry real checksums).
 
+Optional bottleneck on the b -> a direction (--rate-mbit; in the lab b -> a is always
+server -> client): frames from b are serialized one after another at RATE (a FIFO, so a
+queue builds when they arrive faster), then delayed as usual. Since the FIFO is
+deterministic, each frame's queueing delay (sojourn: arrival to start of transmission)
+is known when it arrives, and the frame is handled then:
+- --queue-limit N: a frame that finds N frames waiting or in transmission is dropped
+  (counted in "dropped");
+- --mark-sojourn-ms K: an IPv4 ECT(0)/ECT(1) frame whose sojourn exceeds K leaves with
+  CE (ECN bits rewritten, header checksum recomputed; counted in "ce_marked"), a step
+  marker as in DCTCP-style AQMs. Not-ECT and non-IPv4 frames are never marked.
+Without --rate-mbit the line forwards exactly as before.
+
 On SIGTERM/SIGINT it writes counters (frames in, out, too big, kernel drops) as one
 JSON line to --stats and exits.
 """
+import collections
 import argparse
 import heapq
 import json
@@ -52,6 +65,62 @@ def kernel_drops(s):
     return drops
 
 
+ETH_HLEN = 14
+ETH_P_IP = b"\x08\x00"
+ECN_CE = 3
+
+
+def ipv4_checksum(header):
+    total = sum(struct.unpack(f"!{len(header) // 2}H", header))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+def is_ect_ipv4(frame):
+    return frame[12:14] == ETH_P_IP and frame[ETH_HLEN + 1] & 3 in (1, 2)
+
+
+def mark_ce(frame):
+    """The IPv4 frame with its ECN field set to CE and the header checksum redone."""
+    ihl = (frame[ETH_HLEN] & 0x0f) * 4
+    header = bytearray(frame[ETH_HLEN:ETH_HLEN + ihl])
+    header[1] |= ECN_CE
+    header[10:12] = b"\0\0"
+    header[10:12] = struct.pack("!H", ipv4_checksum(bytes(header)))
+    return frame[:ETH_HLEN] + bytes(header) + frame[ETH_HLEN + ihl:]
+
+
+class Bottleneck:
+    """FIFO serializer at a fixed rate with an optional frame limit and step CE marker."""
+
+    def __init__(self, rate_mbit, limit, mark_s, stats):
+        self.byte_s = 8 / (rate_mbit * 1e6)
+        self.limit, self.mark_s, self.stats = limit, mark_s, stats
+        self.ends = collections.deque()     # transmission end of each frame not yet sent
+        stats.update(rate_mbit=rate_mbit, queue_limit=limit, dropped=0, ce_marked=0,
+                     ect_in=0, max_sojourn_ms=0.0,
+                     mark_sojourn_ms=None if mark_s is None else mark_s * 1000)
+
+    def admit(self, now, frame):
+        """(time the frame leaves the bottleneck, frame as it leaves), or None if dropped."""
+        while self.ends and self.ends[0] <= now:
+            self.ends.popleft()
+        if self.limit and len(self.ends) >= self.limit:
+            self.stats["dropped"] += 1
+            return None
+        begin = self.ends[-1] if self.ends else now
+        sojourn = begin - now
+        self.stats["max_sojourn_ms"] = max(self.stats["max_sojourn_ms"], round(sojourn * 1000, 3))
+        if is_ect_ipv4(frame):
+            self.stats["ect_in"] += 1
+            if self.mark_s is not None and sojourn > self.mark_s:
+                frame = mark_ce(frame)
+                self.stats["ce_marked"] += 1
+        self.ends.append(begin + len(frame) * self.byte_s)
+        return self.ends[-1], frame
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--a", required=True, help="first interface")
@@ -59,6 +128,9 @@ def main():
     ap.add_argument("--delay-ms", type=float, required=True, help="one-way delay")
     ap.add_argument("--stats", help="file for the exit counters (JSON)")
     ap.add_argument("--ready", help="file to create once both sockets are open")
+    ap.add_argument("--rate-mbit", type=float, help="bottleneck rate for frames from b to a")
+    ap.add_argument("--queue-limit", type=int, default=0, help="bottleneck: frames it holds (0: no limit)")
+    ap.add_argument("--mark-sojourn-ms", type=float, help="bottleneck: CE-mark ECT frames queued longer")
     args = ap.parse_args()
 
     delay = args.delay_ms / 1000.0
@@ -66,6 +138,10 @@ def main():
     other = {port_a: port_b, port_b: port_a}
     stats = {"a": args.a, "b": args.b, "delay_ms": args.delay_ms,
              "frames_in": 0, "frames_out": 0, "send_errors": 0, "max_queue": 0}
+    shaper = None
+    if args.rate_mbit:
+        mark_s = None if args.mark_sojourn_ms is None else args.mark_sojourn_ms / 1000
+        shaper = Bottleneck(args.rate_mbit, args.queue_limit, mark_s, stats)
 
     def stop(signum, frame):
         raise Stop()
@@ -92,9 +168,15 @@ def main():
                     if addr[2] == PACKET_OUTGOING:
                         continue                # our own transmission on this port
                     now = time.monotonic()
-                    heapq.heappush(queue, (now + delay, order, other[s], frame))
-                    order += 1
                     stats["frames_in"] += 1
+                    leaves = now
+                    if shaper and s is port_b:
+                        admitted = shaper.admit(now, frame)
+                        if admitted is None:
+                            continue
+                        leaves, frame = admitted
+                    heapq.heappush(queue, (leaves + delay, order, other[s], frame))
+                    order += 1
             stats["max_queue"] = max(stats["max_queue"], len(queue))
             now = time.monotonic()
             while queue and queue[0][0] <= now:

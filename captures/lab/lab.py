@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+import reductions
+
 LAB = os.path.dirname(os.path.abspath(__file__))
 CAPTURES = os.path.dirname(LAB)
 LOGS = os.path.join(LAB, "logs")
@@ -62,7 +64,8 @@ CAPTURE_POINTS = {
 # bytes, delay (client side, server side one-way ms), ip, captures {suffix: point},
 # router rules (mark = CE probability, bleach, blackhole), pace (B/s), midflow,
 # bottleneck_kbit / bottleneck_latency_ms (tbf on r-eth0) and bottleneck_drops (whether
-# the run must see tbf drops and retransmissions), flight (see flight-* below).
+# the run must see tbf drops and retransmissions), flight (see flight-* below), shaper
+# and the cc-* keys (see cc-* below).
 # ----------------------------------------------------------------------------------
 ONE_OF_N = 20
 OPTS_N = 6             # opts-client-mixed: connections 2, 4, 6 offer no wscale/sack/ts
@@ -79,6 +82,16 @@ FLIGHT_TBF_LATENCY_MS = 20
 TBF_BURST = "16kb"
 FLIGHT_BURST = (32_000, 0.25)   # flight-app: bytes per write, pause after it (s)
 FLIGHT_APP_BYTES = 20 * FLIGHT_BURST[0]
+CC_RATE_MBIT = 10               # cc-*-random: the server->client shaper (a FIFO that never drops)
+# cc-*-step: shaper with a step CE marker. K must exceed the 2-3 back-to-back frames an
+# unpaced sender bursts per ACK (at 8 Mbit/s a frame takes 1.5 ms), or every burst is
+# marked and the window collapses; CUBIC's sawtooth then has room below BDP + K.
+CC_STEP = dict(rate_mbit=8, mark_sojourn_ms=5)
+CC_STEP_DELAY = (2, 2)          # a short path: a small BDP keeps the sawtooth short
+CC_LOSS = dict(rate_mbit=4, queue_limit=5, drops=True)   # cc-cubic-loss: a short dropping FIFO
+CC_MIN_REDUCTIONS = 15          # CUBIC+ECN flows: kernel reductions needed
+CC_MIN_RECOVERIES = 5           # cc-cubic-loss: Recovery/Loss episodes needed
+COLLAPSE_CWND, COLLAPSE_RTTS = 4, 10    # cc-cubic-ecn-collapse: cwnd <= 4 for >= 10 RTTs
 
 SCENARIOS = {
     "no-ecn": dict(
@@ -194,6 +207,52 @@ SCENARIOS = {
               "with nothing to send most of the time; tcp_ecn 0 / 2; 10 ms each side",
         client_ecn=0, server_ecn=2, cc="cubic", bytes=FLIGHT_APP_BYTES, delay=(10, 10),
         burst=FLIGHT_BURST, flight=("app",), captures=FLIGHT_CAPTURES),
+    # cc-*: how the sender's congestion window reacts to CE echoes and to loss (tcpdiag
+    # issue 4). One download each, captured at the server and the client in one run; the
+    # server polls TCP_INFO (reductions.py turns the samples into the kernel's reduction
+    # episodes). shaper: the server-side delay line's server->client bottleneck
+    # (delayline.py --rate-mbit, --queue-limit, --mark-sojourn-ms; drops: whether it
+    # must drop); reaction: the cc.reaction the kernel's samples must confirm;
+    # min_reductions / min_recoveries: real reductions needed (any kind / by Recovery or Loss);
+    # collapse: cwnd must sit at <= COLLAPSE_CWND for >= COLLAPSE_RTTS round trips.
+    "cc-cubic-ecn-random": dict(
+        story="client tcp_ecn=1, server tcp_ecn=2; one 1.5 MB CUBIC download through a "
+              f"{CC_RATE_MBIT} Mbit/s server->client FIFO (delay line, no limit); the router "
+              "marks CE at random (p=0.03) on server->client ECT packets; 10 ms each side",
+        client_ecn=1, server_ecn=2, cc="cubic", bytes=1_500_000, delay=(10, 10), mark=0.03,
+        shaper=dict(rate_mbit=CC_RATE_MBIT), reaction="loss-like",
+        min_reductions=CC_MIN_REDUCTIONS, captures=FLIGHT_CAPTURES),
+    "cc-bbr-ecn-random": dict(
+        story="as cc-cubic-ecn-random with a BBR sender (2 MB, router CE marking p=0.03, "
+              f"{CC_RATE_MBIT} Mbit/s FIFO, 10 ms each side)",
+        client_ecn=1, server_ecn=2, cc="bbr", bytes=2_000_000, delay=(10, 10), mark=0.03,
+        shaper=dict(rate_mbit=CC_RATE_MBIT), reaction="none", captures=FLIGHT_CAPTURES),
+    "cc-cubic-ecn-step": dict(
+        story="client tcp_ecn=1, server tcp_ecn=2; one 2 MB CUBIC download through a "
+              f"{CC_STEP['rate_mbit']} Mbit/s server->client FIFO in the server-side delay line "
+              f"that marks CE on every ECT frame queued longer than {CC_STEP['mark_sojourn_ms']} "
+              f"ms (a step AQM); {CC_STEP_DELAY[0]} ms each side",
+        client_ecn=1, server_ecn=2, cc="cubic", bytes=2_000_000, delay=CC_STEP_DELAY,
+        shaper=CC_STEP, reaction="loss-like", min_reductions=CC_MIN_REDUCTIONS,
+        captures=FLIGHT_CAPTURES),
+    "cc-bbr-ecn-step": dict(
+        story="as cc-cubic-ecn-step with a BBR sender and 1 MB",
+        client_ecn=1, server_ecn=2, cc="bbr", bytes=1_000_000, delay=CC_STEP_DELAY,
+        shaper=CC_STEP, reaction="none", captures=FLIGHT_CAPTURES),
+    "cc-cubic-loss": dict(
+        story="client tcp_ecn=0, server tcp_ecn=2 (no ECN); one 2.5 MB CUBIC download through a "
+              f"{CC_LOSS['rate_mbit']} Mbit/s server->client FIFO in the server-side delay line "
+              f"that holds at most {CC_LOSS['queue_limit']} frames and drops the rest; 10 ms each side",
+        client_ecn=0, server_ecn=2, cc="cubic", bytes=2_500_000, delay=(10, 10),
+        shaper=CC_LOSS, reaction="loss-like", min_recoveries=CC_MIN_RECOVERIES,
+        captures=FLIGHT_CAPTURES),
+    "cc-cubic-ecn-collapse": dict(
+        story="client tcp_ecn=1, server tcp_ecn=2; one 1 MB CUBIC download; the router marks "
+              "CE at random on 30 % of the server->client ECT packets; 10 ms each side (20 ms "
+              "one way), no bottleneck: the window collapses to its floor while marks keep coming",
+        client_ecn=1, server_ecn=2, cc="cubic", bytes=1_000_000, delay=(10, 10), mark=0.3,
+        reaction="loss-like", min_reductions=CC_MIN_REDUCTIONS, collapse=True,
+        captures=FLIGHT_CAPTURES),
 }
 
 
@@ -314,11 +373,22 @@ def build(cfg, tmp):
             f"{cfg.get('bottleneck_latency_ms', 100)}ms", ns=NS_ROUTER)
 
     dc, ds = cfg["delay"]
-    for name, a, b, d in (("c", "w-c", "w-rc", dc), ("s", "w-rs", "w-s", ds)):
+    # In both lines --b faces the server, so b -> a is server -> client; the shaper sits
+    # in the server-side one: upstream of the router, so every capture point but the
+    # server's is downstream of its marks, as of the router's.
+    for name, a, b, d, shaper in (("c", "w-c", "w-rc", dc, {}), ("s", "w-rs", "w-s", ds, cfg.get("shaper", {}))):
         ready = os.path.join(tmp, f"delayline-{name}.ready")
         start(PY, os.path.join(LAB, "delayline.py"), "--a", a, "--b", b, "--delay-ms", str(d),
-              "--stats", os.path.join(tmp, f"delayline-{name}.json"), "--ready", ready, ns=NS_WIRE)
+              "--stats", os.path.join(tmp, f"delayline-{name}.json"), "--ready", ready,
+              *shaper_args(shaper), ns=NS_WIRE)
         wait_for(lambda: os.path.exists(ready), "delay line")
+
+
+def shaper_args(shaper):
+    """delayline.py's options for a server->client bottleneck (frames from --b to --a)."""
+    flags = {"rate_mbit": "--rate-mbit", "queue_limit": "--queue-limit",
+             "mark_sojourn_ms": "--mark-sojourn-ms"}
+    return [x for key, flag in flags.items() if key in shaper for x in (flag, str(shaper[key]))]
 
 
 def router_rules(cfg):
@@ -410,6 +480,10 @@ else:
 """
 
 
+def polls_tcpinfo(cfg):
+    return "flight" in cfg or "reaction" in cfg
+
+
 def do_run(name, cfg, tmp):
     v = cfg.get("ip", 4)
     a = ADDR[v]
@@ -441,7 +515,7 @@ def do_run(name, cfg, tmp):
         server_cmd = [PY, os.path.join(LAB, "peer.py"), "server", "--bind", a["server"],
                       "--port", str(PORT), "--bytes", str(cfg["bytes"]), "--cc", cfg["cc"],
                       "--pace", str(cfg.get("pace", 0)), "--count", str(n), "--log", server_log]
-        if "flight" in cfg:
+        if polls_tcpinfo(cfg):
             server_cmd += ["--tcpinfo", os.path.join(tmp, "tcpinfo.csv.gz"),
                            "--sndbuf", str(cfg.get("sndbuf", 0))]
         if cfg.get("burst"):
@@ -512,6 +586,23 @@ def vantage_truth(point, delay):
     return true, clear, to_client, to_server
 
 
+def ce_marker(cfg):
+    """(what marks CE on the server->client path, what counts its marks, short name),
+    or None when nothing does."""
+    if cfg.get("mark"):
+        return f"the router's marker (p={cfg['mark']})", "its rule counter", "the router's CE marker"
+    if cfg.get("shaper", {}).get("mark_sojourn_ms"):
+        return (f"the server-side delay line's step marker (CE on each ECT frame queued longer "
+                f"than {cfg['shaper']['mark_sojourn_ms']} ms)", "its own count",
+                "the delay line's CE marker")
+    return None
+
+
+def marks(res):
+    """CE marks set on the server->client path: the router rule's and the delay lines'."""
+    return res["router_counters"]["mark"] + sum(dl.get("ce_marked", 0) for dl in res["delay_lines"])
+
+
 def conn_truth(cfg, res, i, point):
     """What is true of connection i as seen at capture point `point`."""
     v = cfg.get("ip", 4)
@@ -542,8 +633,8 @@ def conn_truth(cfg, res, i, point):
     else:
         s2c_data = "ect"
     ce = 0
-    if negotiated and cfg.get("mark") and downstream:
-        ce = res["router_counters"]["mark"]     # only this flow's packets are ECT
+    if negotiated and ce_marker(cfg) and downstream:
+        ce = marks(res)                         # only this flow's packets are ECT
     truth = dict(index=i, client=a["client"], server=a["server"], client_port=c["local"][1],
                  server_port=PORT, ecn_sysctl=ecn, requested=requested, outcome=outcome,
                  negotiated=negotiated, s2c_data=s2c_data, ce=ce, downstream=downstream,
@@ -659,19 +750,22 @@ def flow_expect(cfg, res, t, point):
     else:
         e["tcpdiag.ecn.s2c.ect0"] = {"min": 1}
         e["tcpdiag.ecn.s2c.ce"] = t["ce"]
-        if cfg.get("mark") and t["downstream"]:
-            why.append(f"ECN negotiated: Linux sends new data ECT(0); the router's marker "
-                       f"(p={cfg['mark']}), which sits between the server and this capture point, "
-                       f"turned exactly {t['ce']} of them into CE (its rule counter)")
-        elif cfg.get("mark"):
+        marker = ce_marker(cfg)
+        if marker and t["downstream"]:
+            why.append(f"ECN negotiated: Linux sends new data ECT(0); {marker[0]}, which sits "
+                       f"between the server and this capture point, turned exactly {t['ce']} of "
+                       f"them into CE ({marker[1]})")
+        elif marker:
             why.append("ECN negotiated: Linux sends new data ECT(0); this capture point is "
-                       "upstream of the router's CE marker, so no CE here")
+                       f"upstream of {marker[2]}, so no CE here")
         else:
             why.append("ECN negotiated: Linux sends new data ECT(0); nothing on the path marks CE")
     if "opts" in t:
         opts_expect(cfg, t, e, why)
     if "flight" in cfg:
         flight_expect(res["server"][t["index"]]["flight"], e, why)
+    if "reaction" in cfg:
+        cc_expect(cfg, res["kernel_cc"][t["index"]], e, why)
     return {"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e}
 
 
@@ -687,6 +781,151 @@ def flight_expect(f, e, why):
                f"ms; as cwnd = busy - rwnd_limited - sndbuf_limited, rwnd = rwnd_limited, "
                f"sender = sndbuf_limited, app = window - busy: {split}; the largest is "
                f"{f['dominant']}, and the data flows server to client (s2c)")
+
+
+# ----------------------------------------------------------------------------------
+# Congestion response (cc-*): the kernel's reduction episodes (reductions.py) and what
+# they say about the sender's reaction
+# ----------------------------------------------------------------------------------
+LOSS_LIKE_RATIO = (0.45, 0.8)   # median cwnd after/before of a multiplicative cut (CUBIC 0.7)
+NO_CUT_RATIO = 0.9              # BBR: median after/before at least this, i.e. no cut
+WIRE_MATCH = 0.95               # share of the real reductions the server's capture must answer
+
+
+def kernel_cc(cfg, res, csv_path):
+    """Per connection: the kernel's episodes and numbers, the verdicts the samples
+    confirm, and the problems that fail the run."""
+    out = []
+    for i, rows in sorted(reductions.read_samples(csv_path).items()):
+        k = reductions.summarize(rows)
+        k["index"] = i
+        k["problems"] = cc_problems(cfg, res, i, k)
+        out.append(k)
+    return out
+
+
+def cc_problems(cfg, res, i, k):
+    tag = f"connection {i}"
+    bad = []
+    med, n = k["median_ratio"], k["count"]
+    if k["cuts"] < cfg.get("min_reductions", 0):
+        bad.append(f"{tag}: {k['cuts']} kernel reductions, the scenario needs {cfg['min_reductions']}")
+    if k["recoveries"] < cfg.get("min_recoveries", 0):
+        bad.append(f"{tag}: {k['recoveries']} reductions by Recovery/Loss, the scenario needs "
+                   f"{cfg['min_recoveries']}")
+    if cfg["reaction"] == "loss-like" and not (med and LOSS_LIKE_RATIO[0] <= med <= LOSS_LIKE_RATIO[1]):
+        bad.append(f"{tag}: median cwnd after/before {med} over {n} episodes: not a "
+                   f"multiplicative cut ({LOSS_LIKE_RATIO[0]}-{LOSS_LIKE_RATIO[1]})")
+    echo = k["echo_response"]["median_ratio"]
+    if cfg["reaction"] == "none" and not (med and med >= NO_CUT_RATIO and echo >= NO_CUT_RATIO):
+        bad.append(f"{tag}: median cwnd after/before {med} over {n} CWR entries, {echo} over "
+                   f"round trips with echoes: BBR's cwnd followed the echoes (needs >= {NO_CUT_RATIO})")
+    if cfg["client_ecn"]:
+        c, srv = res["client"][i]["tcp_info"], res["server"][i]["tcp_info"]
+        if not c["ecn_seen"] or c.get("received_ce", 1) < 1 or srv["delivered_ce"] < 1:
+            bad.append(f"{tag}: no CE reached the client or no ECE the server (client ECN_SEEN "
+                       f"{c['ecn_seen']}, received_ce {c.get('received_ce')}; server delivered_ce "
+                       f"{srv['delivered_ce']})")
+        if c.get("received_ce", marks(res)) != marks(res):
+            bad.append(f"{tag}: the client kernel received {c['received_ce']} CE segments, the "
+                       f"markers set {marks(res)}")
+    low = k["low_stretch"]
+    if cfg.get("collapse") and not collapsed(low):
+        bad.append(f"{tag}: no collapse: longest stretch with cwnd <= {COLLAPSE_CWND}: {low}")
+    return bad
+
+
+def collapsed(low):
+    """cwnd <= COLLAPSE_CWND for COLLAPSE_RTTS round trips, with ECE arriving in at least
+    half of them."""
+    return bool(low) and low["rtts"] >= COLLAPSE_RTTS and \
+        low["whole_rtts_with_ce_echo"] >= 0.5 * int(low["rtts"])
+
+
+def episodes_story(k):
+    states = ", ".join(f"{n} {s}" for s, n in k["by_state"].items() if n)
+    echo = k["echo_response"]
+    return (f"the server's TCP_INFO samples (~1 ms apart) show {k['count']} episodes "
+            f"({states or 'none'}: ca_state entering CWR/Recovery/Loss from Open/Disorder, "
+            "or ssthresh falling again while in them); cwnd after (minimum over the episode, "
+            "at most 2 RTTs) / cwnd before (the sample before), median over the episodes "
+            f"that started above cwnd {reductions.FLOOR} (CUBIC's floor): {k['median_ratio']}; {k['cuts']} of them fell to <= {reductions.CUT} x (the "
+            f"kernel's real reductions); over the {echo['slots_with_echo']} round trips in which "
+            "ECE-acked deliveries grew, min cwnd of the next round trip / cwnd before: median "
+            f"{echo['median_ratio']}; median srtt {k['srtt_median_s'] * 1000:.1f} ms")
+
+
+def cc_expect(cfg, k, e, why):
+    e["tcpdiag.cc.reaction"] = cfg["reaction"]      # cc_problems failed the run unless confirmed
+    why.append(episodes_story(k) + {
+        "loss-like": ": each signal cut the window by a constant factor, as CUBIC does "
+                     "(ssthresh = 0.7 x cwnd rounded down, at least 2, so windows of a few "
+                     "segments give 0.5-0.67: 4 -> 2, 5 -> 3, 7 -> 4; Reno 0.5), so the "
+                     "reaction is loss-like",
+        "none": ": the kernel entered CWR on the echoes (and set CWR on the wire) but BBR sets "
+                "cwnd from its model, which did not drop, so the reaction is none",
+    }[e["tcpdiag.cc.reaction"]])
+    low = k["low_stretch"]
+    if collapsed(low):
+        e["tcpdiag.cc.collapse"] = "yes"
+        why.append(f"cwnd stayed <= {low['cwnd_max']} segments for {low['ms']:g} ms = "
+                   f"{low['rtts']:g} median RTTs, and ACKs with ECE arrived in "
+                   f"{low['whole_rtts_with_ce_echo']} of its {int(low['rtts'])} whole round trips "
+                   f"(delivered_ce +{low['delivered_ce_during']}): a collapsed window under "
+                   "continuing marks")
+
+
+def wire_responses(pcap, t):
+    """Epoch times at which the server's segments show a congestion response, from
+    tshark's own fields: data with CWR set, and retransmissions (data that ends at or
+    below the highest sequence already sent)."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-Y", f"tcp.stream == {t['index']} && ip.src == {t['server']} && tcp.len > 0",
+                          "-e", "frame.time_epoch", "-e", "tcp.seq", "-e", "tcp.len",
+                          "-e", "tcp.flags.cwr"], check=True, text=True, capture_output=True).stdout
+    times, hi = [], 0
+    for line in out.splitlines():
+        when, seq, length, cwr = line.split("\t")
+        end = int(seq) + int(length)
+        if cwr in ("1", "True") or end <= hi:
+            times.append(float(when))
+        hi = max(hi, end)
+    return times
+
+
+def match_wire(k, pcap, t):
+    """How many of the kernel's episodes the server's own capture answers with a CWR or
+    a retransmission between one sample gap (+1 ms) before the episode's first sample
+    and one median RTT after it: evidence that the sample times and the pcap's clock
+    agree and that each episode put a response on the wire."""
+    wire = wire_responses(pcap, t)
+    hits = [any(e["t"] - e["gap_ms"] / 1000 - 0.001 <= w <= e["t"] + k["srtt_median_s"] for w in wire)
+            for e in k["episodes"]]
+    visible = [(h, e) for h, e in zip(hits, k["episodes"]) if e["cut"] and not e["silent"]]
+    return {"episodes": k["count"], "answered": sum(hits), "wire_responses": len(wire),
+            "visible_cuts": len(visible), "cuts_answered": sum(h for h, _ in visible)}
+
+
+def reductions_expect(k):
+    """One "kernel_reductions" entry: the times of the real reductions, and every
+    episode (with its state and cwnd ratio) for reference."""
+    eps = k["episodes"]
+    gaps = [x["gap_ms"] for x in eps]
+    w = k["wire"]
+    return {"select": {"tcp.stream": k["index"]}, "rtt_s": round(k["srtt_median_s"], 6),
+            "times": [round(x["t"], 6) for x in eps if x["cut"] and not x["silent"]],
+            "episodes": {"times": [round(x["t"], 6) for x in eps],
+                         "states": [x["state"] for x in eps],
+                         "cwnd_ratios": [x["ratio"] for x in eps]},
+            "why": episodes_story(k) + f"; times: the {w['visible_cuts']} real reductions after "
+                   f"which the server still sent something ({k['cuts'] - w['visible_cuts']} more came "
+                   "with the last ACKs, invisible on the wire), each the CLOCK_REALTIME "
+                   "(pcap) epoch of the episode's first sample, so at most one sample gap after "
+                   f"the kernel's transition (gaps: median {statistics.median(gaps) if gaps else 0:g} ms, "
+                   f"max {max(gaps, default=0):g} ms); the server's capture shows a CWR or a "
+                   f"retransmission within [-gap-1 ms, +1 RTT] of {w['cuts_answered']} of them "
+                   f"({w['answered']} of all {w['episodes']} episodes; "
+                   f"{w['wire_responses']} such segments in all)"}
 
 
 OPTS_ALL = "mss,wscale,sack_perm,ts"
@@ -895,7 +1134,7 @@ def check_pcap(cfg, res, pcap, truths, point):
             bad.append(f"{tag}: ECT/CE data where none expected")
         if ce != t["ce"]:
             bad.append(f"{tag}: {ce} CE data segments, router counter says {t['ce']}")
-        if cfg.get("mark") and t["negotiated"] and t["downstream"] and t["ce"] < 1:
+        if ce_marker(cfg) and t["negotiated"] and t["downstream"] and t["ce"] < 1:
             bad.append(f"{tag}: the marker never fired (random); run again")
     return bad
 
@@ -996,8 +1235,13 @@ def scenario(name):
 
     problems = []
     for dl in res["delay_lines"]:
-        if dl["kernel_drops"] or dl["send_errors"] or dl["frames_in"] != dl["frames_out"]:
+        dropped = dl.get("dropped", 0)          # the shaper's queue limit: on purpose
+        if dl["kernel_drops"] or dl["send_errors"] or dl["frames_in"] != dl["frames_out"] + dropped:
             problems.append(f"delay line {dl['a']}<->{dl['b']} lost frames: {dl}")
+    dropped = sum(dl.get("dropped", 0) for dl in res["delay_lines"])
+    if (dropped > 0) != cfg.get("shaper", {}).get("drops", False):
+        problems.append(f"the shaper dropped {dropped} frames, the scenario needs "
+                        f"{'some' if cfg['shaper'].get('drops') else 'none'}")
     for suffix, st in res["tcpdump"].items():
         if st.get("dropped by kernel", 0):
             problems.append(f"tcpdump{suffix} dropped packets: {st}")
@@ -1021,6 +1265,14 @@ def scenario(name):
                             f"the scenario needs {'loss' if cfg['bottleneck_drops'] else 'none'}")
     if len(res["client"]) > 1:
         res["slowdown"] = measure_slowdown(res)
+    if "reaction" in cfg:
+        res["kernel_cc"] = kernel_cc(cfg, res, os.path.join(tmp, "tcpinfo.csv.gz"))
+        problems += [p for k in res["kernel_cc"] for p in k["problems"]]
+        for k in res["kernel_cc"]:
+            k["wire"] = match_wire(k, res["pcaps"]["-server"], conn_truth(cfg, res, k["index"], "server"))
+            if k["wire"]["cuts_answered"] < WIRE_MATCH * k["wire"]["visible_cuts"]:
+                problems.append(f"connection {k['index']}: of the kernel's reductions only "
+                                f"{k['wire']} have a CWR or retransmission in the server's capture")
 
     outputs = []
     for suffix, point in cfg["captures"].items():
@@ -1048,6 +1300,8 @@ def scenario(name):
         }
         if not exp["hosts"]:
             del exp["hosts"]
+        if "reaction" in cfg:
+            exp["kernel_reductions"] = [reductions_expect(k) for k in res["kernel_cc"]]
         outputs.append((pcap, base, exp))
 
     os.makedirs(LOGS, exist_ok=True)
@@ -1057,7 +1311,7 @@ def scenario(name):
     with open(os.path.join(LOGS, f"{name}.json"), "w") as f:
         json.dump(log, f, indent=1, sort_keys=True)
         f.write("\n")
-    if "flight" in cfg:
+    if polls_tcpinfo(cfg):
         shutil.copyfile(os.path.join(tmp, "tcpinfo.csv.gz"), os.path.join(LOGS, f"{name}.tcpinfo.csv.gz"))
     if problems:
         print(f"{name}: FAILED, captures left in {tmp}:", *problems, sep="\n  ", file=sys.stderr)

@@ -59,9 +59,10 @@ TCPI = {
     "snd_cwnd": (80, "I"), "advmss": (84, "I"), "total_retrans": (100, "I"),
     "bytes_acked": (120, "Q"), "busy_time": (168, "Q"), "rwnd_limited": (176, "Q"),
     "sndbuf_limited": (184, "Q"), "delivered": (192, "I"), "delivered_ce": (196, "I"),
-    "bytes_sent": (200, "Q"), "snd_wnd": (228, "I"),
+    "bytes_sent": (200, "Q"), "snd_wnd": (228, "I"), "received_ce": (248, "I"),
 }
 TCPI_LEN = 232          # sizeof(struct tcp_info) up to and including tcpi_snd_wnd
+TCPI_RECEIVED_CE_END = 252     # kernels since 6.18 (AccECN counters) reach this far
 TCPI_ASK = 512          # newer kernels have a longer struct; they return min(ask, theirs)
 
 
@@ -80,7 +81,7 @@ def tcp_info(sock):
     """The TCP_INFO fields the lab logs at the end of a connection."""
     raw = raw_tcp_info(sock)
     options = raw[5]
-    return {
+    info = {
         "ecn_negotiated": bool(options & TCPI_OPT_ECN),
         "ecn_seen": bool(options & TCPI_OPT_ECN_SEEN),
         **tcpi(raw, ("snd_mss", "rcv_mss", "rtt_us", "snd_cwnd", "advmss", "total_retrans",
@@ -94,6 +95,10 @@ def tcp_info(sock):
         "snd_wscale": raw[6] & 0x0f,
         "rcv_wscale": raw[6] >> 4,
     }
+    if len(raw) >= TCPI_RECEIVED_CE_END:
+        # CE-marked segments this side received (a 6.18 field): the receiver's own count.
+        info.update(tcpi(raw, ("received_ce",)))
+    return info
 
 
 # ----------------------------------------------------------------------------------
@@ -113,13 +118,15 @@ class Poller(threading.Thread):
         super().__init__(daemon=True)
         self.conn = conn
         self.written = threading.Event()
-        self.samples = []               # (monotonic s, {field: value})
+        # (monotonic s, CLOCK_REALTIME s, {field: value}); the wall clock is tcpdump's,
+        # so a sample can be placed among the packets of a capture.
+        self.samples = []
 
     def run(self):
         while True:
             done = self.written.is_set()    # read first: the sample then follows the FIN
             s = tcpi(raw_tcp_info(self.conn), SAMPLE_FIELDS)
-            self.samples.append((time.monotonic(), s))
+            self.samples.append((time.monotonic(), time.time(), s))
             if done and s["unacked"] == 0:
                 return
             time.sleep(POLL_S)
@@ -132,7 +139,7 @@ def flight_verdict(samples, t_first_write):
     data; the limited ones take precedence while they run), so busy minus the two
     limited times is time the congestion window governed, and window minus busy is
     time the application left the socket with nothing to send."""
-    t_end, last = samples[-1]
+    t_end, _, last = samples[-1]
     window_us = round((t_end - t_first_write) * 1e6)
     busy, rwnd, sndbuf = last["busy_time"], last["rwnd_limited"], last["sndbuf_limited"]
     times_us = {"cwnd": busy - rwnd - sndbuf, "rwnd": rwnd, "sender": sndbuf,
@@ -146,9 +153,9 @@ def flight_verdict(samples, t_first_write):
 
 
 def write_samples(out, index, t0, samples):
-    for t, s in samples:
+    for t, wall, s in samples:
         out.write(f"{index},{round((t - t0) * 1e6)}," + ",".join(str(s[k]) for k in SAMPLE_FIELDS)
-                  + "\n")
+                  + f",{round(wall * 1e6)}\n")
 
 
 def cc_of(sock):
@@ -190,7 +197,7 @@ def serve(args):
     emit(log, {"event": "listening", "bind": args.bind, "port": args.port, "cc": cc_of(ls)})
     series = gzip.open(args.tcpinfo, "wt") if args.tcpinfo else None
     if series:
-        series.write("conn,t_us," + ",".join(SAMPLE_FIELDS) + "\n")
+        series.write("conn,t_us," + ",".join(SAMPLE_FIELDS) + ",epoch_us\n")
     payload = bytes(range(256)) * 256           # 64 KiB, not all zeros
     served = 0
     while args.count == 0 or served < args.count:
@@ -216,7 +223,7 @@ def serve(args):
         if series:
             poller.written.set()
             poller.join(60)
-            if poller.is_alive() or not poller.samples or poller.samples[-1][1]["unacked"]:
+            if poller.is_alive() or not poller.samples or poller.samples[-1][2]["unacked"]:
                 raise RuntimeError("TCP_INFO poller ended before everything was acked")
             extra["flight"] = flight_verdict(poller.samples, t_write)
             extra["flight"]["first_write_after_accept_us"] = round((t_write - t_accept) * 1e6)

@@ -104,3 +104,23 @@ def check_robustness(pcap):
             assert "Dissector bug" not in text and "Lua: Error" not in text, text[-2000:]
     outcomes = {r["tcpdiag.ecn.outcome"] for r in fields(pcap, ["tcpdiag.ecn.outcome"])}
     assert outcomes <= OUTCOMES | {""}, outcomes
+
+
+RESPONSES = 'tcpdiag.cc.event == "cwr" || tcpdiag.cc.event == "ace" || tcpdiag.cc.event == "loss"'
+KERNEL_PCAPS = [p for p in PCAPS if "kernel_reductions" in expected_of(p)]
+
+
+@pytest.mark.parametrize("pcap", KERNEL_PCAPS, ids=[p.name for p in KERNEL_PCAPS])
+def test_kernel_reductions_are_found(pcap):
+    """At least 95 % of the sender kernel's own cwnd reductions (its TCP_INFO,
+    polled every millisecond during the lab run) have a tcpdiag response event
+    within one round trip, at either capture point."""
+    rows = fields(pcap, ["tcp.stream", "frame.time_epoch"], extra=["-Y", RESPONSES])
+    for truth in expected_of(pcap)["kernel_reductions"]:
+        stream = str(truth["select"]["tcp.stream"])
+        events = [float(r["frame.time_epoch"]) for r in rows if r["tcp.stream"] == stream]
+        rtt = truth["rtt_s"]
+        found = [t for t in truth["times"] if any(abs(e - t) <= rtt for e in events)]
+        assert len(found) >= 0.95 * len(truth["times"]), (
+            f"stream {stream}: {len(found)} of {len(truth['times'])} kernel reductions have a tcpdiag "
+            f"response within {rtt * 1000:.1f} ms; tcpdiag's: {events} -- {truth['why']}")
