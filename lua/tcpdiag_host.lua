@@ -1,9 +1,10 @@
--- tcpdiag host rules: per client address, how many connections asked for ECN, and
--- how the ECN flows fared against the same client's other flows.
+-- tcpdiag host rules. Per client address: how many connections asked for ECN,
+-- and how the ECN flows fared against the same client's other flows. Per sender
+-- address: which flows used segmentation offload and which did not.
 --
 -- Lua runs only where the C plugin says there is work, through the "tcpdiag.lua"
 -- dissector table: once with every flow's summary when the capture has been read
--- completely (key 1), then on the first packet of each flow (key 2). A Lua
+-- completely (keys 1 and 3), then on the first packet of each flow (keys 2 and 4). A Lua
 -- post-dissector called on every packet would cost more than the whole C analysis.
 -- Written for Lua 5.2 (Wireshark 4.0) and 5.4 (4.4, 4.6) alike.
 
@@ -179,6 +180,150 @@ end
 
 hooks:add(1, feed)
 hooks:add(2, host)
+
+-- ---------------------------------------------------------------------------
+-- Per sender address: which flows used segmentation offload and which did not,
+-- and what the ones without it have in common (keys 3 and 4).
+-- ---------------------------------------------------------------------------
+
+local sender = Proto("tcpdiag.sender", "tcpdiag per-sender offload rules")
+local sender_feed = Proto("tcpdiag.senderfeed", "tcpdiag per-sender offload rules: flow summaries")
+
+local shf = {
+    offload = ProtoField.string("tcpdiag.sender.offload", "Offload on this sender",
+        "mixed (some flows offloaded, some not), all-capped, all-offloaded or unknown"),
+    offloaded_flows = ProtoField.uint32("tcpdiag.sender.offloaded_flows",
+        "Flows from this sender that used offload"),
+    capped_flows = ProtoField.uint32("tcpdiag.sender.capped_flows",
+        "Flows from this sender that did not (capped or mss-capped)"),
+    capped_common = ProtoField.string("tcpdiag.sender.capped_common",
+        "What the flows without offload have in common",
+        "ecn, destination, retransmission (comma-separated), or nothing"),
+    capped_median_throughput = ProtoField.double("tcpdiag.sender.capped_median_throughput",
+        "Median throughput of the flows without offload (B/s)"),
+    offloaded_median_throughput = ProtoField.double("tcpdiag.sender.offloaded_median_throughput",
+        "Median throughput of the offloaded flows (B/s)"),
+}
+sender.fields = {
+    shf.offload, shf.offloaded_flows, shf.capped_flows, shf.capped_common,
+    shf.capped_median_throughput, shf.offloaded_median_throughput,
+}
+
+local ei_offload_unused = ProtoExpert.new("tcpdiag.sender.offload_unused",
+    "Offload not used on this flow while other flows from this host use it",
+    expert.group.SEQUENCE, expert.severity.WARN)
+sender.experts = { ei_offload_unused }
+
+local by_sender = {}    -- address text -> { flows = {stream -> row}, summary fields }
+
+local function is_capped(verdict)
+    return verdict == "capped" or verdict == "mss-capped"
+end
+
+-- Traits every flow without offload shares and not every offloaded flow does.
+local function common_traits(s)
+    local traits = {}
+    local function shared(name, get)
+        local all_capped, all_offloaded, value = true, true, nil
+        for _, f in pairs(s.flows) do
+            if is_capped(f.verdict) then
+                value = value == nil and get(f) or value
+                all_capped = all_capped and get(f) == value
+            end
+        end
+        for _, f in pairs(s.flows) do
+            if f.verdict == "offloaded" then
+                all_offloaded = all_offloaded and get(f) == value
+            end
+        end
+        if value ~= nil and value ~= false and all_capped and not all_offloaded then
+            table.insert(traits, name)
+        end
+    end
+    shared("ecn", function(f) return f.ecn end)
+    shared("destination", function(f) return f.network end)
+    shared("retransmission", function(f) return f.retransmitted end)
+    return #traits > 0 and table.concat(traits, ",") or "nothing"
+end
+
+local function settle_sender(s)
+    local rates = { capped = {}, offloaded = {} }
+    s.offloaded, s.capped = 0, 0
+    for _, f in pairs(s.flows) do
+        if f.verdict == "offloaded" then
+            s.offloaded = s.offloaded + 1
+            table.insert(rates.offloaded, f.throughput)
+        elseif is_capped(f.verdict) then
+            s.capped = s.capped + 1
+            table.insert(rates.capped, f.throughput)
+        end
+    end
+    if s.offloaded > 0 and s.capped > 0 then
+        s.offload = "mixed"
+        s.common = common_traits(s)
+    elseif s.capped > 1 then
+        s.offload = "all-capped"      -- a host setting, not a per-flow problem
+    elseif s.offloaded > 0 then
+        s.offload = "all-offloaded"
+    else
+        s.offload = "unknown"
+    end
+    s.capped_rate = median(rates.capped)
+    s.offloaded_rate = median(rates.offloaded)
+end
+
+-- Key 3: one line per flow: sender, stream, verdict, ECN negotiated (0/1),
+-- receiver's network, retransmission before the cap (0/1), throughput (B/s).
+function sender_feed.dissector(tvb, pinfo, tree)
+    by_sender = {}
+    for line in tvb:raw():gmatch("[^\n]+") do
+        local address, stream, verdict, ecn, network, retransmitted, throughput =
+            line:match("^(%S+)\t(%d+)\t(%S+)\t([01])\t(%S+)\t([01])\t([%d.]+)$")
+        if address then
+            local s = by_sender[address]
+            if not s then
+                s = { flows = {} }
+                by_sender[address] = s
+            end
+            s.flows[stream] = { verdict = verdict, ecn = ecn == "1", network = network,
+                                retransmitted = retransmitted == "1", throughput = tonumber(throughput) }
+        end
+    end
+    for _, s in pairs(by_sender) do
+        settle_sender(s)
+    end
+end
+
+-- Key 4: the first packet of a flow, with "sender \t stream".
+function sender.dissector(tvb, pinfo, tree)
+    local address, stream = tvb:raw():match("^(%S+)\t(%d+)$")
+    local s = address and by_sender[address]
+    local f = s and s.flows[stream]
+    if not f or s.offload == "unknown" then
+        return
+    end
+    local sub = tree:add(sender, "tcpdiag sender rules: " .. address)
+    sub:set_generated()
+    add_generated(sub, shf.offload, s.offload)
+    add_generated(sub, shf.offloaded_flows, s.offloaded)
+    add_generated(sub, shf.capped_flows, s.capped)
+    add_generated(sub, shf.capped_common, s.common)
+    add_generated(sub, shf.capped_median_throughput, s.capped_rate)
+    add_generated(sub, shf.offloaded_median_throughput, s.offloaded_rate)
+    if s.offload == "mixed" and is_capped(f.verdict) then
+        sub:add_proto_expert_info(ei_offload_unused, string.format(
+            "Offload not used on this flow while %d other flows from this host use it "
+            .. "(in common: %s; median %.0f vs %.0f B/s)",
+            s.offloaded, s.common, s.capped_rate or 0, s.offloaded_rate or 0))
+    end
+end
+
+function sender.init()
+    by_sender = {}
+end
+
+hooks:add(3, sender_feed)
+hooks:add(4, sender)
 
 -- `tshark -2 -z tcpdiag,hosts`: one line per client.
 local function report_hosts()

@@ -29,7 +29,7 @@ WS_DLL_PUBLIC uint32_t plugin_describe(void);
 
 /* Keys of the "tcpdiag.lua" dissector table through which the Lua rules are
  * called: only where there is work, never once per packet. */
-enum { LUA_HOOK_FLOWS = 1, LUA_HOOK_FLOW_START = 2 };
+enum { LUA_HOOK_FLOWS = 1, LUA_HOOK_FLOW_START = 2, LUA_HOOK_SENDERS = 3, LUA_HOOK_SENDER_FLOW_START = 4 };
 
 static int proto_tcpdiag = -1;
 static int proto_icmp = -1;
@@ -184,11 +184,12 @@ static bool bytes_equal(tvbuff_t *tvb, int offset, const td_addr *addr)
     return tvb_memeql(tvb, offset, addr->bytes, addr->len) == 0;
 }
 
-/* The IP ECN codepoint of the header right before the TCP header at tcp_at.
+/* The IP ECN codepoint (and an IPv4 total length of 0: TSO as its sender
+ * captured it) of the header right before the TCP header at tcp_at.
  * It counts only if that header really is this segment's: version, protocol,
  * length and both addresses must agree. IPv6 extension headers and IP headers in
  * another buffer (reassembly) leave the codepoint unknown, never guessed. */
-static bool ip_ecn_before(tvbuff_t *tvb, int tcp_at, const td_record *rec, uint8_t *ecn)
+static bool ip_ecn_before(tvbuff_t *tvb, int tcp_at, td_record *rec, uint8_t *ecn)
 {
     if (rec->src.len == 4) {
         for (int ihl = 5; ihl <= 15; ihl++) {
@@ -199,6 +200,7 @@ static bool ip_ecn_before(tvbuff_t *tvb, int tcp_at, const td_record *rec, uint8
                 tvb_get_guint8(tvb, at + 9) == IPPROTO_TCP_NUMBER &&
                 bytes_equal(tvb, at + 12, &rec->src) && bytes_equal(tvb, at + 16, &rec->dst)) {
                 *ecn = tvb_get_guint8(tvb, at + 1) & 3;
+                rec->ip_len_zero = tvb_get_ntohs(tvb, at + 2) == 0;
                 return true;
             }
         }
@@ -535,42 +537,93 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
 /* Hands every flow's summary to the Lua rules once the capture is complete, as
  * one text table: client, stream, ECN requested, ECN negotiated, duration,
  * bytes, SYN without window scaling, SACK or timestamps (each 0/1 or unknown "-"). */
-static void feed_lua(tvbuff_t *tvb, packet_info *pinfo)
+/* Hands text to the Lua rule registered under key (no-op when none is). */
+static void call_lua(int key, const char *text, size_t len, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
 {
-    GString *table = g_string_new("");
-    char client[64];
-
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
-        if (!td_flow_roles_known(flow) || !flow->hs.first_syn_frame)
-            continue;
-        const td_tcp_options *syn_opts = &flow->hs.opts[flow->client];
-        td_addr_format(&flow->addr[flow->client], client, sizeof client);
-        g_string_append_printf(table, "%s\t%u\t%d\t%d\t%.9f\t%" G_GUINT64_FORMAT "\t%s\n", client,
-                               flow->stream, td_ecn_syn_requests(flow->hs.first_syn_flags),
-                               td_ecn_negotiated(flow->ecn_outcome),
-                               (double)(flow->last_ns - flow->first_ns) / 1e9,
-                               flow->sent[0].payload_bytes + flow->sent[1].payload_bytes,
-                               !syn_opts->complete ? "-"
-                               : (syn_opts->present & TD_OPT_NEGOTIATED) != TD_OPT_NEGOTIATED ? "1" : "0");
-    }
-    guint len = (guint)table->len;
-    char *text = (char *)wmem_memdup(pinfo->pool, table->str, len + 1);
-    g_string_free(table, TRUE);
-    tvbuff_t *feed = tvb_new_child_real_data(tvb, (const guint8 *)text, len, (gint)len);
-    dissector_try_uint(lua_hooks, LUA_HOOK_FLOWS, feed, pinfo, NULL);
+    char *copy = (char *)wmem_memdup(pinfo->pool, text, len + 1);
+    tvbuff_t *feed = tvb_new_child_real_data(tvb, (const guint8 *)copy, (guint)len, (gint)len);
+    dissector_try_uint(lua_hooks, (guint32)key, feed, pinfo, tree);
 }
 
-/* The first packet of a flow: the Lua rules get "client \t negotiated(0/1)". */
-static void call_lua_flow_start(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const td_flow *flow)
+/* The receiver's network: /24 for IPv4, /48 for IPv6. */
+static void format_network(const td_addr *addr, char *buf, size_t size)
 {
+    td_addr net = *addr;
+    size_t keep = addr->len == 4 ? 3 : 6;
+    memset(net.bytes + keep, 0, sizeof net.bytes - keep);
+    td_addr_format(&net, buf, size);
+}
+
+static void append_client_row(GString *table, const td_flow *flow)
+{
+    const td_tcp_options *syn_opts = &flow->hs.opts[flow->client];
     char client[64];
 
     td_addr_format(&flow->addr[flow->client], client, sizeof client);
-    char *text = wmem_strdup_printf(pinfo->pool, "%s\t%d", client, td_ecn_negotiated(flow->ecn_outcome));
-    guint len = (guint)strlen(text);
-    tvbuff_t *key = tvb_new_child_real_data(tvb, (const guint8 *)text, len, (gint)len);
-    dissector_try_uint(lua_hooks, LUA_HOOK_FLOW_START, key, pinfo, tree);
+    g_string_append_printf(table, "%s\t%u\t%d\t%d\t%.9f\t%" G_GUINT64_FORMAT "\t%s\n", client,
+                           flow->stream, td_ecn_syn_requests(flow->hs.first_syn_flags),
+                           td_ecn_negotiated(flow->ecn_outcome),
+                           (double)(flow->last_ns - flow->first_ns) / 1e9,
+                           flow->sent[0].payload_bytes + flow->sent[1].payload_bytes,
+                           !syn_opts->complete ? "-"
+                           : (syn_opts->present & TD_OPT_NEGOTIATED) != TD_OPT_NEGOTIATED ? "1" : "0");
+}
+
+/* A retransmission came before the cap (or, without super-packets, at all). */
+static bool retransmitted_before_cap(const td_flight *f)
+{
+    uint32_t cap_start = f->seg.result.cap_start_frame;
+    return f->first_retransmission_frame && (!cap_start || f->first_retransmission_frame < cap_start);
+}
+
+static void append_sender_row(GString *table, const td_flow *flow)
+{
+    int sender = td_flow_busiest_sender(flow);
+    const td_flight *f = sender < 0 ? NULL : flow->flight[sender];
+    char address[64], network[64];
+
+    if (!f || f->unknown_reason)
+        return;
+    td_addr_format(&flow->addr[sender], address, sizeof address);
+    format_network(&flow->addr[1 - sender], network, sizeof network);
+    g_string_append_printf(table, "%s\t%u\t%s\t%d\t%s\t%d\t%.1f\n", address, flow->stream,
+                           td_offload_verdict_name(f->seg.result.verdict), td_ecn_negotiated(flow->ecn_outcome),
+                           network, retransmitted_before_cap(f), td_flight_throughput(f));
+}
+
+/* Once per file: every flow's summary for the per-client rules, every flow's
+ * busiest direction for the per-sender offload rules. */
+static void feed_lua(tvbuff_t *tvb, packet_info *pinfo)
+{
+    GString *clients = g_string_new(""), *senders = g_string_new("");
+
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        if (td_flow_roles_known(flow) && flow->hs.first_syn_frame)
+            append_client_row(clients, flow);
+        append_sender_row(senders, flow);
+    }
+    call_lua(LUA_HOOK_FLOWS, clients->str, clients->len, tvb, pinfo, NULL);
+    call_lua(LUA_HOOK_SENDERS, senders->str, senders->len, tvb, pinfo, NULL);
+    g_string_free(clients, TRUE);
+    g_string_free(senders, TRUE);
+}
+
+static void call_lua_flow_start(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const td_flow *flow)
+{
+    char client[64], sender[64];
+    int busiest = td_flow_busiest_sender(flow);
+    const td_flight *f = busiest < 0 ? NULL : flow->flight[busiest];
+    char *text;
+
+    td_addr_format(&flow->addr[flow->client], client, sizeof client);
+    text = wmem_strdup_printf(pinfo->pool, "%s\t%d", client, td_ecn_negotiated(flow->ecn_outcome));
+    call_lua(LUA_HOOK_FLOW_START, text, strlen(text), tvb, pinfo, tree);
+    if (!f || f->unknown_reason)
+        return;
+    td_addr_format(&flow->addr[busiest], sender, sizeof sender);
+    text = wmem_strdup_printf(pinfo->pool, "%s\t%u", sender, flow->stream);
+    call_lua(LUA_HOOK_SENDER_FLOW_START, text, strlen(text), tvb, pinfo, tree);
 }
 
 /* A filter or column that names any tcpdiag field marks the protocol referenced;
@@ -632,6 +685,7 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
         if (complete) {
             tcpdiag_flight_items(tree, tvb, pkt->flow);
             tcpdiag_cc_items(tree, tvb, pkt->flow, pinfo->num);
+            tcpdiag_offload_items(tree, tvb, pkt->flow);
         }
     }
     add_experts(tree, pinfo, tvb, pkt, complete);
@@ -639,6 +693,7 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
     if (complete) {
         tcpdiag_flight_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_cc_experts(tree, pinfo, tvb, pkt->flow);
+        tcpdiag_offload_experts(tree, pinfo, tvb, pkt->flow);
     }
     if (complete && pinfo->num == pkt->flow->first_frame && td_flow_roles_known(pkt->flow))
         call_lua_flow_start(tvb, pinfo, top_tree, pkt->flow);
@@ -843,6 +898,7 @@ static void proto_register_tcpdiag(void)
     module_t *module = register_prefs();
     tcpdiag_flight_register(proto_tcpdiag, module, &config.flight);
     tcpdiag_cc_register(proto_tcpdiag, module, &config.flight);
+    tcpdiag_offload_register(proto_tcpdiag);
     tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
     register_postdissector(tcpdiag_handle);
     lua_hooks = register_dissector_table("tcpdiag.lua", "tcpdiag Lua rules", proto_tcpdiag,

@@ -26,17 +26,22 @@ static void format_endpoints(const td_flow *flow, char *buf, size_t size)
                flow->port[to]);
 }
 
-/* The direction that carried most payload: the transfer the analyst cares about. */
 static const td_flight *main_flight(const td_flow *flow)
 {
-    int busier = flow->sent[1].payload_bytes > flow->sent[0].payload_bytes;
-    return flow->flight[busier] ? flow->flight[busier] : flow->flight[1 - busier];
+    int sender = td_flow_busiest_sender(flow);
+    return sender < 0 ? NULL : flow->flight[sender];
 }
 
 static const char *reaction_of(const td_flow *flow)
 {
     const td_flight *f = main_flight(flow);
     return !f ? "no-data" : f->unknown_reason ? "unknown" : td_reaction_name(f->cc.reaction);
+}
+
+static const char *offload_of(const td_flow *flow)
+{
+    const td_flight *f = main_flight(flow);
+    return f ? td_offload_verdict_name(f->seg.result.verdict) : "no-data";
 }
 
 static void format_flight(const td_flow *flow, char *limit, size_t limit_size, char *plateau,
@@ -60,8 +65,8 @@ static void draw_flows(void *tapdata _U_)
 
     printf("\n==================================================================================\n");
     printf("tcpdiag: per-flow diagnosis\n");
-    printf("%-6s %-50s %10s %8s  %-14s %-16s %-8s %-18s %-12s\n", "Stream", "Flow (client -> server)",
-           "Duration", "Packets", "ECN", "Options missing", "Limit", "Plateau", "Reaction");
+    printf("%-6s %-50s %10s %8s  %-14s %-16s %-8s %-18s %-12s %-10s\n", "Stream", "Flow (client -> server)",
+           "Duration", "Packets", "ECN", "Options missing", "Limit", "Plateau", "Reaction", "Offload");
     if (!engine) {
         printf("(no capture analysed)\n");
         return;
@@ -77,9 +82,10 @@ static void draw_flows(void *tapdata _U_)
         td_options_audit_flow(flow, &audit);
         if (audit.client_seen && audit.server_seen)
             td_options_missing_list(audit.missing, missing, sizeof missing);
-        printf("%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s\n", flow->stream, endpoints,
+        printf("%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s %-10s\n", flow->stream, endpoints,
                (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
-               td_ecn_outcome_name(flow->ecn_outcome), missing, limit, plateau, reaction_of(flow));
+               td_ecn_outcome_name(flow->ecn_outcome), missing, limit, plateau, reaction_of(flow),
+               offload_of(flow));
     }
     printf("==================================================================================\n");
 }

@@ -22,4 +22,9 @@ void tcpdiag_cc_register(int proto, module_t *module, td_flight_config *cfg);
 void tcpdiag_cc_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, uint32_t frame);
 void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
 
+/* tcpdiag.offload: fields and experts (offload-tcpdiag.c). */
+void tcpdiag_offload_register(int proto);
+void tcpdiag_offload_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow);
+void tcpdiag_offload_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
+
 #endif

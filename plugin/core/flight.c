@@ -46,6 +46,7 @@ void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unk
     f->ctx = *ctx;
     f->lag_ns = ctx->ack_lag_ns;
     td_cc_begin(&f->cc, ctx->feedback);
+    td_offload_begin(&f->seg, ctx->peer_mss);
 }
 
 void td_flight_free(td_flight *f)
@@ -141,6 +142,7 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
 
     f->in_round = false;
     td_cc_round_closed(f, f->rounds, f->round_flight, ns, cfg);
+    td_offload_round(&f->seg, f->round_flight, f->mss);
     f->rounds++;
     f->rounds_since_event++;
     f->round_ns_total += ns;
@@ -371,6 +373,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         f->mss = rec->payload_len;
     bool retransmission = seq_before(rec->seq, f->nxt);
     if (retransmission) {
+        if (!f->retransmissions)
+            f->first_retransmission_frame = rec->frame;
         f->retransmissions++;
         note_round_event(f, EV_RETRANSMISSION);
     }
@@ -400,6 +404,7 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     if (f->have_edge && f->in_round && (int32_t)(f->edge - f->nxt) < (int32_t)(f->mss ? f->mss : 1))
         f->round_events |= EV_RWND;
     td_cc_data(f, rec, retransmission);
+    td_offload_data(&f->seg, rec);
 }
 
 void td_flight_finish(td_flight *f, const td_flight_config *cfg)
@@ -411,6 +416,7 @@ void td_flight_finish(td_flight *f, const td_flight_config *cfg)
     f->in_round = false;                    /* never acknowledged in the capture */
     end_run(f, cfg);
     td_cc_finish(f, cfg);
+    td_offload_judge(f, cfg);
 }
 
 int64_t td_flight_measured_ns(const td_flight *f)

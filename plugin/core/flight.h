@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "congestion.h"
+#include "offload.h"
 #include "record.h"
 
 typedef enum td_limit {
@@ -108,11 +109,12 @@ typedef struct td_flight {
     uint32_t peak_since_signal, peak_at_signal;
     td_onset last_event;
     uint32_t rounds_since_event;
-    uint32_t first_rwnd_frame;
+    uint32_t first_rwnd_frame, first_retransmission_frame;
     uint64_t new_bytes;
     int64_t  limit_ns[TD_LIMIT_COUNT];
     td_plateau run, best;
     td_cc    cc;
+    td_offload seg;
 } td_flight;
 
 void td_flight_config_defaults(td_flight_config *cfg);

@@ -380,6 +380,15 @@ const char *td_flow_data_sender(const td_flow *flow)
     return server_sent ? "server" : "none";
 }
 
+int td_flow_busiest_sender(const td_flow *flow)
+{
+    int busier = flow->sent[1].payload_bytes > flow->sent[0].payload_bytes;
+
+    if (flow->flight[busier])
+        return busier;
+    return flow->flight[1 - busier] ? 1 - busier : -1;
+}
+
 bool td_flow_handshake_halves(const td_flow *flow, int64_t *syn_to_synack, int64_t *synack_to_ack)
 {
     const td_handshake *hs = &flow->hs;

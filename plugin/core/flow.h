@@ -96,6 +96,9 @@ bool td_flow_roles_known(const td_flow *flow);
 /* Endpoint index of the server, -1 when roles are unknown. */
 int td_flow_server(const td_flow *flow);
 const char *td_flow_data_sender(const td_flow *flow);
+/* The data direction that carried most payload (the transfer an analyst cares
+ * about): its sender's endpoint index, -1 when no direction carried data. */
+int td_flow_busiest_sender(const td_flow *flow);
 td_vantage td_flow_vantage(const td_flow *flow, const td_config *cfg);
 /* Handshake halves at the capture point, in ns; false when not measurable. */
 bool td_flow_handshake_halves(const td_flow *flow, int64_t *syn_to_synack, int64_t *synack_to_ack);

@@ -61,6 +61,7 @@ typedef struct td_record {
     uint16_t tcp_flags;
     uint8_t  ip_ecn;         /* td_ip_ecn; meaningful only with has_ip_ecn */
     bool     has_ip_ecn;
+    bool     ip_len_zero;    /* IPv4 total length 0: a TSO packet as its sender captured it */
     uint32_t seq, ack;       /* raw (absolute) sequence numbers */
     uint16_t window;         /* raw window field, unscaled */
     bool     has_window;     /* false when the capture cut the header before it */

@@ -27,6 +27,7 @@ static void decode(const uint8_t *b, uint32_t frame, td_record *rec)
     rec->has_window = b[13] & 1;
     rec->window = (uint16_t)(b[13] << 4);
     rec->payload_len = (uint32_t)(b[9] | (b[10] << 8)) * (b[11] & 1);
+    rec->ip_len_zero = b[11] & 2;
     td_options_parse(b + 12, 4, &rec->options);
 }
 
@@ -75,6 +76,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (f->ring_len || td_flight_limit(f, &why) >= TD_LIMIT_COUNT)
                 __builtin_trap();       /* finish() delivers every ACK */
             td_flight_share(f, TD_LIMIT_SENDER);
+            td_offload_verdict_name(f->seg.result.verdict);
+            td_reaction_name(f->cc.reaction);
+            if (f->seg.nruns > TD_CAP_STACK || f->cc.nevents > TD_CC_MAX_EVENTS)
+                __builtin_trap();
             td_flight_throughput(f);
             if (td_flight_plateau(f))
                 td_plateau_ceiling(td_flight_plateau(f));

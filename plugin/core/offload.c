@@ -1,0 +1,195 @@
+#include "offload.h"
+
+#include <string.h>
+
+#include "flight.h"
+
+/* Thresholds of the verdicts (docs/offload.md). */
+enum {
+    MIN_BYTES = 64 * 1024,          /* less data than this cannot show a pattern */
+    MIN_SEGMENTS = 32,
+    MIN_BUSY_ROUNDS = 8,            /* round trips with 2 MSS or more to send at once */
+    BUSY_MSS = 2,                   /* what a TSO sender needs to build a super-packet */
+    LARGEST_CAP = 60 * 1024,        /* caps at 60-64 KB are the TSO maximum itself */
+};
+#define RATE_WINDOW_S 0.001         /* Linux sizes a GSO packet to ~1 ms of its rate */
+
+void td_offload_begin(td_offload *o, uint32_t announced_mss)
+{
+    memset(o, 0, sizeof *o);
+    o->unit = announced_mss ? announced_mss : 1460;
+}
+
+static td_cap_run *top_run(td_offload *o)
+{
+    return o->nruns ? &o->runs[o->nruns - 1] : NULL;
+}
+
+/* Runs no larger than a super-packet merge into its own. */
+static void note_super_packet(td_offload *o, uint8_t bin, uint32_t frame, uint32_t bytes)
+{
+    td_cap_run run = { bin, frame, 1, 1, bytes };
+    td_cap_run *top;
+
+    while ((top = top_run(o)) && top->bin < bin) {
+        run.count += top->count;
+        run.first_frame = top->first_frame;
+        o->nruns--;
+    }
+    if (top && top->bin == bin) {
+        top->count += run.count;
+        top->at_bin++;
+        if (bytes > top->max_bytes)
+            top->max_bytes = bytes;
+        return;
+    }
+    o->runs[o->nruns++] = run;          /* bins fall strictly: at most TD_CAP_STACK runs */
+}
+
+void td_offload_data(td_offload *o, const td_record *rec)
+{
+    uint32_t len = rec->payload_len;
+    uint32_t bin = (len + o->unit - 1) / o->unit;
+
+    if (!len)
+        return;
+    o->segments++;
+    o->bytes += len;
+    if (len > o->max_payload)
+        o->max_payload = len;
+    o->size_bins[bin < TD_SIZE_BINS ? bin : TD_SIZE_BINS]++;
+    o->ip_len_zero += rec->ip_len_zero;
+    if (len <= o->unit)
+        return;
+    o->super_packets++;
+    o->super_bytes += len;
+    note_super_packet(o, (uint8_t)(bin < TD_SIZE_BINS ? bin : TD_SIZE_BINS), rec->frame, len);
+}
+
+void td_offload_round(td_offload *o, uint32_t flight, uint32_t mss)
+{
+    if (mss && flight >= BUSY_MSS * mss)
+        o->busy_rounds++;
+}
+
+/* Payload below which a share of the segments lie, to the MSS. */
+static uint32_t size_quantile(const td_offload *o, uint32_t mss, unsigned pct)
+{
+    uint64_t wanted = ((uint64_t)o->segments * pct + 99) / 100, seen = 0;
+
+    for (unsigned bin = 1; bin <= TD_SIZE_BINS; bin++) {
+        seen += o->size_bins[bin];
+        if (seen >= wanted && seen) {
+            uint32_t top = bin == 1 ? (mss ? mss : o->unit) : bin * o->unit;
+            return top < o->max_payload ? top : o->max_payload;
+        }
+    }
+    return o->max_payload;
+}
+
+/* The cap: the largest run whose size at least half of the super-packets from
+ * its start on have, where that stretch holds at least half of them all. */
+static const td_cap_run *find_cap(const td_offload *o)
+{
+    uint32_t after = 0;
+
+    for (unsigned i = 0; i < o->nruns; i++)
+        after += o->runs[i].count;
+    for (unsigned i = 0; i < o->nruns; i++) {
+        const td_cap_run *run = &o->runs[i];
+        if (run->bin >= 2 && 2 * run->at_bin >= after && 2 * after >= o->super_packets)
+            return run;
+        after -= run->count;
+    }
+    return NULL;
+}
+
+static bool equals_plateau(const td_flight *f, uint32_t cap)
+{
+    const td_plateau *p = td_flight_plateau(f);
+    return p && p->limit == TD_LIMIT_SENDER && p->high + f->mss >= cap && cap + f->mss >= p->high;
+}
+
+static void judge_super_packets(const td_flight *f, td_offload_result *out)
+{
+    const td_offload *o = &f->seg;
+    const td_cap_run *cap;
+
+    switch (f->ctx.seen_from) {
+    case TD_SEEN_RECEIVER:
+    case TD_SEEN_MIDDLE:
+        out->verdict = TD_OFFLOAD_COALESCED;
+        return;
+    case TD_SEEN_UNKNOWN:
+        out->reason = "capture point unknown: the sender's TSO and the receiver's GRO look alike";
+        return;
+    case TD_SEEN_SENDER:
+        break;
+    }
+    out->verdict = TD_OFFLOAD_OFFLOADED;
+    cap = find_cap(o);
+    if (!cap || cap->max_bytes >= LARGEST_CAP)
+        return;
+    /* A GSO packet of about 1 ms of the flow's rate is normal; a cap far below
+     * that, or one that is the whole flight the sender allows, is not. */
+    if (2.0 * cap->max_bytes < td_flight_throughput(f) * RATE_WINDOW_S || equals_plateau(f, cap->max_bytes)) {
+        out->verdict = TD_OFFLOAD_CAPPED;
+        out->cap = cap->max_bytes;
+        out->cap_start_frame = cap->first_frame;
+    }
+}
+
+void td_offload_judge(td_flight *f, const td_flight_config *cfg)
+{
+    const td_offload *o = &f->seg;
+    td_offload_result *out = &f->seg.result;
+
+    memset(out, 0, sizeof *out);
+    if (f->unknown_reason) {
+        out->reason = f->unknown_reason;
+        return;
+    }
+    out->median = size_quantile(o, f->mss, 50);
+    out->p95 = size_quantile(o, f->mss, 95);
+    out->super_share = o->bytes ? 100.0 * (double)o->super_bytes / (double)o->bytes : 0.0;
+    if (f->new_bytes < MIN_BYTES || o->segments < MIN_SEGMENTS) {
+        out->reason = "too little data: under 64 kB or 32 segments";
+        return;
+    }
+    if (o->super_packets)
+        judge_super_packets(f, out);
+    else if (f->ctx.seen_from != TD_SEEN_SENDER)
+        out->reason = "no super-packets, and only the sender's side shows whether it used offload";
+    else if (o->busy_rounds < MIN_BUSY_ROUNDS)
+        out->reason = "never 2 MSS to send at once for 8 round trips: nothing to offload";
+    else
+        out->verdict = TD_OFFLOAD_MSS_CAPPED;
+    if (out->verdict == TD_OFFLOAD_CAPPED || out->verdict == TD_OFFLOAD_MSS_CAPPED) {
+        if (td_cc_collapsed(&f->cc, cfg))
+            out->cap_cause = TD_CAP_CAUSE_WINDOW_COLLAPSE;
+        else if (out->verdict == TD_OFFLOAD_CAPPED && equals_plateau(f, out->cap))
+            out->cap_cause = TD_CAP_CAUSE_FLIGHT_PLATEAU;
+    }
+}
+
+const char *td_offload_verdict_name(td_offload_verdict verdict)
+{
+    switch (verdict) {
+    case TD_OFFLOAD_OFFLOADED:  return "offloaded";
+    case TD_OFFLOAD_COALESCED:  return "coalesced";
+    case TD_OFFLOAD_MSS_CAPPED: return "mss-capped";
+    case TD_OFFLOAD_CAPPED:     return "capped";
+    case TD_OFFLOAD_UNKNOWN:    break;
+    }
+    return "unknown";
+}
+
+const char *td_cap_cause_name(td_cap_cause cause)
+{
+    switch (cause) {
+    case TD_CAP_CAUSE_WINDOW_COLLAPSE: return "window-collapse";
+    case TD_CAP_CAUSE_FLIGHT_PLATEAU:  return "flight-plateau";
+    case TD_CAP_CAUSE_NONE:            break;
+    }
+    return "none";
+}

@@ -1,0 +1,67 @@
+/* Segmentation offload per data direction: the segment-size profile and what
+ * it says about TSO/GSO at the sender, GRO/LRO at the receiver, and caps. */
+#ifndef TCPDIAG_OFFLOAD_H
+#define TCPDIAG_OFFLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "record.h"
+
+typedef enum td_offload_verdict {
+    TD_OFFLOAD_UNKNOWN = 0,
+    TD_OFFLOAD_OFFLOADED,
+    TD_OFFLOAD_COALESCED,
+    TD_OFFLOAD_MSS_CAPPED,
+    TD_OFFLOAD_CAPPED,
+} td_offload_verdict;
+
+typedef enum td_cap_cause {
+    TD_CAP_CAUSE_NONE = 0,
+    TD_CAP_CAUSE_WINDOW_COLLAPSE,   /* repeated cwnd reductions hold the flight down */
+    TD_CAP_CAUSE_FLIGHT_PLATEAU,    /* every burst is the whole flight the sender allows */
+} td_cap_cause;
+
+/* Segment sizes in units of the announced MSS: bin k holds payloads of
+ * (k-1, k] MSS; the last bin everything above. */
+enum { TD_SIZE_BINS = 48, TD_CAP_STACK = TD_SIZE_BINS };
+
+/* A run of super-packets no larger than `bin`, started by one of that size
+ * (a monotonic stack: each entry's bin is below the one under it). */
+typedef struct td_cap_run {
+    uint8_t  bin;
+    uint32_t first_frame, count, at_bin, max_bytes;
+} td_cap_run;
+
+typedef struct td_offload_result {
+    td_offload_verdict verdict;
+    const char *reason;             /* for unknown; static text */
+    uint32_t median, p95;           /* payload, to the MSS */
+    double   super_share;           /* % of payload bytes in segments above the MSS */
+    uint32_t cap, cap_start_frame;  /* for capped */
+    td_cap_cause cap_cause;
+} td_offload_result;
+
+typedef struct td_offload {
+    uint32_t unit;                  /* the announced MSS the bins are counted in */
+    uint32_t segments, super_packets, ip_len_zero, max_payload;
+    uint64_t bytes, super_bytes;
+    uint32_t size_bins[TD_SIZE_BINS + 1];
+    uint32_t busy_rounds;           /* round trips with at least 4 MSS in flight */
+    td_cap_run runs[TD_CAP_STACK];
+    uint8_t  nruns;
+    td_offload_result result;       /* settled by td_flight_finish */
+} td_offload;
+
+struct td_flight;
+struct td_flight_config;
+
+void td_offload_begin(td_offload *o, uint32_t announced_mss);
+void td_offload_data(td_offload *o, const td_record *rec);
+void td_offload_round(td_offload *o, uint32_t flight, uint32_t mss);
+/* Settles f->seg.result once the capture has been read (after flight and congestion). */
+void td_offload_judge(struct td_flight *f, const struct td_flight_config *cfg);
+
+const char *td_offload_verdict_name(td_offload_verdict verdict);
+const char *td_cap_cause_name(td_cap_cause cause);
+
+#endif
