@@ -110,7 +110,7 @@ static bool equals_plateau(const td_flight *f, uint32_t cap)
     return p && p->limit == TD_LIMIT_SENDER && p->high + f->mss >= cap && cap + f->mss >= p->high;
 }
 
-static void judge_super_packets(const td_flight *f, td_offload_result *out)
+static void judge_super_packets(const td_flight *f, const td_flight_config *cfg, td_offload_result *out)
 {
     const td_offload *o = &f->seg;
     const td_cap_run *cap;
@@ -131,8 +131,10 @@ static void judge_super_packets(const td_flight *f, td_offload_result *out)
     if (!cap || cap->max_bytes >= LARGEST_CAP)
         return;
     /* A GSO packet of about 1 ms of the flow's rate is normal; a cap far below
-     * that, or one that is the whole flight the sender allows, is not. */
-    if (2.0 * cap->max_bytes < td_flight_throughput(f) * RATE_WINDOW_S || equals_plateau(f, cap->max_bytes)) {
+     * that is not, nor one that is the whole flight the sender allows itself or
+     * that a collapsing congestion window leaves it. */
+    if (2.0 * cap->max_bytes < td_flight_throughput(f) * RATE_WINDOW_S || equals_plateau(f, cap->max_bytes) ||
+        td_cc_collapsed(&f->cc, cfg)) {
         out->verdict = TD_OFFLOAD_CAPPED;
         out->cap = cap->max_bytes;
         out->cap_start_frame = cap->first_frame;
@@ -157,7 +159,7 @@ void td_offload_judge(td_flight *f, const td_flight_config *cfg)
         return;
     }
     if (o->super_packets)
-        judge_super_packets(f, out);
+        judge_super_packets(f, cfg, out);
     else if (f->ctx.seen_from != TD_SEEN_SENDER)
         out->reason = "no super-packets, and only the sender's side shows whether it used offload";
     else if (o->busy_rounds < MIN_BUSY_ROUNDS)

@@ -174,3 +174,35 @@ def test_limiting_expert_where_the_unscaled_window_was_the_limit():
     noted = {r["tcp.port"] for r in rows if r["tcpdiag.opts.missing_info"]}
     assert limiting == {"40803,443"} or limiting == {"443,40803"}
     assert {p for port in noted for p in port.split(",")} >= {"40801", "40802"}
+
+
+FLIGHT = CAPTURES / "crafted-flight.pcap"
+CUBIC_RANDOM = CAPTURES / "lab-cc-cubic-ecn-random-server.pcap"
+
+
+def test_flight_and_congestion_need_the_whole_capture():
+    names = ["tcpdiag.flight.limit", "tcpdiag.cc.reaction", "tcpdiag.offload.verdict", "tcpdiag.cc.event"]
+    assert all(not any(r.values()) for r in fields(FLIGHT, names, two_pass=False))
+
+
+def test_sender_limited_warning_where_each_plateau_starts():
+    """crafted-flight: the illumos plateau starts at frame 130 (captured at the
+    sender) and 1268 (at the receiver), as make-crafted.py built them."""
+    rows = expert_frames(FLIGHT, "tcpdiag.flight.sender_limited")
+    assert [r["frame.number"] for r in rows] == ["130", "1268"]
+
+
+def test_one_collapse_warning_on_the_ecn_flow_only():
+    rows = expert_frames(ONE_OF_N, "tcpdiag.cc.window_collapse")
+    assert [r["tcp.stream"] for r in rows] == [ECN_FLOW_OF_N]
+
+
+def test_congestion_notes_one_per_response_not_per_packet():
+    """cc-cubic-ecn-random at the server: every note sits on a CWR segment, and
+    the sender's CWR segments are as many as the kernel's reductions the lab
+    listed, never one per ECE-marked ACK."""
+    notes = expert_frames(CUBIC_RANDOM, "tcpdiag.cc.reduction")
+    cwr = fields(CUBIC_RANDOM, ["frame.number"], extra=["-Y", "tcp.flags.cwr == 1"])
+    ece = fields(CUBIC_RANDOM, ["frame.number"], extra=["-Y", "tcp.flags.ece == 1 && tcp.len == 0"])
+    assert notes and {r["frame.number"] for r in notes} <= {r["frame.number"] for r in cwr}
+    assert len(notes) < len(ece)
