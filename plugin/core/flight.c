@@ -53,6 +53,7 @@ void td_flight_free(td_flight *f)
 {
     if (f) {
         td_cc_free(&f->cc);
+        td_offload_free(&f->seg);
         g_free(f->ring);
     }
     g_free(f);

@@ -1,5 +1,6 @@
 #include "offload.h"
 
+#include <glib.h>
 #include <string.h>
 
 #include "flight.h"
@@ -20,6 +21,12 @@ void td_offload_begin(td_offload *o, uint32_t announced_mss)
     o->unit = announced_mss ? announced_mss : 1460;
 }
 
+void td_offload_free(td_offload *o)
+{
+    g_free(o->runs);
+    o->runs = NULL;
+}
+
 static td_cap_run *top_run(td_offload *o)
 {
     return o->nruns ? &o->runs[o->nruns - 1] : NULL;
@@ -28,9 +35,11 @@ static td_cap_run *top_run(td_offload *o)
 /* Runs no larger than a super-packet merge into its own. */
 static void note_super_packet(td_offload *o, uint8_t bin, uint32_t frame, uint32_t bytes)
 {
-    td_cap_run run = { bin, frame, 1, 1, bytes };
+    td_cap_run run = { frame, 1, 1, bytes, bin };
     td_cap_run *top;
 
+    if (!o->runs)
+        o->runs = g_new(td_cap_run, TD_CAP_STACK);
     while ((top = top_run(o)) && top->bin < bin) {
         run.count += top->count;
         run.first_frame = top->first_frame;

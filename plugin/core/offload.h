@@ -28,8 +28,8 @@ enum { TD_SIZE_BINS = 48, TD_CAP_STACK = TD_SIZE_BINS };
 /* A run of super-packets no larger than `bin`, started by one of that size
  * (a monotonic stack: each entry's bin is below the one under it). */
 typedef struct td_cap_run {
-    uint8_t  bin;
     uint32_t first_frame, count, at_bin, max_bytes;
+    uint8_t  bin;
 } td_cap_run;
 
 typedef struct td_offload_result {
@@ -47,7 +47,7 @@ typedef struct td_offload {
     uint64_t bytes, super_bytes;
     uint32_t size_bins[TD_SIZE_BINS + 1];
     uint32_t busy_rounds;           /* round trips with at least 4 MSS in flight */
-    td_cap_run runs[TD_CAP_STACK];
+    td_cap_run *runs;               /* TD_CAP_STACK of them, from the first super-packet */
     uint8_t  nruns;
     td_offload_result result;       /* settled by td_flight_finish */
 } td_offload;
@@ -56,6 +56,7 @@ struct td_flight;
 struct td_flight_config;
 
 void td_offload_begin(td_offload *o, uint32_t announced_mss);
+void td_offload_free(td_offload *o);
 void td_offload_data(td_offload *o, const td_record *rec);
 void td_offload_round(td_offload *o, uint32_t flight, uint32_t mss);
 /* Settles f->seg.result once the capture has been read (after flight and congestion). */

@@ -57,6 +57,7 @@ static void test_tso_at_sender(void)
     g_assert_cmpuint(f.seg.super_packets, ==, 100);
     g_assert_cmpfloat(r->super_share, ==, 100.0);
     g_assert_cmpuint(f.seg.max_payload, ==, 45 * MSS);
+    td_offload_free(&f.seg);
 }
 
 /* The same sizes at the receiver are its own GRO, never the sender's TSO. */
@@ -67,6 +68,7 @@ static void test_gro_at_receiver(void)
     for (unsigned i = 0; i < 100; i++)
         segment(&f, (2 + i % 20) * MSS, false);
     g_assert_cmpint(judge(&f, 20, 40 * MSS, 0.2)->verdict, ==, TD_OFFLOAD_COALESCED);
+    td_offload_free(&f.seg);
 }
 
 static void test_mss_only_at_sender(void)
@@ -80,6 +82,7 @@ static void test_mss_only_at_sender(void)
     g_assert_cmpuint(r->median, ==, MSS);
     g_assert_cmpuint(r->p95, ==, MSS);
     g_assert_cmpint(r->cap_cause, ==, TD_CAP_CAUSE_NONE);
+    td_offload_free(&f.seg);
 }
 
 /* One or two segments per round trip: a TSO sender would not have built more. */
@@ -92,6 +95,7 @@ static void test_mss_only_but_nothing_to_offload(void)
     const td_offload_result *r = judge(&f, 400, MSS, 8.0);
     g_assert_cmpint(r->verdict, ==, TD_OFFLOAD_UNKNOWN);
     g_assert_nonnull(strstr(r->reason, "nothing to offload"));
+    td_offload_free(&f.seg);
 }
 
 static void test_too_little_data(void)
@@ -103,6 +107,7 @@ static void test_too_little_data(void)
     const td_offload_result *r = judge(&f, 2, 7 * MSS, 0.04);
     g_assert_cmpint(r->verdict, ==, TD_OFFLOAD_UNKNOWN);
     g_assert_nonnull(strstr(r->reason, "too little data"));
+    td_offload_free(&f.seg);
 }
 
 /* Up to 28 segments, then never more than 5: capped from the first 5 on,
@@ -124,6 +129,7 @@ static void test_cap_after_growth(void)
     g_assert_cmpint(r->verdict, ==, TD_OFFLOAD_CAPPED);
     g_assert_cmpuint(r->cap, ==, 5 * MSS);
     g_assert_cmpuint(r->cap_start_frame, ==, cap_from);
+    td_offload_free(&f.seg);
 }
 
 /* Linux sizes GSO packets to about 1 ms of the flow's rate: a steady 4 MSS at
@@ -135,6 +141,7 @@ static void test_autosize_is_not_a_cap(void)
     for (unsigned i = 0; i < 300; i++)
         segment(&f, 4 * MSS, false);
     g_assert_cmpint(judge(&f, 100, 40 * MSS, f.new_bytes / 5e6)->verdict, ==, TD_OFFLOAD_OFFLOADED);
+    td_offload_free(&f.seg);
 }
 
 /* A constant 64 KB is the TSO maximum itself. */
@@ -145,6 +152,7 @@ static void test_full_size_is_not_a_cap(void)
     for (unsigned i = 0; i < 100; i++)
         segment(&f, 45 * MSS, false);
     g_assert_cmpint(judge(&f, 50, 200 * MSS, f.new_bytes / 1e9)->verdict, ==, TD_OFFLOAD_OFFLOADED);
+    td_offload_free(&f.seg);
 }
 
 static void test_ip_len_zero_counted(void)
@@ -156,6 +164,7 @@ static void test_ip_len_zero_counted(void)
     segment(&f, MSS, false);
     judge(&f, 10, 40 * MSS, 0.1);
     g_assert_cmpuint(f.seg.ip_len_zero, ==, 50);
+    td_offload_free(&f.seg);
 }
 
 /* Super-packets of many sizes keep the run stack within its bins. */
@@ -167,6 +176,7 @@ static void test_run_stack_is_bounded(void)
         segment(&f, (uint32_t)(2000 + (i * 7919u) % 70000), false);
     g_assert_cmpuint(f.seg.nruns, <=, TD_CAP_STACK);
     judge(&f, 10, 40 * MSS, 1.0);
+    td_offload_free(&f.seg);
 }
 
 int main(int argc, char **argv)
