@@ -15,6 +15,7 @@ dissector bug.  Exit status 0 when everything agrees.
 """
 
 import glob
+import itertools
 import json
 import os
 import subprocess
@@ -31,10 +32,12 @@ FIELDS = ["frame.number", "tcp.stream", "tcp.port", "ip.src", "ip.dst",
           "tcp.options.mss_val", "icmp.type", "icmpv6.type"]
 
 
-def tshark_rows(pcap, fields, occurrence="f"):
+def tshark_rows(pcap, fields, occurrence="f", prefs=()):
     """Runs plain tshark; returns (exit code, stdout, stderr, one dict per frame)."""
     cmd = ["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "occurrence=" + occurrence,
            "-E", "aggregator=,", "-E", "separator=\t"]
+    for pref in prefs:
+        cmd += ["-o", pref]
     for f in fields:
         cmd += ["-e", f]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -217,19 +220,151 @@ FLIGHT_CLAIMS = {
 }
 
 
+def runs(words):
+    """Words with repeats compressed: '10 20 40R 5x127'."""
+    return " ".join(w if n == 1 else "%sx%d" % (w, n)
+                    for w, n in ((w, len(list(g))) for w, g in itertools.groupby(words)))
+
+
 def summary(rounds, p):
     """Round flights in segments, runs compressed: '10 20 40R 5x127'."""
-    words = []
-    for x in rounds:
-        w = "%g%s%s" % (x["flight"] / 1448.0, "R" if x["retx"] else "", "I" if x["idle"] else "")
-        if words and words[-1][0] == w:
-            words[-1][1] += 1
-        else:
-            words.append([w, 1])
-    text = " ".join(w if n == 1 else "%sx%d" % (w, n) for w, n in words)
+    text = runs("%g%s%s" % (x["flight"] / 1448.0, "R" if x["retx"] else "", "I" if x["idle"] else "")
+                for x in rounds)
     if p:
         text += "; plateau rounds %d-%d from frame %d" % (p[0] + 1, p[1] + 1, rounds[p[0]]["frame"])
     return text
+
+
+def stream(rows, st):
+    return [r for r in rows if r["tcp.stream"] == st]
+
+
+def flight_check(read, st, cport, expect):
+    """tcpdiag.flight.* values, a note, and whether the rounds show what the why says."""
+    fa, rounds, p = flight_analyse(stream(read(FLIGHT_FIELDS), st), cport)
+    claim = FLIGHT_CLAIMS.get(int(cport))
+    return fa, summary(rounds, p), claim and claim[0], claim is not None and claim[1](rounds)
+
+
+OFFLOAD_FIELDS = FLIGHT_FIELDS + ["tcp.options.mss_val", "tcp.options.timestamp.tsval", "ip.len",
+                                  "ip.hdr_len", "tcp.hdr_len", "frame.len", "frame.cap_len"]
+SNAPLEN = 128
+
+
+def offload_profile(rows, cport, written_len):
+    """The server's payload sizes as Wireshark shows them (tcp.len), checked against the
+    frame, IP and TCP lengths, and what the why tells about them.  written_len: IPv4
+    total length as written, from a pass with ip.tso_support off (by default Wireshark
+    shows a 0 as the length the frame implies)."""
+    flags = lambda r: int(r["tcp.flags"] or "0", 16)
+    syn = next(r for r in rows if flags(r) & 0x12 == 0x02)
+    data = [r for r in rows if r["tcp.srcport"] != cport and int(r["tcp.len"] or 0) > 0]
+    bad = [r["frame.number"] for r in rows
+           if int(r["frame.cap_len"]) != min(int(r["frame.len"]), SNAPLEN)
+           or int(r["ip.len"]) != int(r["frame.len"]) - 14
+           or int(r["tcp.len"]) != int(r["ip.len"]) - int(r["ip.hdr_len"]) - int(r["tcp.hdr_len"])]
+    sizes = [int(r["tcp.len"]) for r in data]
+    announced = int(syn["tcp.options.mss_val"])
+    fits = [n for n in sizes if n <= announced]
+    # docs/fields.md: the largest segment at or below the announced MSS, absent when none
+    mss = max(fits) if fits else None
+    big = [n for n in sizes if n > mss]
+    top, new = 0, []                # new data: not below the highest sequence number sent
+    for r in data:
+        new.append(int(r["tcp.seq"]) >= top)
+        top = max(top, int(r["tcp.nxtseq"]))
+    # the cap: the last super-packet's size, from the first super-packet after the last larger one
+    supers = [i for i, n in enumerate(sizes) if n > mss]
+    cap = sizes[supers[-1]] if supers else None
+    above = [i for i in supers if sizes[i] > cap]
+    start = next(i for i in supers if not above or i > above[-1]) if supers else None
+    nxt = {r["frame.number"]: i for i, r in enumerate(rows)}
+    answered = all(i + 1 < len(rows) and rows[i + 1]["tcp.srcport"] == cport
+                   and rows[i + 1]["tcp.ack"] == r["tcp.nxtseq"]
+                   and usec(rows[i + 1]) - usec(r) <= 1
+                   for r in data if int(r["tcp.len"]) > mss for i in (nxt[r["frame.number"]],))
+    out = {
+        "tcpdiag.offload.mss": mss,
+        "tcpdiag.offload.max": max(sizes),
+        "tcpdiag.offload.super_packets": len(big),
+        "tcpdiag.offload.super_share": round(100.0 * sum(big) / sum(sizes), 2),
+        "tcpdiag.offload.ip_len_zero": sum(written_len[r["frame.number"]] == "0" for r in rows),
+    }
+    return out, {
+        "sizes": sizes, "t": [usec(r) for r in data], "new": new, "mss": mss, "bad_lengths": bad,
+        "zero": [written_len[r["frame.number"]] == "0" for r in data],
+        "cap": cap, "cap_index": start, "cap_start": start is not None and int(data[start]["frame.number"]),
+        "answered": answered, "rounds": flight_rounds(rows, cport)[1],
+    }
+
+
+def after_retx(p):
+    """Index of the first new data after the (only) retransmission."""
+    return p["new"].index(True, p["new"].index(False))
+
+
+def spaced(p, first, lo, hi):
+    """Data frames from index `first` on leave lo to hi us apart."""
+    return all(lo <= b - a <= hi for a, b in zip(p["t"][first:], p["t"][first + 1:]))
+
+
+# What each crafted-offload flow's "why" says about its data frames (p: the profile).
+OFFLOAD_CLAIMS = {
+    41001: ("slow-start packets of at least 4 sizes reaching 40 KB, one retransmission, then "
+            "from the first new data after it only 7240-byte packets, one per round trip "
+            "(20.0 to 20.1 ms apart), at least 80: the cap starts there",
+            lambda p: p["new"].count(False) == 1 and p["cap"] == 7240
+            and p["cap_index"] == after_retx(p) and set(p["sizes"][after_retx(p):]) == {7240}
+            and len(p["sizes"]) - after_retx(p) >= 80 and spaced(p, after_retx(p), 20000, 20100)
+            and max(p["sizes"][:after_retx(p)]) >= 40960 and len(set(p["sizes"][:after_retx(p)])) >= 4),
+    41002: ("at least 256 KB; super-packets of at least 5 sizes up to 45 x 1448, each a "
+            "multiple of 1448 unless it ends a write; IPv4 total length 0 on exactly the "
+            "frames above 1448",
+            lambda p: sum(p["sizes"]) >= 262144 and max(p["sizes"]) == 45 * 1448
+            and len({n for n in p["sizes"] if n > 1448}) >= 5
+            and p["zero"] == [n > p["mss"] for n in p["sizes"]]),
+    41003: ("at the client: merged packets of 2 to 20 segments, at least 10 sizes, each "
+            "ACKed by the next frame at most 1 us later; the other frames lone 1448-byte segments",
+            lambda p: all(n == 1448 or 2 * 1448 <= n <= 20 * 1448 for n in p["sizes"])
+            and len(set(p["sizes"]) - {1448}) >= 10 and p["answered"]),
+    41004: ("at least 256 KB, no segment above 1448, at least 8 rounds with 4 MSS or more "
+            "in flight",
+            lambda p: sum(p["sizes"]) >= 262144 and max(p["sizes"]) <= 1448
+            and sum(r["flight"] >= 4 * 1448 for r in p["rounds"]) >= 8),
+    41005: ("one packet per ms of 3 or 4 segments (at least half of them 4), the last a lone "
+            "segment: the largest is at least 1 ms of the rate (bytes over the data frames' "
+            "span + 1 ms)",
+            lambda p: set(p["sizes"][:-1]) == {3 * 1448, 4 * 1448} and p["sizes"][-1] == 1448
+            and spaced(p, 0, 1000, 1000) and 2 * p["sizes"].count(4 * 1448) >= len(p["sizes"]) - 1
+            and max(p["sizes"]) >= sum(p["sizes"]) * 1000.0 / (p["t"][-1] - p["t"][0] + 1000)),
+    41006: ("20000 bytes in 2 super-packets",
+            lambda p: len(p["sizes"]) == 2 and min(p["sizes"]) > 1448 and sum(p["sizes"]) == 20000),
+}
+
+
+def offload_check(read, st, cport, expect):
+    """tcpdiag.offload.* values, a note, and whether the frames show what the why says.
+    The cap fields are compared only where the file says capped: whether a cap is one
+    (rate, flight plateau) is tcpdiag's call, not this script's."""
+    written_len = {r["frame.number"]: r["ip.len"] for r in read(
+        ["frame.number", "ip.len"], ("ip.tso_support:FALSE",))}
+    out, p = offload_profile(stream(read(OFFLOAD_FIELDS), st), cport, written_len)
+    claim = OFFLOAD_CLAIMS.get(int(cport))
+    sizes = runs("%d" % (n // 1448) if n % 1448 == 0 else "%d+%d" % (n // 1448, n % 1448)
+                 for n in p["sizes"])
+    note = "%s; %s" % (sizes if len(sizes) < 120 else sizes[:117] + "...", out)
+    if p["cap"]:
+        note += "; last super-packet size %d from frame %d" % (p["cap"], p["cap_start"])
+    if expect.get("tcpdiag.offload.verdict") == "capped":
+        out.update({"tcpdiag.offload.cap": p["cap"], "tcpdiag.offload.cap_mss": p["cap"] // p["mss"],
+                    "tcpdiag.offload.cap_start": p["cap_start"]})
+    if p["bad_lengths"]:
+        note += "; frame, IP and TCP lengths disagree in frames %s" % p["bad_lengths"]
+    return out, note, claim and claim[0], claim is not None and claim[1](p) and not p["bad_lengths"]
+
+
+# The checks of the simulated downloads, by the tcpdiag fields they answer for.
+SIM_CHECKS = (("tcpdiag.flight.", flight_check), ("tcpdiag.offload.", offload_check))
 
 
 def triple(flags):
@@ -357,7 +492,15 @@ def check_file(path, capdir):
     if doc["flow_count"] != len(streams):
         problems.append("flow_count %s, tshark has %d streams" % (doc["flow_count"], len(streams)))
     checked = 0
-    opt_rows = flight_rows = None
+    opt_rows = None
+    passes = {}
+
+    def read(fields, prefs=()):
+        """tshark rows of one more pass over the file (fields, preferences), kept."""
+        key = (tuple(fields), tuple(prefs))
+        if key not in passes:
+            passes[key] = tshark_rows(pcap, fields, prefs=prefs)[3]
+        return passes[key]
     notes = []
     flows_by_client = {}
     for s in sorted(streams, key=int):
@@ -392,19 +535,17 @@ def check_file(path, capdir):
             st = sel_rows[0]["tcp.stream"]
             a.update(opts_analyse([r for r in opt_rows if r["tcp.stream"] == st],
                                   str(a.get("tcpdiag.flow.client_port"))))
-        if any(k.startswith("tcpdiag.flight.") for k in fl["expect"]):
-            if flight_rows is None:
-                flight_rows = tshark_rows(pcap, FLIGHT_FIELDS)[3]
-            st = sel_rows[0]["tcp.stream"]
+        for prefix, check in SIM_CHECKS:
+            if not any(k.startswith(prefix) for k in fl["expect"]):
+                continue
             port = a["tcpdiag.flow.client_port"]
-            fa, rounds, p = flight_analyse([r for r in flight_rows if r["tcp.stream"] == st],
-                                                str(port))
-            a.update(fa)
-            notes.append("%s: %s" % (port, summary(rounds, p)))
-            claim = FLIGHT_CLAIMS.get(port)
-            if claim is None or not claim[1](rounds):
+            values, note, claim, holds = check(read, sel_rows[0]["tcp.stream"], str(port),
+                                               fl["expect"])
+            a.update(values)
+            notes.append("%s: %s" % (port, note))
+            if not holds:
                 problems.append("%s: the capture does not show what the why says (%s): %s"
-                                % (port, claim and claim[0], summary(rounds, p)))
+                                % (port, claim, note))
         for k, v in fl["expect"].items():
             if k in a:
                 if not matches(v, a[k]):

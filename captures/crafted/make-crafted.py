@@ -19,6 +19,7 @@ from tcpdiag's output.  See captures/crafted/README.md.
 
 import bisect
 import heapq
+import itertools
 import json
 import os
 import random
@@ -29,6 +30,7 @@ from scapy.layers.inet import ICMP, IP, TCP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Raw
+from scapy.utils import checksum
 
 from rfc_tables import (ACCECN_SYNACK, CODEPOINTS, ECN, NEGOTIATED, data_class,
                         data_sender)
@@ -105,6 +107,15 @@ class Capture:
 # --------------------------------------------------------------------------
 # one TCP connection, built packet by packet
 
+def ip_len_zeroed(frame, at):
+    """The frame with IPv4 total length 0 at offset `at`, header checksum redone
+    (the TCP checksum still covers the real length)."""
+    hdr = bytearray(frame[at:at + (frame[at] & 0x0F) * 4])
+    hdr[2:4] = hdr[10:12] = b"\0\0"
+    hdr[10:12] = struct.pack(">H", checksum(bytes(hdr)))
+    return frame[:at] + bytes(hdr) + frame[at + len(hdr):]
+
+
 def payload_bytes(n, tag):
     """Deterministic, vaguely realistic payload of n bytes."""
     if tag == "c":
@@ -159,7 +170,7 @@ class Conn:
 
     # -- low level -------------------------------------------------------
     def frame(self, d, flags, seq, ack, data=b"", ecn="not-ect", opts=None,
-              window=None, ttl=None):
+              window=None, ttl=None, ip_len0=False):
         src, dst = (self.client, self.server) if d == "c" else (self.server, self.client)
         sp, dp = (self.cport, self.sport) if d == "c" else (self.sport, self.cport)
         smac, dmac = (CLIENT_MAC, SERVER_MAC) if d == "c" else (SERVER_MAC, CLIENT_MAC)
@@ -183,7 +194,7 @@ class Conn:
         pkt = l2 / ip / tcp
         if data:
             pkt = pkt / Raw(data)
-        return bytes(pkt)
+        return ip_len_zeroed(bytes(pkt), len(l2)) if ip_len0 else bytes(pkt)
 
     def tsopt(self, d):
         other = "s" if d == "c" else "c"
@@ -192,7 +203,7 @@ class Conn:
 
     def emit(self, d, flags, n=0, ecn="not-ect", dt=0.2, seq=None, ack=None,
              opts=None, extra_opts=(), caplen=None, advance=True, count=True,
-             window=None, syn_opts=False, mss=None, ttl=None):
+             window=None, syn_opts=False, mss=None, ttl=None, ip_len0=False):
         """Write one segment from direction d ('c' or 's')."""
         self.t += int(round(dt * 1000))
         other = "s" if d == "c" else "c"
@@ -214,7 +225,7 @@ class Conn:
         if window is None and flags & SYN:
             window = 64240 if d == "c" else 65160
         data = payload_bytes(n, d)
-        frame = self.frame(d, flags, seq, ack, data, ecn, opts, window, ttl)
+        frame = self.frame(d, flags, seq, ack, data, ecn, opts, window, ttl, ip_len0)
         self.cap.add(self.t, frame, caplen=caplen)
         if count:
             self.packets += 1
@@ -1531,21 +1542,37 @@ class AckClock:
     retransmit on the 3rd SACKed duplicate ACK, nothing new until the
     retransmission is acknowledged, then the reduced cwnd.  drop(i, flight):
     whether new segment i, sent with `flight` segments outstanding, is lost
-    (at most one loss until it is repaired).  app: (segments per write, idle ns
-    after everything is acknowledged, writes), or None for a bulk transfer."""
+    (at most one loss until it is repaired).  app: (bytes of each write, idle
+    ns after everything is acknowledged), or None for a bulk transfer of segs
+    full segments; a write that is no multiple of SEG ends in a short segment.
 
-    def __init__(self, segs, rwnd, cc, u=1000, drop=None, app=None):
+    Segmentation offload: tso, the most segments the server hands over as one
+    packet (TSO/GSO/LSO; never past the end of a write, as a short segment can
+    only be a packet's last); the NIC puts its segments on the wire 2u apart.
+    pace: (ns, segments per packet, cycled): the server sends one packet per
+    tick instead of on ACKs.  gro: the client's NIC interrupts every gro frame
+    times (2u each) and hands over each run of consecutive segments that came
+    in since as one merged packet (GRO/LRO), so the client ACKs it at once."""
+
+    def __init__(self, segs, rwnd, cc, u=1000, drop=None, app=None, tso=1, pace=None,
+                 gro=None):
         self.u, self.rwnd, self.drop, self.app = u, rwnd, drop, app
+        self.tso, self.pace, self.gro = tso, pace, gro
         self.cwnd, self.ssthresh = cc["iw"], cc.get("ssthresh", float("inf"))
         self.ai, self.after_loss = cc.get("ai", False), cc.get("after_loss")
-        self.avail = app[0] if app else segs
-        self.writes = 1
-        self.una = self.nxt = self.ai_count = self.dups = 0
+        self.queued = list(app[0]) if app else [segs * SEG]
+        self.starts, self.write_ends = [0], []  # byte offset of each segment; segment ends of writes
+        self.avail = self.writes = 0
+        self.take_write()
+        self.una = self.nxt = self.ai_count = 0
         self.recover = self.lost = self.reduced = None
         self.nic_free = 0
         self.rcv, self.ooo, self.pending, self.token = 0, set(), 0, 0
+        self.nic_rx = []            # (segment, retx) landed at the client since its last interrupt
         self.events, self.n = [], 0
-        self.log = []               # ("data", sent, i, retx, arrived) / ("ack", sent, arrives, ack, sack)
+        # ("data", sent, i, retx, arrived, segments) / ("ack", sent, arrives, ack, sack) /
+        # ("rx", handed over, i, retx, True, segments): a GRO packet as the client sees it
+        self.log = []
         self.max_lag = 0            # longest wait of a segment after the event that released it
         self.recovered_at = []      # index of the first new segment after each repair
 
@@ -1558,24 +1585,69 @@ class AckClock:
             t, _, kind, arg = heapq.heappop(self.events)
             getattr(self, kind)(t, arg)
 
+    def nbytes(self, rec):
+        """Payload bytes of a data or rx log record."""
+        return self.starts[rec[2] + rec[5]] - self.starts[rec[2]]
+
+    def take_write(self):
+        """The application's next write joins the send queue as whole segments."""
+        n = self.queued.pop(0)
+        for _ in range(-(-n // SEG)):
+            self.starts.append(self.starts[-1] + min(SEG, n))
+            n -= SEG
+        self.avail = len(self.starts) - 1
+        self.write_ends.append(self.avail)
+        self.writes += 1
+
     # -- server ------------------------------------------------------------
-    def send(self, now, i, retx=False):
+    def send(self, now, i, n=1, retx=False):
         slot = 2 * self.u
         dep = max(self.nic_free, (now // slot + 1) * slot)
-        self.nic_free = dep + slot
+        self.nic_free = dep + slot * n
         self.max_lag = max(self.max_lag, dep - now)
-        arrives = retx or not (self.lost is None and self.drop and self.drop(i, i + 1 - self.una))
-        if not arrives:
+        arrives = [retx or not self.dropped(i + j) for j in range(n)]
+        for j in range(n):
+            if arrives[j]:
+                self.push(dep + ONE_WAY_NS + slot * j, "land", (i + j, retx))
+        self.log.append(("data", dep, i, retx, any(arrives), n))
+
+    def dropped(self, i):
+        if self.lost is None and self.drop and self.drop(i, i + 1 - self.una):
             self.lost = i
+        return self.lost == i
+
+    def allowed(self):
+        """How many new segments cwnd, the window and the data allow now."""
+        n = 0
+        while (self.recover is None and self.nxt + n < self.avail
+               and self.nxt + n - self.una < self.cwnd
+               and self.starts[self.nxt + n + 1] - self.starts[self.una] <= self.rwnd):
+            n += 1
+        return n
+
+    def burst(self, now, n):
+        """n new segments leave now, in packets of at most tso segments."""
+        end = self.nxt + n
+        while self.nxt < end:
+            write_end = self.write_ends[bisect.bisect_right(self.write_ends, self.nxt)]
+            size = min(self.tso, end - self.nxt, write_end - self.nxt)
+            self.send(now, self.nxt, size)
+            self.nxt += size
+
+    def start(self, now, _):
+        if self.pace:
+            self.tick(now, 0)
         else:
-            self.push(dep + ONE_WAY_NS, "arrive", i)
-        self.log.append(("data", dep, i, retx, arrives))
+            self.pump(now)
 
     def pump(self, now, _=None):
-        while (self.recover is None and self.nxt < self.avail and self.nxt - self.una < self.cwnd
-               and (self.nxt + 1 - self.una) * SEG <= self.rwnd):
-            self.send(now, self.nxt)
-            self.nxt += 1
+        if not self.pace:
+            self.burst(now, self.allowed())
+
+    def tick(self, now, k):
+        self.burst(now, min(self.allowed(), self.pace[1][k % len(self.pace[1])]))
+        if self.nxt < self.avail:
+            self.push(now + self.pace[0], "tick", k + 1)
 
     def grow(self, acked):
         if self.cwnd < self.ssthresh:
@@ -1589,7 +1661,7 @@ class AckClock:
     def ack_in(self, now, ack):
         a, sack = ack
         if a > self.una:
-            acked, self.una, self.dups = a - self.una, a, 0
+            acked, self.una = a - self.una, a
             if self.recover is not None:
                 assert a >= self.recover, "a partial ACK: the flows repair one loss at a time"
                 (self.cwnd, self.ssthresh), self.recover, self.lost = self.reduced, None, None
@@ -1598,32 +1670,55 @@ class AckClock:
             else:
                 self.grow(acked)
             self.pump(now)
-            if self.app and self.una == self.avail and self.writes < self.app[2]:
+            if self.app and self.una == self.avail and self.queued:
                 self.push(now + self.app[1], "write", None)
-        elif sack and self.recover is None:
-            self.dups += 1
-            if self.dups == 3:
-                self.recover, self.reduced = self.nxt, self.after_loss(self.cwnd)
-                self.send(now, self.una, retx=True)
+        elif sack and self.recover is None and sack[1] - sack[0] >= 3:
+            # RFC 6675 IsLost: more than 2 MSS SACKed above the hole (each
+            # out-of-order segment alone draws a duplicate ACK: the 3rd one)
+            self.recover, self.reduced = self.nxt, self.after_loss(self.cwnd)
+            self.send(now, self.una, retx=True)
 
     def write(self, now, _):
-        self.writes += 1
-        self.avail += self.app[0]
+        self.take_write()
         self.pump(now)
 
     # -- client ------------------------------------------------------------
-    def arrive(self, now, i):
+    def land(self, now, seg):
+        """A segment reaches the client's NIC."""
+        if not self.gro:
+            self.arrive(now, (seg[0], 1))
+            return
+        self.nic_rx.append(seg)
+        if len(self.nic_rx) == 1:
+            period = 2 * self.u * self.gro
+            self.push(-(-now // period) * period, "interrupt", None)
+
+    def interrupt(self, now, _):
+        runs = []
+        for i, retx in self.nic_rx:
+            if runs and runs[-1][0] + runs[-1][2] == i:
+                runs[-1][1] |= retx
+                runs[-1][2] += 1
+            else:
+                runs.append([i, retx, 1])
+        self.nic_rx = []
+        for i, retx, n in runs:
+            self.log.append(("rx", now, i, retx, True, n))
+            self.arrive(now, (i, n))
+
+    def arrive(self, now, pkt):
+        i, n = pkt
         assert i >= self.rcv, "no segment arrives twice"
         if i > self.rcv:                       # beyond the hole: SACK it at once
-            self.ooo.add(i)
+            self.ooo.update(range(i, i + n))
             self.ack_out(now + self.u, (min(self.ooo), max(self.ooo) + 1))
             return
         filled = bool(self.ooo)
-        self.rcv += 1
+        self.rcv += n
         while self.rcv in self.ooo:
             self.ooo.remove(self.rcv)
             self.rcv += 1
-        self.pending += 1
+        self.pending += n
         if filled or self.pending >= 2:
             self.ack_out(now + self.u, None)
         else:
@@ -1639,19 +1734,24 @@ class AckClock:
         self.pending = 0
         self.token += 1
         self.log.append(("ack", now, now + ONE_WAY_NS, self.rcv, sack))
-        self.push(now + ONE_WAY_NS, "ack_in", (self.rcv, sack is not None))
+        self.push(now + ONE_WAY_NS, "ack_in", (self.rcv, sack))
 
 
 def seen_at(rec, at_sender):
     """When an AckClock log record passes the server (at_sender) or the client, in ns."""
     if rec[0] == "data":
         return rec[1] + (0 if at_sender else ONE_WAY_NS)
-    return rec[2] if at_sender else rec[1]
+    return rec[2] if at_sender and rec[0] == "ack" else rec[1]
 
 
 def captured(sim, at_sender):
-    """The log records the capture point sees: a lost segment never reaches the client."""
-    return [r for r in sim.log if at_sender or r[0] == "ack" or r[4]]
+    """The log records the capture point sees: a lost segment never reaches the client;
+    a client with GRO sees the merged packets its NIC hands over, not the segments."""
+    if at_sender:
+        return [r for r in sim.log if r[0] != "rx"]
+    assert sim.gro or all(r[5] == 1 for r in sim.log if r[0] == "data"), \
+        "TSO packets reach the client as segments: capture them at the sender"
+    return [r for r in sim.log if r[0] == "ack" or r[0] == ("rx" if sim.gro else "data") and r[4]]
 
 
 def data_phase_timestamps(c, sim):
@@ -1671,7 +1771,12 @@ def data_phase_timestamps(c, sim):
         i = bisect.bisect_right(arrivals, (t, float("inf")))
         return arrivals[i - 1][1] if i else before
 
+    # a GRO packet keeps the header of its first segment
+    carrier = {(r[2] + j, r[3]): r for r in sim.log if r[0] == "data" for j in range(r[5])}
+
     def stamp(rec):
+        if rec[0] == "rx":
+            return stamp(carrier[rec[2], rec[3]])
         if rec[0] == "data":
             return clock("s", rec[1]), newest(acks, rec[1], handshake["c"])
         return clock("c", rec[1]), newest(datas, rec[1], handshake["s"])
@@ -1680,22 +1785,25 @@ def data_phase_timestamps(c, sim):
     return stamp
 
 
-def flight_flow(cap, t0, port, at_sender, segs, cc, window=MIB_WINDOW, syn_window=None, **kw):
+def flight_flow(cap, t0, port, at_sender, segs, cc, window=MIB_WINDOW, syn_window=None,
+                hosts=("192.0.2.40", "198.51.100.40"), ip_len0=False, **kw):
     """A download on `port` whose data phase is an AckClock (segs, cc, kw) against
     the client's window, captured at the server (at_sender) or at the client.
+    ip_len0: packets longer than one segment show IPv4 total length 0, as a
+    capture on a TSO sender can (the NIC fills it in).
 
     Handshake at the server: SYN arrives, SYN-ACK 0.1 ms later, the client's ACK
     20 ms after that.  At the client: SYN, SYN-ACK 20 ms later, ACK 0.1 ms
     after.  The client sends no payload, its window field is `window` (scale
     7) after the SYN.  Returns the Conn, the AckClock and, per (segment index,
     retransmission), the index of its record (to name frame numbers)."""
-    c = Conn(cap, t0, "192.0.2.40", "198.51.100.40", port)
+    c = Conn(cap, t0, hosts[0], hosts[1], port)
     c.syn(window=syn_window)
     c.synack(dt=0.1 if at_sender else 20.0)
     c.pure_ack("c", dt=20.0 if at_sender else 0.1, window=window)
     sim = AckClock(segs, window << 7, cc, **kw)
     # the server starts on the handshake ACK, ONE_WAY_NS after the client sent it
-    sim.push(c.t * 1000 + (0 if at_sender else ONE_WAY_NS), "pump", None)
+    sim.push(c.t * 1000 + (0 if at_sender else ONE_WAY_NS), "start", None)
     sim.run()
     assert sim.max_lag <= 100000, "a segment left more than 0.1 ms after its ACK"
     stamp = data_phase_timestamps(c, sim)
@@ -1703,13 +1811,15 @@ def flight_flow(cap, t0, port, at_sender, segs, cc, window=MIB_WINDOW, syn_windo
     for rec in sorted(captured(sim, at_sender), key=lambda r: seen_at(r, at_sender)):
         dt = (seen_at(rec, at_sender) // 1000 - c.t) / 1000.0
         ts = [("NOP", None), ("NOP", None), ("Timestamp", stamp(rec))]
-        if rec[0] == "data":
+        if rec[0] != "ack":
             frames[rec[2], rec[3]] = len(cap.records)
-            c.emit("s", ACK, n=SEG, seq=c.s_isn + 1 + rec[2] * SEG, dt=dt, opts=ts)
+            n = sim.nbytes(rec)
+            c.emit("s", ACK, n=n, seq=c.s_isn + 1 + sim.starts[rec[2]], dt=dt, opts=ts,
+                   ip_len0=ip_len0 and n > SEG)
         else:
             sack = rec[4] and [("NOP", None), ("NOP", None),
-                               ("SAck", tuple(c.s_isn + 1 + x * SEG for x in rec[4]))]
-            c.emit("c", ACK, ack=c.s_isn + 1 + rec[3] * SEG, dt=dt, window=window,
+                               ("SAck", tuple(c.s_isn + 1 + sim.starts[x] for x in rec[4]))]
+            c.emit("c", ACK, ack=c.s_isn + 1 + sim.starts[rec[3]], dt=dt, window=window,
                    opts=ts + (sack or []))
     c.close(c_window=window)
     return c, sim, frames
@@ -1762,10 +1872,16 @@ def flight_expect(c, sim, at_sender, why, limit, rwnd, plateau=None, onset=None,
         "tcpdiag.flight.headroom": rwnd - plateau if plateau else None,
     }
     flight.update(extra or {})
-    why += (AT_SERVER if at_sender else AT_CLIENT) + FLIGHT_WHY % (sim.max_lag / 1000.0,
-                                                                    sim.u / 1000.0)
+    return sim_expect(c, at_sender, why, FLIGHT_WHY % (sim.max_lag / 1000.0, sim.u / 1000.0),
+                      flight)
+
+
+def sim_expect(c, at_sender, why, model, fields):
+    """The expected record of a simulated download: the flow fields, then `fields`;
+    the why tells where it was captured and how the simulation works (model)."""
+    why += (AT_SERVER if at_sender else AT_CLIENT) + model
     return expect(c, "not-requested", why, vantage="near-server" if at_sender else "near-client",
-                  overrides=flight)
+                  overrides=fields)
 
 
 def active_share(sim, at_sender, start):
@@ -1851,7 +1967,7 @@ def reno_flow(cap, t0, port):
 
 def app_flow(cap, t0, port):
     """Bursts from the application with idle time between them."""
-    c, sim, frames = flight_flow(cap, t0, port, True, 0, dict(iw=16), app=(16, 200000000, 30))
+    c, sim, frames = flight_flow(cap, t0, port, True, 0, dict(iw=16), app=([16 * SEG] * 30, 200000000))
     why = ("An application that writes 16 segments (23168 bytes) at a time: the server "
            "(initial cwnd 16, no slow-start restart) sends each write at once, the client "
            "ACKs it in 8 ACKs within one round trip, then nothing is outstanding and the "
@@ -1876,6 +1992,11 @@ def healthy_flow(cap, t0, port):
     return flight_expect(c, sim, True, why, "cwnd", MIB_WINDOW << 7)
 
 
+def after_last(cap):
+    """The next flow starts 100 ms after the last packet so far (ms from BASE_EPOCH)."""
+    return max(r[0] for r in cap.records) / 1000.0 - BASE_EPOCH * 1000 + 100.0
+
+
 def build_flight(outdir):
     cap = Capture("crafted-flight")
     flows, t0 = [], 0.0
@@ -1886,8 +2007,7 @@ def build_flight(outdir):
                  lambda t: app_flow(cap, t, 40905),
                  lambda t: healthy_flow(cap, t, 40906)):
         flows.append(make(t0))
-        # the next flow starts 100 ms after this one's last packet
-        t0 = (max(r[0] for r in cap.records) / 1000.0 - BASE_EPOCH * 1000) + 100.0
+        t0 = after_last(cap)
     cap.write(os.path.join(outdir, cap.name + ".pcap"))
     write_expected(outdir, cap.name,
                    "Bytes in flight (tcpdiag.flight): six downloads from 198.51.100.40:443 to "
@@ -1897,6 +2017,234 @@ def build_flight(outdir):
                    "captured at the client, 40903 flat at a 16 KiB receive window, 40904 a "
                    "Reno sawtooth, 40905 application bursts with idle gaps, 40906 healthy "
                    "slow start to 512 KiB.", flows, flow_count=len(flows))
+    return flows
+
+
+# --------------------------------------------------------------------------
+# 10. segmentation offload (tcpdiag.offload): TSO/GSO/LSO at the sender, GRO at
+# the receiver, as the capturing host shows them; simulated with AckClock
+
+OFFLOAD_HOSTS = ("192.0.2.50", "198.51.100.50")
+LSO_SEGS = 45               # 64 KB offload limit: 45 x 1448 = 65160 bytes per packet
+GRO_FRAMES = 20             # the client's NIC interrupts every 20 frame times (rx-usecs)
+LSO_ILLUMOS_SEGS = 540      # 110 segments of slow start and repair, then 86 rounds of 5
+LINUX_WRITES = (100000, 30000, 46 * SEG, 150000, 20000, 90000)  # 456608 bytes, 5 short tails
+PACE_SEGS = (4, 3, 4, 4, 3)  # one GSO packet per ms: 18 x 1448 bytes per 5 ms = 5.2 MB/s
+
+OFFLOAD_WHY = (" Handshake: MSS 1460, SACK_PERM, TS and WS 7 on both SYNs, so a full segment "
+               "carries 1448 bytes (the MSS of the offload fields); the client offers 1 MiB "
+               "(window field 8192, shift 7) and sends no payload. Each way takes exactly "
+               "10 ms with no queue (20 ms round trip). The server hands its stack's packets to "
+               "the NIC on a grid of 2u and the NIC puts their segments on the wire 2u apart "
+               "(u = %g us here); a frame is written as the capturing host sees it, so a "
+               "super-packet is one frame whose IP total length is its real length%s. "
+               "A client without GRO ACKs every second segment u after it arrives, a lone one "
+               "0.5 ms + u after; out-of-order segments draw a SACK at once and more than "
+               "2 MSS SACKed above a hole a fast retransmit (RFC 6675). A client with GRO takes "
+               "interrupts every %d frame times (2u each, on a grid fixed to the capture "
+               "clock, so a flow's start time decides where its bursts are cut) and hands each "
+               "run of consecutive segments that came in since to TCP as one merged packet "
+               "(so at most %d segments), which it ACKs at once (more than one segment) u "
+               "later. Timestamps run on "
+               "1 ms clocks (RFC 7323); a merged packet keeps the first segment's header. "
+               + WHY_DATA + WHY_SNAP)
+
+
+def offload_sizes(sim, at_sender):
+    """Payload bytes of each data frame the capture point sees, in frame order."""
+    recs = sorted(captured(sim, at_sender), key=lambda r: seen_at(r, at_sender))
+    return [sim.nbytes(r) for r in recs if r[0] != "ack"]
+
+
+def seg_runs(sizes):
+    """Sizes in segments, runs compressed: '10 18 2 36 4 40 1 5x86' (+r: a short tail);
+    frames per size where that says more briefly: '3 (50 frames), 4 (75 frames)'."""
+    name = lambda x: "%d" % (x // SEG) if x % SEG == 0 else "%d+%d" % (x // SEG, x % SEG)
+    runs = [(name(x), len(list(g))) for x, g in itertools.groupby(sizes)]
+    if len(runs) > 40:
+        return ", ".join("%s (%d frames)" % (name(x), sizes.count(x)) for x in sorted(set(sizes)))
+    return " ".join(w if n == 1 else "%sx%d" % (w, n) for w, n in runs)
+
+
+def offload_expect(c, sim, at_sender, why, verdict, cap=None, cap_start=None, ip_len0=False):
+    """The expected record of one offload flow: the flow fields, then
+    tcpdiag.offload restated from the frames as written."""
+    sizes = offload_sizes(sim, at_sender)
+    big = [x for x in sizes if x > SEG]
+    share = 100.0 * sum(big) / sum(sizes)
+    fields = {
+        "tcpdiag.offload.verdict": verdict,
+        # docs/fields.md: the largest segment at or below the announced MSS (absent when none)
+        "tcpdiag.offload.mss": SEG if min(sizes) <= SEG else None,
+        "tcpdiag.offload.max": max(sizes),
+        "tcpdiag.offload.super_packets": len(big),
+        # rounding, and whether the one retransmission (flow 1) counts
+        "tcpdiag.offload.super_share": {"min": round(max(share - 0.5, 0), 1),
+                                        "max": round(min(share + 0.5, 100), 1)},
+        "tcpdiag.offload.ip_len_zero": len(big) if ip_len0 else 0,
+        "tcpdiag.offload.cap": cap,
+        "tcpdiag.offload.cap_mss": cap // SEG if cap else None,
+        "tcpdiag.offload.cap_start": cap_start,
+    }
+    why += (" Data frames as captured, in segments of 1448 (+ a short tail): %s. Largest "
+            "payload %d, %d frames above 1448 carrying %.2f %% of the %d payload bytes."
+            % (seg_runs(sizes), max(sizes), len(big), share, sum(sizes)))
+    model = OFFLOAD_WHY % (sim.u / 1000.0, " except where said otherwise" if ip_len0 else "",
+                           sim.gro or GRO_FRAMES, sim.gro or GRO_FRAMES)
+    return sim_expect(c, at_sender, why, model, fields)
+
+
+def offload_flow(cap, t0, port, at_sender, segs, cc, **kw):
+    return flight_flow(cap, t0, port, at_sender, segs, cc, hosts=OFFLOAD_HOSTS, **kw)
+
+
+def lso_capped_flow(cap, t0, port):
+    """Issue 5 + 6: illumos LSO; after a fast retransmit every burst is the whole 5 MSS flight."""
+    c, sim, frames = offload_flow(cap, t0, port, True, LSO_ILLUMOS_SEGS, ILLUMOS_CC, tso=LSO_SEGS,
+                                  gro=GRO_FRAMES, drop=lambda i, flight: i == 50)
+    start = sim.recovered_at[0]
+    sizes = offload_sizes(sim, True)
+    first = sizes.index(5 * SEG, sizes.index(SEG))      # after the lone retransmission
+    assert set(sizes[first:]) == {5 * SEG} and len(sizes) - first >= 80
+    assert max(sizes[:first]) >= 40960 and min(sizes[:first - 1]) == 2 * SEG
+    cap_start = cap.frame_number(frames[start, False])
+    lost_in = next(sim.nbytes(r) for r in sim.log if r[0] == "data" and r[2] <= 50 < r[2] + r[5])
+    why = ("An illumos sender with LSO (tcpdiag issues 5 and 6), captured on the sender: the "
+           "stack hands the NIC all that cwnd allows at once, up to 45 segments (64 KB) per "
+           "packet, and the client's GRO ACKs each merged run at once. Slow start from 10 "
+           "segments with each ACK releasing twice what it acknowledged; the client's interrupt "
+           "grid (40 us) cuts the bursts unevenly, so the slow-start packets hold %s segments "
+           "(up to %d bytes). Segment 51 (inside the %d-segment packet) is lost on the wire; "
+           "the SACK for the segments after it covers more than 2 MSS, so the server "
+           "retransmits it alone (frame %d), sends nothing new until that is acknowledged, "
+           "then keeps cwnd at 5 for good. From segment %d on (frame %d, the first new data "
+           "after the repair) "
+           "every burst is one 7240-byte packet (5 x 1448), one per round trip, the whole "
+           "allowed flight (the flight plateau of issue 6 is 7240 too), %d times to the end: "
+           "super-packets never exceed 7240 from frame %d on, and %d of the %d sit exactly "
+           "there. The cap (k = 5) is below 60 KB. By the rate rule alone it would be "
+           "normal (1 ms of this flow's rate, 7240 bytes per 20 ms, is 362 bytes, and "
+           "7240 >= max(2 MSS, 362) = 2896), but it equals the flat flight plateau (every "
+           "burst is the whole allowed flight, the illumos case): capped, cap 7240, cap_mss 5, "
+           "cap_start %d. 1 MiB window: the window never binds."
+           % (seg_runs(sizes[:first - 1]), max(sizes[:first]), lost_in // SEG,
+              cap.frame_number(frames[50, True]), start + 1, cap_start, len(sizes) - first,
+              cap_start, len(sizes) - first, sum(x > SEG for x in sizes), cap_start))
+    return offload_expect(c, sim, True, why, "capped", 5 * SEG, cap_start)
+
+
+def tso_iplen0_flow(cap, t0, port):
+    """A Linux TSO sender captured by tcpdump on itself: IP total length 0 on super-packets."""
+    c, sim, _ = offload_flow(cap, t0, port, True, 0, dict(iw=10), tso=LSO_SEGS, gro=GRO_FRAMES,
+                             u=250, app=(LINUX_WRITES, 0), ip_len0=True)
+    sizes = offload_sizes(sim, True)
+    assert max(sizes) == LSO_SEGS * SEG and sum(sizes) >= 262144
+    why = ("A Linux sender with TSO, captured with tcpdump on the sending host: the application "
+           "writes %s bytes, each as soon as everything before it is acknowledged (%d bytes in "
+           "all); the stack hands the NIC what cwnd allows at once in packets of up to 45 "
+           "segments (65160 bytes, the 64 KB GSO limit), a write's short last segment ending "
+           "its packet (the write of exactly 46 segments leaves as 45 + a lone 1448-byte "
+           "segment, the largest at or below the MSS). Slow start from 10 segments, no loss, 1 MiB window; the client has GRO "
+           "(interrupts every 10 us). Every frame longer than one "
+           "segment has IPv4 total length 0, as such a capture shows a packet the NIC will "
+           "split (the IP header checksum is computed over the 0, the TCP checksum over the "
+           "real length); the record's original length is the real one, from which Wireshark "
+           "(ip.tso_support, on by default) takes tcp.len. Super-packets of many sizes up to "
+           "65160 bytes leave the sender: offloaded; ip_len_zero counts those frames."
+           % (", ".join(map(str, LINUX_WRITES)), sum(LINUX_WRITES)))
+    return offload_expect(c, sim, True, why, "offloaded", ip_len0=True)
+
+
+def gro_receiver_flow(cap, t0, port):
+    """GRO at the capturing client: merged super-packets say nothing about the sender."""
+    c, sim, _ = offload_flow(cap, t0, port, False, 400, dict(iw=10, ssthresh=20, ai=True),
+                             gro=GRO_FRAMES, u=500)
+    sizes = offload_sizes(sim, False)
+    merged = [x for x in sizes if x > SEG]
+    assert sizes.count(SEG) + len(merged) == len(sizes) and len(set(merged)) >= 10
+    assert min(merged) == 2 * SEG and max(merged) == GRO_FRAMES * SEG
+    why = ("Captured on the client, whose NIC does GRO: the server sends 400 segments one by "
+           "one (no offload; slow start to 20, then one more segment per round trip, no loss, "
+           "1 MiB window). They arrive 10 ms later 1 us apart; the client's interrupts every "
+           "20 us merge each run into one packet of %d to %d segments (at most 20), whose size "
+           "varies with where the burst falls on the interrupt grid (%d times a lone segment, "
+           "which the client ACKs 0.5 ms later as usual), and "
+           "the client ACKs each merged packet at once. The capture shows only these merged "
+           "packets (frame at the interrupt): super-packets seen at the receiver, GRO of the "
+           "capturing host: coalesced, nothing known about the sender's offload."
+           % (min(merged) // SEG, max(merged) // SEG, sizes.count(SEG)))
+    return offload_expect(c, sim, False, why, "coalesced")
+
+
+def mss_only_flow(cap, t0, port):
+    """A sender without offload: a sustained transfer of MSS-sized segments."""
+    c, sim, _ = offload_flow(cap, t0, port, True, 348, dict(iw=10, ssthresh=20, ai=True))
+    assert set(offload_sizes(sim, True)) == {SEG}
+    why = ("Captured on a sender without segmentation offload: 348 segments (503904 bytes) of "
+           "exactly 1448 bytes, each its own frame, against a 1 MiB window; slow start 10, 20, "
+           "then one more segment per round trip (Reno congestion avoidance, no loss) up to 32: "
+           "14 round trips, 13 of them with 20 or more segments (well above 4 MSS) in flight, "
+           "the window far from binding. A sustained transfer at the "
+           "sender with headroom and no segment above the MSS: mss-capped.")
+    return offload_expect(c, sim, True, why, "mss-capped")
+
+
+def autosized_flow(cap, t0, port):
+    """Linux GSO autosizing: one packet per ms of the pacing rate, not a cap."""
+    c, sim, _ = offload_flow(cap, t0, port, True, 451, dict(iw=100), tso=LSO_SEGS,
+                             pace=(1000000, PACE_SEGS))
+    sizes = offload_sizes(sim, True)
+    assert sizes[-1] == SEG and set(sizes[:-1]) == {3 * SEG, 4 * SEG}
+    assert 2 * sizes.count(4 * SEG) >= len(sizes) - 1
+    rate = sum(sizes) / (len(sizes) / 1000.0)       # bytes per second: one packet per ms
+    why = ("A paced Linux sender, captured on the sender: one GSO packet per ms of %s "
+           "segments (cycled), the last one the lone segment left, %d packets, 451 "
+           "segments (653048 bytes), %.2f MB/s; cwnd "
+           "(100 segments, about 72 in flight) and the 1 MiB window never bind; the client "
+           "(no GRO) ACKs every second segment. Linux sizes a GSO packet to about 1 ms of the "
+           "pacing rate (at least 2 segments): 1 ms here is %d bytes, so the largest packet "
+           "(5792 = 4 MSS, %d of the %d super-packets) is what the rate allows, not a cap: "
+           "offloaded, never capped. The packets are 3 or 4 segments whatever the averaging "
+           "of the rate, and the flight (about 72 segments) is not flat at 4 MSS."
+           % (", ".join(map(str, PACE_SEGS)), len(sizes), rate / 1e6, rate / 1000,
+              sizes.count(4 * SEG), len(sizes) - 1))
+    return offload_expect(c, sim, True, why, "offloaded")
+
+
+def too_little_flow(cap, t0, port):
+    """Two super-packets and done: too little to say anything."""
+    c, sim, _ = offload_flow(cap, t0, port, True, 0, dict(iw=10), tso=LSO_SEGS, gro=GRO_FRAMES,
+                             app=([20000], 0))
+    assert offload_sizes(sim, True) == [10 * SEG, 20000 - 10 * SEG]
+    why = ("Captured on a TSO sender: one 20000-byte write, sent as a 10-segment packet "
+           "(14480, the initial window) and, on the client's ACK, a packet of the 5520 bytes "
+           "left (3 x 1448 + 1176). Under 64 KB of new data: unknown. No segment is at "
+           "or below the MSS, so there is no mss to report.")
+    return offload_expect(c, sim, True, why, "unknown")
+
+
+def build_offload(outdir):
+    cap = Capture("crafted-offload")
+    flows, t0 = [], 0.0
+    # the start phase (us) against the client's interrupt grid shapes the GRO runs
+    for phase, make in ((2, lambda t: lso_capped_flow(cap, t, 41001)),
+                        (8, lambda t: tso_iplen0_flow(cap, t, 41002)),
+                        (17, lambda t: gro_receiver_flow(cap, t, 41003)),
+                        (0, lambda t: mss_only_flow(cap, t, 41004)),
+                        (0, lambda t: autosized_flow(cap, t, 41005)),
+                        (0, lambda t: too_little_flow(cap, t, 41006))):
+        flows.append(make(t0 + phase / 1000.0))
+        t0 = -(-after_last(cap) // 100) * 100.0     # on the next whole 100 ms
+    cap.write(os.path.join(outdir, cap.name + ".pcap"))
+    write_expected(outdir, cap.name,
+                   "Segmentation offload (tcpdiag.offload): six downloads from "
+                   "198.51.100.50:443 to 192.0.2.50, one after the other, each on its own "
+                   "port, simulated ACK by ACK and written as the capturing host sees them. "
+                   "41001 illumos LSO at the sender, capped at the 5 MSS flight after a fast "
+                   "retransmit; 41002 Linux TSO at the sender with IPv4 total length 0 on its "
+                   "super-packets; 41003 GRO at the capturing client; 41004 a sender without "
+                   "offload; 41005 Linux GSO autosized to 1 ms of a 5 MB/s pacing rate; 41006 "
+                   "20 KB, too little.", flows, flow_count=len(flows))
     return flows
 
 
@@ -1917,6 +2265,7 @@ def main():
     build_hostile(outdir)
     build_opts(outdir)
     build_flight(outdir)
+    build_offload(outdir)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@
 /* Thresholds of the verdicts (docs/offload.md). */
 enum {
     MIN_BYTES = 64 * 1024,          /* less data than this cannot show a pattern */
-    MIN_SEGMENTS = 32,
     MIN_BUSY_ROUNDS = 8,            /* round trips with 2 MSS or more to send at once */
     BUSY_MSS = 2,                   /* what a TSO sender needs to build a super-packet */
     LARGEST_CAP = 60 * 1024,        /* caps at 60-64 KB are the TSO maximum itself */
@@ -163,8 +162,8 @@ void td_offload_judge(td_flight *f, const td_flight_config *cfg)
     out->median = size_quantile(o, f->mss, 50);
     out->p95 = size_quantile(o, f->mss, 95);
     out->super_share = o->bytes ? 100.0 * (double)o->super_bytes / (double)o->bytes : 0.0;
-    if (f->new_bytes < MIN_BYTES || o->segments < MIN_SEGMENTS) {
-        out->reason = "too little data: under 64 kB or 32 segments";
+    if (f->new_bytes < MIN_BYTES) {
+        out->reason = "too little data: under 64 kB";
         return;
     }
     if (o->super_packets)
