@@ -257,10 +257,18 @@ static void deliver_echoed(td_flight *f, const td_record *rec, const td_flight_c
 {
     int64_t echoed_at = -1;
 
-    while (f->ring_len && ts_not_after(slot_at(f, 0)->tsval, rec->options.tsecr)) {
-        echoed_at = slot_at(f, 0)->at_ns;
-        deliver_oldest(f, cfg);
+    for (unsigned i = 0; i < f->ring_len && ts_not_after(slot_at(f, i)->tsval, rec->options.tsecr); i++)
+        echoed_at = slot_at(f, i)->at_ns;
+    /* An echo of an ACK the sender cannot have had yet (far sooner than the
+     * handshake's round trip) is not a timestamp to go by: fall back to time. */
+    if (echoed_at >= 0 && rec->time_ns - echoed_at < f->ctx.ack_lag_ns / 2) {
+        f->ctx.timestamps = false;
+        f->lag_ns = f->ctx.ack_lag_ns;
+        deliver_until(f, rec->time_ns, cfg);
+        return;
     }
+    while (f->ring_len && ts_not_after(slot_at(f, 0)->tsval, rec->options.tsecr))
+        deliver_oldest(f, cfg);
     int64_t sample = rec->time_ns - echoed_at;
     if (echoed_at >= 0 && sample >= 0 && (!f->idle || sample <= 2 * f->lag_ns))
         sample_lag(f, sample);
