@@ -11,6 +11,9 @@ Topology (see README.md):
   client ns            wire ns (delay lines)               router ns              server ns
   c-eth0 ==veth== w-c <-D_c-> w-rc ==veth== r-eth0 | r-eth1 ==veth== w-rs <-D_s-> w-s ==veth== s-eth0
 
+offload-* wire the server straight to the router (r-eth1 ==veth== s-eth0, TSO/GSO on
+s-eth0 as configured) and keep only the client-side delay line.
+
 Each run builds the topology, applies the scenario's sysctls and router rules,
 captures with tcpdump at the scenario's capture points, tears everything down
 (also on error or Ctrl-C), derives the expected results from the configuration
@@ -18,6 +21,7 @@ and the kernels' own reports (generator TCP_INFO, router rule counters), checks
 the pcaps against that ground truth with tshark's standard TCP/IP fields, and only
 then writes captures/lab-*.pcap and lab-*.expected.json.
 """
+import collections
 import json
 import os
 import shutil
@@ -92,6 +96,11 @@ CC_LOSS = dict(rate_mbit=4, queue_limit=5, drops=True)   # cc-cubic-loss: a shor
 CC_MIN_REDUCTIONS = 15          # CUBIC+ECN flows: kernel reductions needed
 CC_MIN_RECOVERIES = 5           # cc-cubic-loss: Recovery/Loss episodes needed
 COLLAPSE_CWND, COLLAPSE_RTTS = 4, 10    # cc-cubic-ecn-collapse: cwnd <= 4 for >= 10 RTTs
+OFFLOAD_N = 3                   # offload-on/-off: sequential downloads
+OFFLOAD_BYTES = 4_000_000       # each; slow start alone then spans > 8 round trips of 20 ms
+SUSTAINED_RTTS = 8              # docs/offload.md: mss-capped needs that many round trips of data
+OFFLOAD_DELAY = (10, 0)         # offload-*: the server has no delay line (see build)
+GRO_FLUSH_US = 200              # offload-on/-off: the client's gro_flush_timeout (see set_offloads)
 
 SCENARIOS = {
     "no-ecn": dict(
@@ -253,6 +262,34 @@ SCENARIOS = {
         client_ecn=1, server_ecn=2, cc="cubic", bytes=1_000_000, delay=(10, 10), mark=0.3,
         reaction="loss-like", min_reductions=CC_MIN_REDUCTIONS, collapse=True,
         captures=FLIGHT_CAPTURES),
+    # offload-*: segmentation offload (tcpdiag issue 5). The server is wired straight to
+    # the router (no server-side delay line, so its veth may carry GSO super-packets);
+    # offload: tso = TSO/GSO on s-eth0, client_gro = GRO on c-eth0 with this
+    # gro_flush_timeout in us (0: GRO off). The router forwards
+    # onto the client side, whose offloads stay off, so the kernel segments there in
+    # software before the client-side delay line (10 ms each way: a 20 ms round trip,
+    # all of it between the router and the client). Captured at the server and the
+    # client in one run; the server polls TCP_INFO.
+    "offload-on": dict(
+        story=f"the server's veth has TSO/GSO and tx checksum on; {OFFLOAD_N} sequential "
+              f"{OFFLOAD_BYTES // 1_000_000} MB "
+              "CUBIC downloads; tcp_ecn 0 / 2; the client's veth has GRO on; server wired "
+              "straight to the router, 10 ms delay line each way between router and client",
+        client_ecn=[0] * OFFLOAD_N, server_ecn=2, cc="cubic", bytes=OFFLOAD_BYTES,
+        delay=OFFLOAD_DELAY, offload=dict(tso=True, client_gro=GRO_FLUSH_US), captures=FLIGHT_CAPTURES),
+    "offload-off": dict(
+        story="as offload-on with TSO and GSO off on the server's veth (ethtool -K s-eth0 tso "
+              "off gso off): the server hands its veth single segments",
+        client_ecn=[0] * OFFLOAD_N, server_ecn=2, cc="cubic", bytes=OFFLOAD_BYTES,
+        delay=OFFLOAD_DELAY, offload=dict(tso=False, client_gro=GRO_FLUSH_US), captures=FLIGHT_CAPTURES),
+    "offload-ecn-mixed": dict(
+        story="the server's veth has TSO/GSO on; one client makes three sequential 2 MB CUBIC "
+              "downloads with tcp_ecn 0, 1, 0 (server 2); the router marks CE at random on 30 % "
+              "of the server->client ECT packets (GSO packets before its egress segments them), "
+              "so only the ECN flow is marked and its window collapses; the client's veth has "
+              "GRO off; server wired straight to the router, 10 ms each way router to client",
+        client_ecn=[0, 1, 0], server_ecn=2, cc="cubic", bytes=2_000_000, delay=OFFLOAD_DELAY,
+        mark=0.3, offload=dict(tso=True, client_gro=0), captures=FLIGHT_CAPTURES),
 }
 
 
@@ -351,10 +388,15 @@ def build(cfg, tmp):
 
     veth("c-eth0", NS_CLIENT, "w-c", NS_WIRE)
     veth("r-eth0", NS_ROUTER, "w-rc", NS_WIRE)
-    veth("r-eth1", NS_ROUTER, "w-rs", NS_WIRE)
-    veth("s-eth0", NS_SERVER, "w-s", NS_WIRE)
-    for dev in ("w-c", "w-rc", "w-rs", "w-s"):
-        run("ip", "link", "set", dev, "promisc", "on", ns=NS_WIRE)
+    if "offload" in cfg:
+        veth("s-eth0", NS_SERVER, "r-eth1", NS_ROUTER)
+        set_offloads(cfg["offload"])
+    else:
+        veth("r-eth1", NS_ROUTER, "w-rs", NS_WIRE)
+        veth("s-eth0", NS_SERVER, "w-s", NS_WIRE)
+    for _, a, b, _, _ in delay_lines(cfg):
+        for dev in (a, b):
+            run("ip", "link", "set", dev, "promisc", "on", ns=NS_WIRE)
 
     for v in (4, 6):
         a = ADDR[v]
@@ -372,16 +414,61 @@ def build(cfg, tmp):
             f"{cfg['bottleneck_kbit']}kbit", "burst", TBF_BURST, "latency",
             f"{cfg.get('bottleneck_latency_ms', 100)}ms", ns=NS_ROUTER)
 
-    dc, ds = cfg["delay"]
-    # In both lines --b faces the server, so b -> a is server -> client; the shaper sits
-    # in the server-side one: upstream of the router, so every capture point but the
-    # server's is downstream of its marks, as of the router's.
-    for name, a, b, d, shaper in (("c", "w-c", "w-rc", dc, {}), ("s", "w-rs", "w-s", ds, cfg.get("shaper", {}))):
+    for name, a, b, d, shaper in delay_lines(cfg):
         ready = os.path.join(tmp, f"delayline-{name}.ready")
         start(PY, os.path.join(LAB, "delayline.py"), "--a", a, "--b", b, "--delay-ms", str(d),
               "--stats", os.path.join(tmp, f"delayline-{name}.json"), "--ready", ready,
               *shaper_args(shaper), ns=NS_WIRE)
         wait_for(lambda: os.path.exists(ready), "delay line")
+
+
+def delay_lines(cfg):
+    """(name, a, b, one-way ms, shaper) of each delay line. In both lines --b faces the
+    server, so b -> a is server -> client; the shaper sits in the server-side one:
+    upstream of the router, so every capture point but the server's is downstream of its
+    marks, as of the router's. offload-* have no server-side line: AF_PACKET cannot
+    forward the server's GSO packets, which are larger than the MTU."""
+    dc, ds = cfg["delay"]
+    lines = [("c", "w-c", "w-rc", dc, {})]
+    if "offload" not in cfg:
+        lines.append(("s", "w-rs", "w-s", ds, cfg.get("shaper", {})))
+    return lines
+
+
+# (namespace, interface) of the offload-* topology, and the features read back from them
+OFFLOAD_DEVS = ((NS_SERVER, "s-eth0"), (NS_ROUTER, "r-eth1"), (NS_ROUTER, "r-eth0"), (NS_CLIENT, "c-eth0"))
+OFFLOAD_FEATURES = ("tx-checksumming", "scatter-gather", "tcp-segmentation-offload",
+                    "generic-segmentation-offload", "generic-receive-offload", "rx-gro-list")
+
+
+def set_offloads(o):
+    """offload-*: TSO/GSO on the server's veth (with the tx checksum and scatter-gather
+    they depend on) or not, GRO on the client's. r-eth1 needs nothing: a veth hands its
+    peer the sender's skbs whole, GSO packets included. The router's r-eth0 keeps every
+    offload off, so forwarding segments GSO packets in software (and completes their
+    checksums) before the client-side delay line."""
+    tso = "on" if o["tso"] else "off"
+    run("ethtool", "-K", "s-eth0", "tx", "on", "sg", "on", "tso", tso, "gso", tso, ns=NS_SERVER)
+    if o["client_gro"]:
+        # GRO on a veth runs in the receiver's NAPI poll, which here handles one frame at
+        # a time (the delay line sends them one by one) and flushes at its end, so
+        # nothing merges. gro_flush_timeout keeps GRO packets across polls (merging the
+        # frames that arrive within it), as a NIC's interrupt coalescing would.
+        run("ethtool", "-K", "c-eth0", "gro", "on", ns=NS_CLIENT)
+        run("sh", "-c", f"echo {o['client_gro'] * 1000} > /sys/class/net/c-eth0/gro_flush_timeout",
+            ns=NS_CLIENT)
+
+
+def offload_features():
+    """{interface: {feature: "on"/"off"}} as ethtool -k reads them back."""
+    out = {}
+    for ns, dev in OFFLOAD_DEVS:
+        lines = run("ethtool", "-k", dev, ns=ns, out=True).splitlines()
+        pairs = (line.split(":", 1) for line in lines if ":" in line)
+        out[dev] = {k.strip(): v.split()[0] for k, v in pairs if k.strip() in OFFLOAD_FEATURES}
+    out["c-eth0"]["gro_flush_timeout_ns"] = int(
+        run("cat", "/sys/class/net/c-eth0/gro_flush_timeout", ns=NS_CLIENT, out=True))
+    return out
 
 
 def shaper_args(shaper):
@@ -481,7 +568,7 @@ else:
 
 
 def polls_tcpinfo(cfg):
-    return "flight" in cfg or "reaction" in cfg
+    return "flight" in cfg or "reaction" in cfg or "offload" in cfg
 
 
 def do_run(name, cfg, tmp):
@@ -505,6 +592,8 @@ def do_run(name, cfg, tmp):
                 result["sysctl"]["client"][k] = sysctl(NS_CLIENT, k)
                 result["sysctl"]["server"][k] = sysctl(NS_SERVER, k)
         result["router_rules"] = router_rules(cfg)
+        if "offload" in cfg:
+            result["offload_features"] = offload_features()
 
         # Warm up ARP/ND caches so no handshake waits for address resolution: a UDP
         # datagram to a closed port comes back as ICMP port unreachable (no ping here).
@@ -558,7 +647,8 @@ def do_run(name, cfg, tmp):
                                              ns=NS_ROUTER, out=True).strip()
     finally:
         teardown()
-    result["delay_lines"] = [read_jsonl(os.path.join(tmp, f"delayline-{x}.json"))[0] for x in "cs"]
+    result["delay_lines"] = [read_jsonl(os.path.join(tmp, f"delayline-{x}.json"))[0]
+                             for x, *_ in delay_lines(cfg)]
     result["client"] = [r for r in read_jsonl(client_log) if r["event"] == "conn"]
     result["server"] = [r for r in read_jsonl(server_log) if r["event"] == "served"]
     result["pcaps"] = pcaps
@@ -589,6 +679,11 @@ def vantage_truth(point, delay):
 def ce_marker(cfg):
     """(what marks CE on the server->client path, what counts its marks, short name),
     or None when nothing does."""
+    if cfg.get("mark") and gso_marked(cfg):
+        return (f"the router's marker (p={cfg['mark']}), which marks whole GSO packets before its "
+                "egress cuts them into segments that all carry the mark",
+                "the client kernel's tcpi_received_ce; the rule counter counts GSO packets",
+                "the router's CE marker")
     if cfg.get("mark"):
         return f"the router's marker (p={cfg['mark']})", "its rule counter", "the router's CE marker"
     if cfg.get("shaper", {}).get("mark_sojourn_ms"):
@@ -596,6 +691,11 @@ def ce_marker(cfg):
                 f"than {cfg['shaper']['mark_sojourn_ms']} ms)", "its own count",
                 "the delay line's CE marker")
     return None
+
+
+def gso_marked(cfg):
+    """offload-* with TSO/GSO on: the router's FORWARD rules see the server's GSO packets."""
+    return cfg.get("offload", {}).get("tso", False)
 
 
 def marks(res):
@@ -634,7 +734,9 @@ def conn_truth(cfg, res, i, point):
         s2c_data = "ect"
     ce = 0
     if negotiated and ce_marker(cfg) and downstream:
-        ce = marks(res)                         # only this flow's packets are ECT
+        # Only this flow's packets are ECT. Behind a GSO sender a mark covers a whole GSO
+        # packet: the segments the client received CE are then its kernel's count.
+        ce = c["tcp_info"]["received_ce"] if gso_marked(cfg) else marks(res)
     truth = dict(index=i, client=a["client"], server=a["server"], client_port=c["local"][1],
                  server_port=PORT, ecn_sysctl=ecn, requested=requested, outcome=outcome,
                  negotiated=negotiated, s2c_data=s2c_data, ce=ce, downstream=downstream,
@@ -766,6 +868,8 @@ def flow_expect(cfg, res, t, point):
         flight_expect(res["server"][t["index"]]["flight"], e, why)
     if "reaction" in cfg:
         cc_expect(cfg, res["kernel_cc"][t["index"]], e, why)
+    if "offload" in cfg:
+        offload_expect(cfg, res["kernel_offload"][t["index"]], t, point, e, why)
     return {"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e}
 
 
@@ -926,6 +1030,205 @@ def reductions_expect(k):
                    f"retransmission within [-gap-1 ms, +1 RTT] of {w['cuts_answered']} of them "
                    f"({w['answered']} of all {w['episodes']} episodes; "
                    f"{w['wire_responses']} such segments in all)"}
+
+
+# ----------------------------------------------------------------------------------
+# Segmentation offload (offload-*): per flow from the configuration, the capture point
+# and the server's samples; per sender from the flows, by docs/offload.md
+# ----------------------------------------------------------------------------------
+CAPPED = ("capped", "mss-capped")
+
+
+def kernel_offload(res, csv_path):
+    """Per connection, what the server's samples say about its window: largest cwnd,
+    median srtt, length in round trips, the longest stretch at cwnd <= COLLAPSE_CWND."""
+    out = []
+    for i, rows in sorted(reductions.read_samples(csv_path).items()):
+        k = reductions.summarize(rows)
+        info = res["server"][i]["tcp_info"]
+        out.append({"index": i, "cwnd_max": k["cwnd_max"], "srtt_median_s": k["srtt_median_s"],
+                    "rtts": round((rows[-1]["t_us"] - rows[0]["t_us"]) / 1e6 / k["srtt_median_s"], 1),
+                    "episodes": k["count"], "cuts": k["cuts"], "low_stretch": k["low_stretch"],
+                    "total_retrans": info["total_retrans"], "snd_mss": info["snd_mss"]})
+    return out
+
+
+def offload_problems(cfg, res):
+    """The run fails unless the interfaces read back as configured, a flow without
+    offload lasts long enough to be called sustained, and, for ECN flows
+    behind the marker, the window collapsed without retransmissions (capped_common
+    could not be stated otherwise) and the client received at least one CE segment per
+    marked GSO packet."""
+    o, f = cfg["offload"], res["offload_features"]
+    on = lambda dev, feature: f[dev][feature] == "on"
+    bad = []
+    if on("s-eth0", "tcp-segmentation-offload") != o["tso"] or on("s-eth0", "generic-segmentation-offload") != o["tso"]:
+        bad.append(f"s-eth0 reads back {f['s-eth0']}, configured TSO/GSO {o['tso']}")
+    if on("c-eth0", "generic-receive-offload") != bool(o["client_gro"]):
+        bad.append(f"c-eth0 reads back {f['c-eth0']}, configured GRO {o['client_gro']}")
+    for k, c in zip(res["kernel_offload"], res["client"]):
+        if not o["tso"] and k["rtts"] < SUSTAINED_RTTS:
+            bad.append(f"connection {k['index']}: {k['rtts']} round trips of data, mss-capped "
+                       f"needs a sustained transfer of {SUSTAINED_RTTS}")
+        if not (cfg.get("mark") and c["tcp_info"]["ecn_negotiated"]):
+            continue
+        if not collapsed(k["low_stretch"]):
+            bad.append(f"connection {k['index']}: the ECN flow's window did not collapse "
+                       f"({k['low_stretch']}): capped / window-collapse cannot be asserted")
+        if k["total_retrans"]:
+            bad.append(f"connection {k['index']}: {k['total_retrans']} retransmissions: whether "
+                       "they came before the cap (capped_common retransmission) is not known")
+        if not marks(res) <= c["tcp_info"]["received_ce"]:
+            bad.append(f"connection {k['index']}: the client received {c['tcp_info']['received_ce']} "
+                       f"CE segments, fewer than the {marks(res)} GSO packets the router marked")
+    return bad
+
+
+def offload_verdict(cfg, t, point):
+    """(verdict, cap_cause) of connection t's s2c data at `point` (docs/offload.md)."""
+    o = cfg["offload"]
+    if point == "client":
+        return ("coalesced" if o["client_gro"] else "unknown"), None
+    if not o["tso"]:
+        return "mss-capped", None
+    if t["negotiated"] and cfg.get("mark"):
+        return "capped", "window-collapse"      # offload_problems checked the collapse
+    return "offloaded", None
+
+
+def s2c_sizes(pcap, server):
+    """{stream: [(epoch, tcp.len)]} of the server's data frames, from tshark's own fields."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-Y", f"ip.src == {server} && tcp.len > 0", "-e", "tcp.stream",
+                          "-e", "frame.time_epoch", "-e", "tcp.len"],
+                         check=True, text=True, capture_output=True).stdout
+    sizes = {}
+    for line in out.splitlines():
+        stream, when, length = line.split("\t")
+        sizes.setdefault(int(stream), []).append((float(when), int(length)))
+    return sizes
+
+
+def size_profile(frames, mss):
+    above = [n for _, n in frames if n > mss]
+    return {"frames": len(frames), "super_packets": len(above), "max": max(n for _, n in frames),
+            "common_super_sizes": collections.Counter(above).most_common(3)}
+
+
+def check_offload(cfg, res, pcap, truths, point):
+    """Sets t["offload"] (expected verdict and cause, measured sizes) and returns the
+    problems: super-packets (tcp.len above the announced MSS) must appear in every flow
+    where TSO/GSO at the sender or GRO at the receiver makes them and nowhere else, and
+    a collapsed window's must stay at <= COLLAPSE_CWND segments from the collapse on."""
+    sizes = s2c_sizes(pcap, truths[0]["server"])
+    bad = []
+    for t in truths:
+        verdict, cause = offload_verdict(cfg, t, point)
+        k = res["kernel_offload"][t["index"]]
+        m = dict(verdict=verdict, cap_cause=cause, **size_profile(sizes[t["index"]], t["mss"]))
+        tag = f"{os.path.basename(pcap)} stream {t['index']}"
+        if (m["super_packets"] > 0) != (verdict in ("offloaded", "coalesced", "capped")):
+            bad.append(f"{tag}: {m['super_packets']} frames above the MSS {t['mss']} (largest "
+                       f"{m['max']}), the configuration says {verdict}")
+        if cause == "window-collapse" and k["low_stretch"]:
+            m["collapse"] = size_profile([x for x in sizes[t["index"]] if x[0] >= k["low_stretch"]["start"]], t["mss"])
+            limit = COLLAPSE_CWND * k["snd_mss"]
+            if not 0 < m["collapse"]["super_packets"] or m["collapse"]["max"] > limit:
+                bad.append(f"{tag}: from the collapse on {m['collapse']}: needs super-packets, "
+                           f"none above {COLLAPSE_CWND} x {k['snd_mss']} = {limit}")
+        t["offload"] = m
+    return bad
+
+
+def sizes_story(m, point):
+    common = ", ".join(f"{n} B x {c}" for n, c in m["common_super_sizes"])
+    return (f"the {point}'s capture (tshark tcp.len) holds {m['frames']} server data frames, "
+            f"{m['super_packets']} of them above the MSS, largest {m['max']} B"
+            + (f" (most common: {common})" if common else ""))
+
+
+def offload_story(cfg, k, verdict):
+    """Why a connection's verdict follows from the configuration (k: the server's samples)."""
+    o = cfg["offload"]
+    if verdict == "offloaded":
+        return ("TSO/GSO on the server's veth s-eth0 (ethtool -k reads it back): its stack hands "
+                "the veth GSO packets, which the router's egress (offloads off) cuts into "
+                "segments; captured at the sender, before that: offloaded")
+    if verdict == "mss-capped":
+        return ("TSO and GSO off on the server's veth s-eth0 (ethtool -K s-eth0 tso off gso off, "
+                "read back): its stack hands the veth single segments; a sustained transfer "
+                f"(server cwnd up to {k['cwnd_max']} segments over {k['rtts']:g} median round "
+                "trips) captured at the sender: mss-capped")
+    if verdict == "coalesced":
+        return ("captured at the receiver, whose veth c-eth0 has GRO on with gro_flush_timeout "
+                f"{o['client_gro']} us: MSS-sized segments arrive (the router's egress segments "
+                "in software) and GRO merges those that arrive within the timeout before "
+                "tcpdump's tap: coalesced, whatever the sender does (its TSO/GSO is "
+                f"{'on' if o['tso'] else 'off'} here)")
+    if verdict == "unknown":
+        return ("captured at the receiver, whose veth c-eth0 has GRO off: only MSS-sized "
+                "segments arrive (the router's egress cut the server's GSO packets in "
+                "software), so nothing shows the sender's offload: unknown")
+    low = k["low_stretch"]
+    return (f"ECN negotiated and the router marks CE on {cfg['mark']:.0%} of the ECT packets: "
+            f"the server's samples show cwnd <= {low['cwnd_max']} for {low['ms']:g} ms = "
+            f"{low['rtts']:g} median RTTs (cwnd never above {k['cwnd_max']}), ECE in "
+            f"{low['whole_rtts_with_ce_echo']} of those round trips; a GSO packet holds at most "
+            "what the window allows and about 1 ms of the pacing rate (tcp_tso_autosize, at "
+            "least tcp_min_tso_segs = 2 segments), so from the collapse on its super-packets "
+            f"stay at <= {COLLAPSE_CWND} MSS: capped by a collapsing window, cap_cause "
+            "window-collapse")
+
+
+def offload_expect(cfg, k, t, point, e, why):
+    """The s2c offload verdict of connection t at `point`; k: the server's samples."""
+    m = t["offload"]
+    e["tcpdiag.offload.dir"] = "s2c"
+    e["tcpdiag.offload.verdict"] = m["verdict"]
+    why.append(offload_story(cfg, k, m["verdict"]))
+    why.append(sizes_story(m, point))
+    if m["cap_cause"]:
+        e["tcpdiag.offload.cap_cause"] = m["cap_cause"]
+        why.append(f"from the collapse's first sample on: {sizes_story(m['collapse'], point)}")
+
+
+def senders_expect(truths):
+    """The server's host verdict (Lua tcpdiag.sender.*, on the first packet of each of its
+    flows) from the flows' expected verdicts, by docs/offload.md."""
+    verdicts = [t["offload"]["verdict"] for t in truths]
+    off = verdicts.count("offloaded")
+    capped = [t for t in truths if t["offload"]["verdict"] in CAPPED]
+    mixed = bool(off and capped)
+    e = {"tcpdiag.sender.offload": None}
+    why = [f"the server's flows are {', '.join(verdicts)}"]
+    if mixed:
+        ecn = all(t["negotiated"] for t in capped) and not all(
+            t["negotiated"] for t in truths if t["offload"]["verdict"] == "offloaded")
+        e = {"tcpdiag.sender.offload": "mixed", "tcpdiag.sender.offloaded_flows": off,
+             "tcpdiag.sender.capped_flows": len(capped),
+             "tcpdiag.sender.capped_common": "ecn" if ecn else "nothing"}
+        why.append("some offloaded and some capped: mixed; " + (
+            "only the capped flows negotiated ECN (client TCP_INFO): ecn" if ecn else
+            "ECN does not separate them") + "; every flow goes to the same client "
+            f"{truths[0]['client']}, so destination is not theirs alone; the server's kernel "
+            "counted no retransmission on the capped flows, so not retransmission")
+    elif len(capped) > 1:
+        e = {"tcpdiag.sender.offload": "all-capped", "tcpdiag.sender.offloaded_flows": 0,
+             "tcpdiag.sender.capped_flows": len(capped), "tcpdiag.sender.capped_common": None}
+        why.append("every flow capped: all-capped, a host verdict")
+    elif off:
+        e = {"tcpdiag.sender.offload": "all-offloaded", "tcpdiag.sender.offloaded_flows": off,
+             "tcpdiag.sender.capped_flows": 0, "tcpdiag.sender.capped_common": None}
+        why.append("every flow offloaded: all-offloaded")
+    else:
+        why.append("none offloaded or capped: unknown, no tcpdiag.sender fields")
+    flows = [{"select": {"tcp.stream": t["index"]},
+              "expect": {"tcpdiag.sender.offload_unused":
+                         1 if mixed and t["offload"]["verdict"] in CAPPED else None}}
+             for t in truths]
+    why.append("the Warning tcpdiag.sender.offload_unused on the first packet of each capped "
+               "flow exactly when the sender is mixed")
+    return [{"sender": truths[0]["server"], "why": "; ".join(why), "expect": e, "flows": flows}]
 
 
 OPTS_ALL = "mss,wscale,sack_perm,ts"
@@ -1274,6 +1577,10 @@ def scenario(name):
                 problems.append(f"connection {k['index']}: of the kernel's reductions only "
                                 f"{k['wire']} have a CWR or retransmission in the server's capture")
 
+    if "offload" in cfg:
+        res["kernel_offload"] = kernel_offload(res, os.path.join(tmp, "tcpinfo.csv.gz"))
+        problems += offload_problems(cfg, res)
+
     outputs = []
     for suffix, point in cfg["captures"].items():
         pcap = res["pcaps"][suffix]
@@ -1281,6 +1588,9 @@ def scenario(name):
         problems += check_pcap(cfg, res, pcap, truths, point)
         if "flight" in cfg:
             res.setdefault("capture_flight", {})[suffix] = [capture_flight(pcap, t) for t in truths]
+        if "offload" in cfg:
+            problems += check_offload(cfg, res, pcap, truths, point)
+            res.setdefault("offload_check", {})[suffix] = [t["offload"] for t in truths]
         if "client_opts" in cfg:
             problems += check_opts(cfg, pcap, truths)
             res.setdefault("opts_check", {})[suffix or point] = [
@@ -1302,6 +1612,8 @@ def scenario(name):
             del exp["hosts"]
         if "reaction" in cfg:
             exp["kernel_reductions"] = [reductions_expect(k) for k in res["kernel_cc"]]
+        if "offload" in cfg:
+            exp["senders"] = senders_expect(truths)
         outputs.append((pcap, base, exp))
 
     os.makedirs(LOGS, exist_ok=True)

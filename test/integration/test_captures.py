@@ -64,7 +64,11 @@ def test_capture(pcap):
         names.update(flow["expect"])
     for entry in exp.get("hosts", []):
         names.update(entry["expect"])
-    names = SELECTOR_FIELDS + sorted(names - set(SELECTOR_FIELDS))
+    for entry in exp.get("senders", []):
+        names.update(entry["expect"])
+        for flow in entry["flows"]:
+            names.update(flow["expect"])
+    names = SELECTOR_FIELDS + ["tcp.len"] + sorted(names - set(SELECTOR_FIELDS) - {"tcp.len"})
     rows = fields(pcap, names)
 
     streams = {r["tcp.stream"] for r in rows} - {""}
@@ -92,7 +96,33 @@ def test_capture(pcap):
             if bad:
                 failures.append(f"host {client} {name}: expected {want!r}, got {bad[:3]}"
                                 f" -- {entry.get('why', '')}")
+
+    for entry in exp.get("senders", []):
+        failures += sender_failures(rows, entry)
     assert not failures, "\n".join(failures)
+
+
+def first_packet(rows, stream):
+    return next(r for r in rows if r["tcp.stream"] == stream)
+
+
+def sender_failures(rows, entry):
+    """Per-sender rules (Lua) sit on the first packet of every flow the sender
+    sent data in; each listed flow's own expectations on its first packet."""
+    address = entry["sender"]
+    streams = {r["tcp.stream"] for r in rows
+               if r["tcp.len"] not in ("", "0") and address in (r["ip.src"], r["ipv6.src"])}
+    assert streams, f"no data from {address}"
+    failures = []
+    checks = [(first_packet(rows, s), entry["expect"]) for s in sorted(streams, key=int)]
+    checks += [(first_packet(rows, str(flow["select"]["tcp.stream"])), flow["expect"])
+               for flow in entry["flows"]]
+    for row, expect in checks:
+        for name, want in expect.items():
+            if not matches(row[name], want):
+                failures.append(f"sender {address} stream {row['tcp.stream']} {name}: expected {want!r}, "
+                                f"got {row[name]!r} -- {entry.get('why', '')}")
+    return failures
 
 
 def check_robustness(pcap):
