@@ -132,10 +132,16 @@ function feed.dissector(tvb, pinfo, tree)
     fed = true
 end
 
-local function add_generated(tree, field, value)
-    if value ~= nil then
-        tree:add(field, value):set_generated()
+-- A generated subtree of rule fields: { {field, value}, ... }, absent values left out.
+local function add_rules(tree, proto, title, values)
+    local sub = tree:add(proto, title)
+    sub:set_generated()
+    for _, pair in ipairs(values) do
+        if pair[2] ~= nil then
+            sub:add(pair[1], pair[2]):set_generated()
+        end
     end
+    return sub
 end
 
 local function is_slower(s)
@@ -150,22 +156,15 @@ function host.dissector(tvb, pinfo, tree)
     if not s then
         return
     end
-    local sub = tree:add(host, "tcpdiag host rules: client " .. client)
-    sub:set_generated()
-    add_generated(sub, hf.conns, s.conns)
-    add_generated(sub, hf.ecn_requested, s.requested)
-    add_generated(sub, hf.ecn_negotiated, s.negotiated)
-    add_generated(sub, hf.ecn_share, string.format("%s of %s requested ECN", tostring(s.requested),
-        tostring(s.conns)))
-    add_generated(sub, hf.ecn_median_duration, s.ecn_duration)
-    add_generated(sub, hf.other_median_duration, s.other_duration)
-    add_generated(sub, hf.ecn_median_throughput, s.ecn_throughput)
-    add_generated(sub, hf.other_median_throughput, s.other_throughput)
-    add_generated(sub, hf.ecn_slowdown, s.slowdown)
-    add_generated(sub, hf.opts_missing_conns, s.opts_missing)
-    add_generated(sub, hf.opts_share, string.format(
-        "%s of %s connections sent SYNs without wscale, sack or ts", tostring(s.opts_missing),
-        tostring(s.opts_known)))
+    local sub = add_rules(tree, host, "tcpdiag host rules: client " .. client, {
+        { hf.conns, s.conns }, { hf.ecn_requested, s.requested }, { hf.ecn_negotiated, s.negotiated },
+        { hf.ecn_share, string.format("%s of %s requested ECN", tostring(s.requested), tostring(s.conns)) },
+        { hf.ecn_median_duration, s.ecn_duration }, { hf.other_median_duration, s.other_duration },
+        { hf.ecn_median_throughput, s.ecn_throughput }, { hf.other_median_throughput, s.other_throughput },
+        { hf.ecn_slowdown, s.slowdown }, { hf.opts_missing_conns, s.opts_missing },
+        { hf.opts_share, string.format("%s of %s connections sent SYNs without wscale, sack or ts",
+            tostring(s.opts_missing), tostring(s.opts_known)) },
+    })
     if negotiated == "1" and is_slower(s) then
         sub:add_proto_expert_info(ei_ecn_slower, string.format(
             "ECN flows of %s are %.1fx slower than its other flows (median %.0f vs %.0f B/s)",
@@ -302,14 +301,11 @@ function sender.dissector(tvb, pinfo, tree)
     if not f or s.offload == "unknown" then
         return
     end
-    local sub = tree:add(sender, "tcpdiag sender rules: " .. address)
-    sub:set_generated()
-    add_generated(sub, shf.offload, s.offload)
-    add_generated(sub, shf.offloaded_flows, s.offloaded)
-    add_generated(sub, shf.capped_flows, s.capped)
-    add_generated(sub, shf.capped_common, s.common)
-    add_generated(sub, shf.capped_median_throughput, s.capped_rate)
-    add_generated(sub, shf.offloaded_median_throughput, s.offloaded_rate)
+    local sub = add_rules(tree, sender, "tcpdiag sender rules: " .. address, {
+        { shf.offload, s.offload }, { shf.offloaded_flows, s.offloaded }, { shf.capped_flows, s.capped },
+        { shf.capped_common, s.common }, { shf.capped_median_throughput, s.capped_rate },
+        { shf.offloaded_median_throughput, s.offloaded_rate },
+    })
     if s.offload == "mixed" and is_capped(f.verdict) then
         sub:add_proto_expert_info(ei_offload_unused, string.format(
             "Offload not used on this flow while %d other flows from this host use it "
