@@ -61,18 +61,44 @@ static void settle(td_cc *cc, unsigned i)
     memmove(&cc->pending_round[i], &cc->pending_round[i + 1], (cc->npending - i) * sizeof cc->pending_round[0]);
 }
 
+/* A loss that comes before the last one's cut could be measured takes its place:
+ * their effects cannot be told apart. */
+static void drop_unmeasured_losses(td_cc *cc)
+{
+    for (unsigned i = 0; i < cc->npending;) {
+        const td_cc_event *e = &cc->events[cc->pending[i]];
+        if (e->kind == TD_CC_LOSS && !e->measured)
+            settle(cc, i);
+        else
+            i++;
+    }
+}
+
+/* While SACKed data sits above a hole, una stays put and flight looks larger
+ * than what the sender keeps out: a loss's cut shows only after recovery. */
+static bool recovering(const td_flight *f)
+{
+    return f->cc.in_recovery && (int32_t)(f->una - f->cc.recovery_point) < 0;
+}
+
 /* The sender answered a signal: the round trips after this one show the cut. */
 static td_cc_event *respond(td_flight *f, uint32_t frame, td_cc_event_kind kind)
 {
     td_cc *cc = &f->cc;
-    td_cc_event *e = add_event(cc, frame, kind);
+    td_cc_event *e;
+
+    if (kind == TD_CC_LOSS)
+        drop_unmeasured_losses(cc);
+    e = add_event(cc, frame, kind);
 
     cc->signal_round = f->rounds;
     cc->signalled = true;
     cc->responses++;
     if (!e)
         return NULL;
-    e->before = cc->last_round_flight ? cc->last_round_flight : f->round_flight;
+    /* The flight the signal found: in slow start the open round already holds
+     * twice the last one, and a cut is measured from there. */
+    e->before = cc->last_round_flight > f->round_flight ? cc->last_round_flight : f->round_flight;
     if (cc->npending == TD_CC_PENDING)
         settle(cc, 0);                  /* the oldest keeps what it has measured */
     cc->pending[cc->npending] = (uint16_t)(e - cc->events);
@@ -196,8 +222,9 @@ void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t n
 
     for (unsigned i = 0; i < cc->npending;) {
         td_cc_event *e = &cc->events[cc->pending[i]];
-        uint32_t response_round = cc->pending_round[i];
-        if (index <= response_round) {
+        if (e->kind == TD_CC_LOSS && recovering(f))
+            cc->pending_round[i] = index;       /* count from the end of recovery */
+        if (index <= cc->pending_round[i]) {
             i++;
             continue;
         }
@@ -205,7 +232,7 @@ void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t n
             e->after = flight;
             e->measured = e->before > 0;
         }
-        if (index >= response_round + 2)
+        if (index >= cc->pending_round[i] + 2)
             settle(cc, i);
         else
             i++;
