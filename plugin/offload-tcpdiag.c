@@ -40,10 +40,8 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     if (dir)
         add_string(sub, hf_dir, tvb, dir);
     add_string(sub, hf_verdict, tvb, td_offload_verdict_name(r->verdict));
-    if (f->unknown_reason || r->reason)
-        add_string(sub, hf_reason, tvb, f->unknown_reason ? f->unknown_reason : r->reason);
-    if (f->unknown_reason)
-        return;
+    if (r->reason)
+        add_string(sub, hf_reason, tvb, r->reason);
     if (f->mss) {
         add_uint(sub, hf_mss, tvb, f->mss);
         add_string(sub, hf_mss_source, tvb, f->ctx.peer_mss ? "handshake" : "inferred");

@@ -39,6 +39,8 @@ static uint32_t seq_max(uint32_t a, uint32_t b)
 void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason)
 {
     memset(f, 0, sizeof *f);
+    /* segment sizes need no lag: they are profiled even without a handshake */
+    td_offload_begin(&f->seg, ctx ? ctx->peer_mss : 0);
     if (!ctx) {
         f->unknown_reason = unknown_reason;
         return;
@@ -46,7 +48,6 @@ void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unk
     f->ctx = *ctx;
     f->lag_ns = ctx->ack_lag_ns;
     td_cc_begin(&f->cc, ctx->feedback);
-    td_offload_begin(&f->seg, ctx->peer_mss);
 }
 
 void td_flight_free(td_flight *f)
@@ -363,7 +364,13 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     uint32_t end = rec->seq + rec->payload_len;
     bool started = f->rounds || f->in_round || f->idle;
 
-    if (!measuring(f) || !rec->payload_len)
+    if (!rec->payload_len)
+        return;
+    /* the MSS: the largest segment at or below the announced one (or 1460) */
+    if (rec->payload_len <= f->seg.unit && rec->payload_len > f->mss)
+        f->mss = rec->payload_len;
+    td_offload_data(&f->seg, rec);
+    if (!measuring(f))
         return;
     if (!started) {
         f->una = f->nxt = rec->seq;
@@ -378,8 +385,6 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
      * ACK had reached it: the lag measured at the handshake is only an estimate. */
     while (f->ring_len && f->have_edge && seq_before(f->edge, end))
         deliver_oldest(f, cfg);
-    if (rec->payload_len <= (f->ctx.peer_mss ? f->ctx.peer_mss : UINT16_MAX) && rec->payload_len > f->mss)
-        f->mss = rec->payload_len;
     bool retransmission = seq_before(rec->seq, f->nxt);
     if (retransmission) {
         if (!f->retransmissions)
@@ -413,13 +418,14 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     if (f->have_edge && f->in_round && (int32_t)(f->edge - f->nxt) < (int32_t)(f->mss ? f->mss : 1))
         f->round_events |= EV_RWND;
     td_cc_data(f, rec, retransmission);
-    td_offload_data(&f->seg, rec);
 }
 
 void td_flight_finish(td_flight *f, const td_flight_config *cfg)
 {
-    if (!measuring(f))
+    if (!measuring(f)) {
+        td_offload_judge(f, cfg);
         return;
+    }
     while (f->ring_len)
         deliver_oldest(f, cfg);
     f->in_round = false;                    /* never acknowledged in the capture */

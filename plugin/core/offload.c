@@ -155,13 +155,13 @@ void td_offload_judge(td_flight *f, const td_flight_config *cfg)
     td_offload_result *out = &f->seg.result;
 
     memset(out, 0, sizeof *out);
+    out->median = size_quantile(o, f->mss, 50);
+    out->p95 = size_quantile(o, f->mss, 95);
+    out->super_share = o->bytes ? 100.0 * (double)o->super_bytes / (double)o->bytes : 0.0;
     if (f->unknown_reason) {
         out->reason = f->unknown_reason;
         return;
     }
-    out->median = size_quantile(o, f->mss, 50);
-    out->p95 = size_quantile(o, f->mss, 95);
-    out->super_share = o->bytes ? 100.0 * (double)o->super_bytes / (double)o->bytes : 0.0;
     if (f->new_bytes < MIN_BYTES) {
         out->reason = "too little data: under 64 kB";
         return;

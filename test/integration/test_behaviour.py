@@ -206,3 +206,14 @@ def test_congestion_notes_one_per_response_not_per_packet():
     ece = fields(CUBIC_RANDOM, ["frame.number"], extra=["-Y", "tcp.flags.ece == 1 && tcp.len == 0"])
     assert notes and {r["frame.number"] for r in notes} <= {r["frame.number"] for r in cwr}
     assert len(notes) < len(ece)
+
+
+def test_midflow_sizes_profiled_with_an_inferred_mss():
+    """lab-midflow: tcpdump started mid-transfer (no handshake). The segment sizes
+    are still profiled, with the MSS inferred from the largest full segment
+    (Linux, timestamps on: 1448), but no offload verdict is claimed."""
+    rows = fields(CAPTURES / "lab-midflow.pcap", ["tcpdiag.offload.verdict", "tcpdiag.offload.mss",
+                                                  "tcpdiag.offload.mss_source", "tcpdiag.offload.reason"])
+    assert {(r["tcpdiag.offload.verdict"], r["tcpdiag.offload.mss"], r["tcpdiag.offload.mss_source"])
+            for r in rows} == {("unknown", "1448", "inferred")}
+    assert all("handshake" in r["tcpdiag.offload.reason"] for r in rows)
