@@ -51,7 +51,7 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
 {
     const td_flight *f = flow->flight[sender];
     const td_cc *cc = &f->cc;
-    const char *dir = td_flow_roles_known(flow) ? (sender == flow->client ? "c2s" : "s2c") : NULL;
+    const char *dir = td_flow_dir_name(flow, sender);
     td_reaction reaction = f->unknown_reason ? TD_REACTION_UNKNOWN : cc->reaction;
     proto_tree *sub = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_cc, NULL, "Congestion %s: %s",
                                                     dir ? dir : "", td_reaction_name(reaction));
@@ -100,7 +100,7 @@ static void add_event(proto_tree *tree, tvbuff_t *tvb, const td_cc_event *e)
 void tcpdiag_cc_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, uint32_t frame)
 {
     for (int i = 0; i < 2; i++) {
-        int sender = td_flow_roles_known(flow) ? (i == 0 ? flow->client : td_flow_server(flow)) : i;
+        int sender = td_flow_sender_at(flow, i);
         const td_cc_event *e;
         if (!flow->flight[sender])
             continue;

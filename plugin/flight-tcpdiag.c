@@ -39,19 +39,6 @@ static expert_field ei_rwnd_limited = EI_INIT;
 
 static unsigned sender_warn_mss = 16;
 
-/* Endpoints in display order: client first when roles are known. */
-static int sender_at(const td_flow *flow, int i)
-{
-    return td_flow_roles_known(flow) ? (i == 0 ? flow->client : td_flow_server(flow)) : i;
-}
-
-static const char *dir_name(const td_flow *flow, int sender)
-{
-    if (!td_flow_roles_known(flow))
-        return NULL;
-    return sender == flow->client ? "c2s" : "s2c";
-}
-
 static void add_plateau_items(proto_tree *tree, tvbuff_t *tvb, const td_flight *f, const td_plateau *p)
 {
     add_uint(tree, hf_plateau, tvb, p->high);
@@ -72,7 +59,7 @@ static void add_plateau_items(proto_tree *tree, tvbuff_t *tvb, const td_flight *
 static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender)
 {
     const td_flight *f = flow->flight[sender];
-    const char *dir = dir_name(flow, sender);
+    const char *dir = td_flow_dir_name(flow, sender);
     const char *why;
     td_limit limit = td_flight_limit(f, &why);
     proto_tree *sub = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_flight, NULL,
@@ -106,7 +93,7 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
 void tcpdiag_flight_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow)
 {
     for (int i = 0; i < 2; i++) {
-        int sender = sender_at(flow, i);
+        int sender = td_flow_sender_at(flow, i);
         if (flow->flight[sender])
             add_direction(tree, tvb, flow, sender);
     }

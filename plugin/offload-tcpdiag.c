@@ -32,7 +32,7 @@ static expert_field ei_capped = EI_INIT;
 static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender)
 {
     const td_flight *f = flow->flight[sender];
-    const char *dir = td_flow_roles_known(flow) ? (sender == flow->client ? "c2s" : "s2c") : NULL;
+    const char *dir = td_flow_dir_name(flow, sender);
     const td_offload_result *r = &f->seg.result;
     proto_tree *sub = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_offload, NULL, "Offload %s: %s",
                                                     dir ? dir : "", td_offload_verdict_name(r->verdict));
@@ -66,7 +66,7 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
 void tcpdiag_offload_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow)
 {
     for (int i = 0; i < 2; i++) {
-        int sender = td_flow_roles_known(flow) ? (i == 0 ? flow->client : td_flow_server(flow)) : i;
+        int sender = td_flow_sender_at(flow, i);
         if (flow->flight[sender])
             add_direction(tree, tvb, flow, sender);
     }

@@ -95,7 +95,6 @@ static expert_field ei_opts_ts_vanished = EI_INIT;
 
 /* Role-named directions: index 0 = client → server, 1 = server → client. */
 enum { C2S = 0, S2C = 1 };
-static const char *const dir_name[2] = { "c2s", "s2c" };
 
 /* The fields the postdissector reads: one table feeds both the wanted-hfid list
  * and the lookups. Every wanted field costs tshark time on every packet, and a
@@ -300,12 +299,6 @@ static void add_address(proto_tree *tree, int hf, tvbuff_t *tvb, const td_addr *
     add_string(tree, hf, tvb, text);
 }
 
-/* Endpoint index of a role-named direction's sender. */
-static int sender_of(const td_flow *flow, int dir)
-{
-    return dir == C2S ? flow->client : td_flow_server(flow);
-}
-
 static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
 {
     const td_flow *flow = pkt->flow;
@@ -318,7 +311,7 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
     if (td_flow_roles_known(flow)) {
         int server = td_flow_server(flow);
         if (pkt->sender != QUOTED)
-            add_string(tree, hf_dir, tvb, dir_name[pkt->sender == flow->client ? C2S : S2C]);
+            add_string(tree, hf_dir, tvb, td_flow_dir_name(flow, pkt->sender));
         add_address(flow_tree, hf_flow_client, tvb, &flow->addr[flow->client]);
         add_uint(flow_tree, hf_flow_client_port, tvb, flow->port[flow->client]);
         add_address(flow_tree, hf_flow_server, tvb, &flow->addr[server]);
@@ -342,7 +335,7 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
         add_uint(flow_tree, hf_flow_packets, tvb, flow->packets);
         for (int dir = C2S; dir <= S2C && td_flow_roles_known(flow); dir++)
             proto_item_set_generated(proto_tree_add_uint64(flow_tree, hf_flow_bytes[dir], tvb, 0, 0,
-                                                           flow->sent[sender_of(flow, dir)].payload_bytes));
+                                                           flow->sent[td_flow_sender_at(flow, dir)].payload_bytes));
     }
 }
 
@@ -365,7 +358,7 @@ static void add_ecn_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt,
     if (!complete || !td_flow_roles_known(flow))
         return;
     for (int dir = C2S; dir <= S2C; dir++) {
-        int sender = sender_of(flow, dir);
+        int sender = td_flow_sender_at(flow, dir);
         for (int cp = TD_NOT_ECT; cp <= TD_CE; cp++)
             add_uint(ecn_tree, hf_ecn_count[dir][cp], tvb, flow->sent[sender].ecn_count[cp]);
         add_string(ecn_tree, hf_ecn_data[dir], tvb,
@@ -393,7 +386,7 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
         return;
     opts_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_opts, NULL, "Handshake options");
     for (int dir = C2S; dir <= S2C; dir++) {
-        int sender = sender_of(flow, dir);
+        int sender = td_flow_sender_at(flow, dir);
         const td_tcp_options *opts = &flow->hs.opts[sender];
         if (!flow->hs.opts_seen[sender] || !opts->complete)
             continue;
@@ -522,7 +515,7 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
         return;
     const td_dir_stats *sent = &flow->sent[pkt->sender];
     td_ecn_data_use use = td_flow_ecn_data_use(flow, pkt->sender);
-    const char *dir = dir_name[pkt->sender == flow->client ? C2S : S2C];
+    const char *dir = td_flow_dir_name(flow, pkt->sender);
     if (use == TD_ECN_DATA_UNMARKED && frame == sent->first_data_frame)
         proto_tree_add_expert_format(tree, pinfo, &ei_ecn_data_unmarked, tvb, 0, 0,
                                      "ECN negotiated but no %s data segment is ECT-marked at this "

@@ -37,10 +37,8 @@ static td_cc_event *add_event(td_cc *cc, uint32_t frame, td_cc_event_kind kind)
 {
     td_cc_event *e;
 
-    if (cc->nevents == TD_CC_MAX_EVENTS) {
-        cc->events_dropped++;
-        return NULL;
-    }
+    if (cc->nevents == TD_CC_MAX_EVENTS)
+        return NULL;                    /* counts go on; medians use the first ones */
     if (cc->nevents == cc->capacity) {
         cc->capacity = cc->capacity ? (uint16_t)MIN(2 * cc->capacity, TD_CC_MAX_EVENTS) : 16;
         cc->events = g_renew(td_cc_event, cc->events, cc->capacity);
@@ -92,7 +90,6 @@ static td_cc_event *respond(td_flight *f, uint32_t frame, td_cc_event_kind kind)
     e = add_event(cc, frame, kind);
 
     cc->signal_round = f->rounds;
-    cc->signalled = true;
     cc->responses++;
     if (!e)
         return NULL;
@@ -205,7 +202,7 @@ static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t
     td_cc *cc = &f->cc;
     uint32_t unit = f->mss ? f->mss : 1;
 
-    if (!cc->signalled || cc->responses < 2 ||
+    if (cc->responses < 2 ||
         flight > cfg->collapse_mss * unit || index - cc->signal_round > SIGNAL_MEMORY_ROUNDS)
         return;
     if (!cc->collapse_rounds || flight < cc->collapse_floor)

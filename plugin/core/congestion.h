@@ -46,7 +46,7 @@ enum { TD_CC_MAX_EVENTS = 512, TD_CC_PENDING = 4 };
 
 typedef struct td_cc {
     td_ecn_feedback feedback;
-    uint32_t ce, ece_episodes, cwr, ace_marks, losses, events_dropped;   /* cwr: answered echoes */
+    uint32_t ce, ece_episodes, cwr, ace_marks, losses;   /* cwr: answered echoes */
     /* ECE episodes in capture order */
     bool     ece_on;
     int64_t  first_ce_ns;               /* first CE since the last episode began, -1 none */
@@ -60,7 +60,6 @@ typedef struct td_cc {
     bool     in_recovery;
     uint32_t recovery_point;
     uint32_t last_round_flight, signal_round;
-    bool     signalled;
     /* responses waiting for the round trips that show their effect */
     uint16_t pending[TD_CC_PENDING];
     uint32_t pending_round[TD_CC_PENDING];

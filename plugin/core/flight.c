@@ -157,7 +157,6 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
         end_run(f, cfg);
         if (!at_window)
             f->limit_ns[TD_LIMIT_CWND] += ns;
-        f->ece_rounds += !!(f->round_events & EV_ECE);
         note_event(f, (f->round_events & EV_RETRANSMISSION) ? TD_ONSET_RETRANSMISSION : TD_ONSET_ECN_ECHO);
         f->peak_at_signal = f->round_flight > f->peak_since_signal ? f->round_flight : f->peak_since_signal;
         f->peak_since_signal = 0;

@@ -104,7 +104,7 @@ typedef struct td_flight {
     int64_t  idle_since_ns;
 
     /* history */
-    uint32_t rounds, max_flight, max_window, retransmissions, ece_rounds;
+    uint32_t rounds, max_flight, max_window, retransmissions;
     int64_t  round_ns_total;
     uint32_t peak_since_signal, peak_at_signal;
     td_onset last_event;

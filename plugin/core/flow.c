@@ -365,6 +365,20 @@ int td_flow_server(const td_flow *flow)
     return flow->client < 0 ? -1 : 1 - flow->client;
 }
 
+int td_flow_sender_at(const td_flow *flow, int i)
+{
+    if (!td_flow_roles_known(flow))
+        return i;
+    return i == 0 ? flow->client : td_flow_server(flow);
+}
+
+const char *td_flow_dir_name(const td_flow *flow, int sender)
+{
+    if (!td_flow_roles_known(flow))
+        return NULL;
+    return sender == flow->client ? "c2s" : "s2c";
+}
+
 const char *td_flow_data_sender(const td_flow *flow)
 {
     bool client_sent, server_sent;

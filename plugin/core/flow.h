@@ -95,6 +95,11 @@ const td_config *td_engine_config(const td_engine *engine);
 bool td_flow_roles_known(const td_flow *flow);
 /* Endpoint index of the server, -1 when roles are unknown. */
 int td_flow_server(const td_flow *flow);
+/* The sender of the i-th direction in display order (0, 1): client to server
+ * first when roles are known, endpoint 0 first otherwise. */
+int td_flow_sender_at(const td_flow *flow, int i);
+/* "c2s" or "s2c" for data sent by that endpoint; NULL when roles are unknown. */
+const char *td_flow_dir_name(const td_flow *flow, int sender);
 const char *td_flow_data_sender(const td_flow *flow);
 /* The data direction that carried most payload (the transfer an analyst cares
  * about): its sender's endpoint index, -1 when no direction carried data. */
