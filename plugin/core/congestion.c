@@ -338,6 +338,23 @@ bool td_cc_collapsed(const td_cc *cc, const td_flight_config *cfg)
     return cc->collapse_rounds && cc->collapse_rounds >= cfg->collapse_min_rounds;
 }
 
+unsigned td_cc_measured_responses(const td_cc *cc, bool ecn)
+{
+    unsigned n = 0;
+
+    for (unsigned i = 0; i < cc->nevents; i++) {
+        const td_cc_event *e = &cc->events[i];
+        bool is_ecn = e->kind == TD_CC_CWR || e->kind == TD_CC_ACE;
+        n += e->measured && (ecn ? is_ecn : e->kind == TD_CC_LOSS);
+    }
+    return n;
+}
+
+bool td_cc_cuts_like_loss(double median_ratio)
+{
+    return median_ratio >= 0 && median_ratio < NO_CUT_RATIO;
+}
+
 const char *td_cc_unobserved(const td_flight *f)
 {
     const td_cc *cc = &f->cc;

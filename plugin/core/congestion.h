@@ -96,6 +96,10 @@ void td_cc_finish(struct td_flight *f, const struct td_flight_config *cfg);
 /* The event recorded at this frame, NULL when none. */
 const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame);
 bool td_cc_collapsed(const td_cc *cc, const struct td_flight_config *cfg);
+/* Responses whose cut was measured: to ECN (CWR, AccECN marks) or to losses. */
+unsigned td_cc_measured_responses(const td_cc *cc, bool ecn);
+/* A median response ratio (ecn_ratio, loss_ratio) that cut like a loss does. */
+bool td_cc_cuts_like_loss(double median_ratio);
 /* Which events this capture point cannot show (static text), NULL when none. */
 const char *td_cc_unobserved(const struct td_flight *f);
 

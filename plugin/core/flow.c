@@ -8,6 +8,7 @@ struct td_engine {
     const td_config *cfg;
     GHashTable *by_stream;      /* stream → td_flow* (owned by flows) */
     GPtrArray  *flows;          /* first-appearance order, owns the flows */
+    td_stalls  *stalls;
     bool finished;
 };
 
@@ -17,6 +18,7 @@ void td_config_defaults(td_config *cfg)
     cfg->vantage_min_delay_us = 1000;
     cfg->vantage_override = TD_VANTAGE_UNKNOWN;
     td_flight_config_defaults(&cfg->flight);
+    td_stall_config_defaults(&cfg->stall);
 }
 
 static void flow_free(gpointer data)
@@ -33,6 +35,7 @@ td_engine *td_engine_new(const td_config *cfg)
     engine->cfg = cfg;
     engine->by_stream = g_hash_table_new(g_direct_hash, g_direct_equal);
     engine->flows = g_ptr_array_new_with_free_func(flow_free);
+    engine->stalls = td_stalls_new(&cfg->stall);
     return engine;
 }
 
@@ -42,12 +45,18 @@ void td_engine_free(td_engine *engine)
         return;
     g_hash_table_destroy(engine->by_stream);
     g_ptr_array_free(engine->flows, TRUE);
+    td_stalls_free(engine->stalls);
     g_free(engine);
 }
 
 const td_config *td_engine_config(const td_engine *engine)
 {
     return engine->cfg;
+}
+
+const td_stalls *td_engine_stalls(const td_engine *engine)
+{
+    return engine->stalls;
 }
 
 static bool same_endpoint(const td_addr *a, uint16_t a_port, const td_addr *b, uint16_t b_port)
@@ -69,6 +78,7 @@ static td_flow *flow_new(td_engine *engine, const td_record *rec)
     flow->first_ns = rec->time_ns;
     flow->hs.syn_ip_ecn = -1;
     flow->hs.synack_ip_ecn = -1;
+    td_silence_init(flow->silence);
     g_hash_table_insert(engine->by_stream, GUINT_TO_POINTER(rec->stream), flow);
     g_ptr_array_add(engine->flows, flow);
     return flow;
@@ -90,6 +100,7 @@ static void note_syn(td_flow *flow, const td_record *rec, int sender)
         memset(hs, 0, sizeof *hs);
         hs->syn_ip_ecn = hs->synack_ip_ecn = -1;
         hs->first_syn_frame = rec->frame;
+        hs->first_syn_ns = rec->time_ns;
         hs->first_syn_flags = rec->tcp_flags;
         hs->syn_isn = rec->seq;
     } else {
@@ -306,6 +317,7 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
     note_timestamps(flow, rec, from);
     update_ecn_outcome(flow, rec);
     note_flight(engine, flow, rec, from);
+    td_stalls_packet(engine->stalls, flow->silence, flow->index, from, rec);
     *sender = from;
     return flow;
 }
@@ -337,6 +349,7 @@ void td_engine_finish(td_engine *engine)
         else
             decide_ecn(flow, TD_ECN_UNKNOWN, flow->hs.first_syn_frame, "no SYN-ACK in the capture");
     }
+    td_stalls_finish(engine->stalls);
     engine->finished = true;
 }
 

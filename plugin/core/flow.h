@@ -7,6 +7,7 @@
 #include "ecn.h"
 #include "flight.h"
 #include "record.h"
+#include "stall.h"
 
 typedef enum td_vantage {
     TD_VANTAGE_UNKNOWN = 0,
@@ -26,6 +27,7 @@ typedef struct td_config {
     /* Set by the analyst who knows where the capture was taken. */
     td_vantage vantage_override;
     td_flight_config flight;
+    td_stall_config stall;
 } td_config;
 
 void td_config_defaults(td_config *cfg);
@@ -42,7 +44,7 @@ typedef struct td_dir_stats {
 
 typedef struct td_handshake {
     uint32_t first_syn_frame, last_syn_frame, synack_frame, ack_frame;
-    int64_t  last_syn_ns, synack_ns, ack_ns;
+    int64_t  first_syn_ns, last_syn_ns, synack_ns, ack_ns;
     uint16_t first_syn_flags, last_syn_flags, synack_flags;
     uint32_t syn_isn;
     int8_t   syn_ip_ecn, synack_ip_ecn;   /* td_ip_ecn, -1 when not known */
@@ -66,6 +68,7 @@ typedef struct td_flow {
     td_ip_ecn accecn_feedback;
     const char *ecn_reason;         /* static text, NULL when none */
     td_flight *flight[2];           /* by sending endpoint, from its first data segment */
+    td_silence silence[2];          /* by sending endpoint: host-stall bookkeeping */
 } td_flow;
 
 typedef struct td_engine td_engine;
@@ -91,6 +94,8 @@ guint td_engine_flow_count(const td_engine *engine);
 const td_flow *td_engine_flow_at(const td_engine *engine, guint index);
 
 const td_config *td_engine_config(const td_engine *engine);
+/* Host-wide stalls, settled by td_engine_finish(). */
+const td_stalls *td_engine_stalls(const td_engine *engine);
 
 bool td_flow_roles_known(const td_flow *flow);
 /* Endpoint index of the server, -1 when roles are unknown. */

@@ -1,0 +1,284 @@
+#include "advice.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+
+void td_format_rate(double bytes_per_s, char *buf, size_t size)
+{
+    static const char *const units[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s" };
+    double bits = bytes_per_s * 8;
+    unsigned u = 0;
+
+    while (bits >= 1000 && u + 1 < G_N_ELEMENTS(units)) {
+        bits /= 1000;
+        u++;
+    }
+    g_snprintf(buf, size, bits >= 100 || u == 0 ? "%.0f %s" : "%.3g %s", bits, units[u]);
+}
+
+void td_format_duration(int64_t ns, char *buf, size_t size)
+{
+    if (ns >= 1000000000 || ns <= -1000000000)
+        g_snprintf(buf, size, "%.2f s", (double)ns / 1e9);
+    else
+        g_snprintf(buf, size, "%.0f ms", (double)ns / 1e6);
+}
+
+static const char *reference_phrase(const td_diagnosis *diag, char *buf, size_t size)
+{
+    switch ((td_reference)diag->reference) {
+    case TD_REF_CLIENT_FLOWS:
+        g_snprintf(buf, size, "this client's %u other flow%s", diag->peers, diag->peers == 1 ? "" : "s");
+        return buf;
+    case TD_REF_SENDER_FLOWS:
+        g_snprintf(buf, size, "this sender's %u other flow%s", diag->peers, diag->peers == 1 ? "" : "s");
+        return buf;
+    case TD_REF_WINDOW_CEILING:
+        return "what its window allowed";
+    case TD_REF_OWN_RATE:
+        return "its own pace outside the episode";
+    case TD_REF_NONE:
+        break;
+    }
+    return NULL;
+}
+
+void td_advice_cost(const td_diagnosis *diag, char *buf, size_t size)
+{
+    char phrase[64], lost[32];
+    const char *reference = reference_phrase(diag, phrase, sizeof phrase);
+
+    if (!reference || diag->slowdown <= 0) {
+        if (diag->lost_ns > 0) {
+            td_format_duration(diag->lost_ns, lost, sizeof lost);
+            g_snprintf(buf, size, "%s of its time", lost);
+        } else {
+            g_strlcpy(buf, "nothing in this capture to compare it with", size);
+        }
+        return;
+    }
+    if (diag->lost_ns > 0) {
+        td_format_duration(diag->lost_ns, lost, sizeof lost);
+        g_snprintf(buf, size, "%.1fx slower than %s (%s lost)", diag->slowdown, reference, lost);
+    } else {
+        g_snprintf(buf, size, "%.1fx slower than %s", diag->slowdown, reference);
+    }
+}
+
+static const td_flight *diagnosed_flight(const td_flow *flow, const td_diagnosis *diag)
+{
+    return diag->sender < 0 ? NULL : flow->flight[diag->sender];
+}
+
+static const char *sender_role(const td_flow *flow, const td_diagnosis *diag)
+{
+    if (!td_flow_roles_known(flow) || diag->sender < 0)
+        return "the sender";
+    return diag->sender == flow->client ? "the client" : "the server";
+}
+
+/* The congestion signals a direction answered were mostly ECN echoes. */
+static bool ecn_driven(const td_flight *f)
+{
+    return f && td_cc_measured_responses(&f->cc, true) >= f->cc.losses &&
+           (f->cc.cwr || f->cc.ace_marks || f->cc.ece_episodes);
+}
+
+static bool noopt(const td_flow *flow)
+{
+    for (int i = 0; i < 2; i++)
+        if (flow->hs.opts_seen[i] && flow->hs.opts[i].complete && !flow->hs.opts[i].present)
+            return true;
+    return false;
+}
+
+static void summary_of(const td_engine *engine, const td_diagnoses *d, const td_flow *flow,
+                       const td_diagnosis *diag, const char *cost, char *buf, size_t size)
+{
+    const td_flight *f = diagnosed_flight(flow, diag);
+    const td_stalls *stalls = td_engine_stalls(engine);
+    const td_stall_hit *hit;
+    const td_stall *stall;
+    const td_plateau *p;
+    td_options_audit audit;
+    char a[64], b[64], c[64];
+
+    switch ((td_cause)diag->cause) {
+    case TD_CAUSE_HOST_STALL:
+        hit = td_stalls_hit(stalls, flow->index);
+        stall = td_stalls_at(stalls, hit->stall);
+        td_addr_format(&stall->host, a, sizeof a);
+        td_format_duration(stall->end_ns - stall->start_ns, b, sizeof b);
+        td_format_duration(hit->wait_end_ns - hit->wait_start_ns, c, sizeof c);
+        g_snprintf(buf, size, "Host %s sent nothing on any flow for %s (%u of %u flows waiting); this flow waited %s",
+                 a, b, stall->flows_hit, td_diagnoses_stall_active(d, hit->stall), c);
+        return;
+    case TD_CAUSE_ECN_BLACKHOLE:
+        td_format_duration(flow->hs.last_syn_ns - flow->hs.first_syn_ns, a, sizeof a);
+        g_snprintf(buf, size, "The ECN-setup SYN went unanswered and was retried without ECN after %s: "
+                 "ECN SYNs are dropped on the path", a);
+        return;
+    case TD_CAUSE_WINDOW_COLLAPSE:
+        if (ecn_driven(f))
+            g_snprintf(buf, size, "ECN negotiated; %s cut its window on every echo until the flight sat at %.0f "
+                     "segments for %u round trips; %s", sender_role(flow, diag),
+                     (double)f->cc.collapse_floor / MAX(f->mss, 1), f->cc.collapse_rounds, cost);
+        else
+            g_snprintf(buf, size, "Losses kept cutting the window until the flight sat at %.0f segments for %u "
+                     "round trips; %s", (double)f->cc.collapse_floor / MAX(f->mss, 1), f->cc.collapse_rounds,
+                     cost);
+        return;
+    case TD_CAUSE_ECN_LOSS_REACTION:
+        g_snprintf(buf, size, "ECN negotiated; %s cut its flight on every echo (loss-like, median %.2f); %s",
+                 sender_role(flow, diag), f->cc.ecn_ratio, cost);
+        return;
+    case TD_CAUSE_MISSING_OPTIONS:
+        td_options_audit_flow(flow, &audit);
+        td_format_rate(audit.ceiling_throughput, a, sizeof a);
+        g_snprintf(buf, size, "No window scaling (left out by the %s): the window stopped at 64 KiB, %s at the "
+                 "handshake round trip; %s", (audit.left_out_by_client & TD_OPT_WSCALE) ? "client" : "server",
+                 a, cost);
+        return;
+    case TD_CAUSE_RECEIVE_WINDOW:
+        g_snprintf(buf, size, "The receiver's window held the flight %.0f%% of the time (largest window %u B); %s",
+                 td_flight_share(f, TD_LIMIT_RWND), f->max_window, cost);
+        return;
+    case TD_CAUSE_SENDER_LIMITED:
+        p = td_flight_plateau(f);
+        g_snprintf(buf, size, "%s held its flight at %.1f MSS (%u B) for %u round trips, window %u B; %s",
+                 diag->sender == flow->client ? "The client" : "The server", (double)p->high / MAX(f->mss, 1),
+                 p->high, p->rounds, p->min_window, cost);
+        return;
+    case TD_CAUSE_OFFLOAD_CAPPED:
+        g_snprintf(buf, size, "Segments capped at %u B on this flow while %u flows of its sender used offload; %s",
+                 f->seg.result.cap ? f->seg.result.cap : f->mss, diag->peers, cost);
+        return;
+    case TD_CAUSE_PATH_LOSS:
+        g_snprintf(buf, size, "%u loss recoveries, each cutting the flight (median %.2f); %s", f->cc.losses,
+                 f->cc.loss_ratio, cost);
+        return;
+    case TD_CAUSE_APP_LIMITED:
+        g_snprintf(buf, size, "The sending application had nothing to send %.0f%% of the time: the network was "
+                 "not the limit", td_flight_share(f, TD_LIMIT_APP));
+        return;
+    case TD_CAUSE_NONE:
+        g_snprintf(buf, size, "Healthy: nothing held this transfer back%s%s", diag->reason ? " (" : "",
+                 diag->reason ? diag->reason : "");
+        if (diag->reason)
+            g_strlcat(buf, ")", size);
+        return;
+    case TD_CAUSE_UNKNOWN:
+    case TD_CAUSE_COUNT:
+        break;
+    }
+    g_snprintf(buf, size, "No diagnosis: %s", diag->reason ? diag->reason : "the capture does not show enough");
+}
+
+void td_advice_summary(const td_diagnoses *d, const td_flow *flow, char *buf, size_t size)
+{
+    const td_diagnosis *diag = td_diagnosis_of(d, flow);
+    char cost[128];
+
+    td_advice_cost(diag, cost, sizeof cost);
+    summary_of(td_diagnoses_engine(d), d, flow, diag, cost, buf, MIN(size, (size_t)TD_SUMMARY_MAX + 1));
+}
+
+typedef struct advice {
+    const char *fix, *confirm;
+} advice;
+
+static const advice ECN_ADVICE = {
+    "BBR on the sender (Linux net.ipv4.tcp_congestion_control=bbr), which does not cut on every echo; or stop "
+    "the CE marking on the path",
+    "ECN off at the client for one run (macOS sysctl net.inet.tcp.ecn_initiate_out=0, Linux "
+    "net.ipv4.tcp_ecn=0): the flow should then run like the client's other flows" };
+
+static const advice LOSS_ADVICE = {
+    "Locate the loss: a congested bottleneck queue or a lossy link; an AQM with ECN at the bottleneck, or BBR "
+    "on the sender, lowers its cost",
+    "Capture at both ends: segments sent but never received show where the loss is" };
+
+static advice advice_of(const td_diagnoses *d, const td_flow *flow)
+{
+    const td_diagnosis *diag = td_diagnosis_of(d, flow);
+    const td_flight *f = diagnosed_flight(flow, diag);
+    const td_plateau *p;
+
+    switch ((td_cause)diag->cause) {
+    case TD_CAUSE_HOST_STALL:
+        return (advice) {
+            "Find what stopped the host's network stack: buffer exhaustion (macOS/BSD netstat -m, raise "
+            "kern.ipc.nmbclusters; Linux nstat, dmesg), a firewall or a driver reset",
+            "Capture on the host itself: silent there too means the host stopped sending; watch netstat -m "
+            "(mbuf clusters near 100%) during a stall" };
+    case TD_CAUSE_ECN_BLACKHOLE:
+        return (advice) {
+            "A middlebox drops ECN-setup SYNs: fix or bypass it; until then each connection loses a SYN "
+            "timeout (1 s or more)",
+            "Connect with ECN off (Linux net.ipv4.tcp_ecn=0, macOS net.inet.tcp.ecn_initiate_out=0): the first "
+            "SYN is then answered" };
+    case TD_CAUSE_WINDOW_COLLAPSE:
+        return ecn_driven(f) ? ECN_ADVICE : LOSS_ADVICE;
+    case TD_CAUSE_ECN_LOSS_REACTION:
+        return ECN_ADVICE;
+    case TD_CAUSE_MISSING_OPTIONS:
+        if (noopt(flow))
+            return (advice) {
+                "The SYN carried no TCP options (TCP_NOOPT): on macOS setsockopt(IPPROTO_TCP, SO_KEEPALIVE) "
+                "sets TCP_NOOPT (0x08); set SO_KEEPALIVE at SOL_SOCKET",
+                "After the fix the SYN carries MSS, window scale, SACK and timestamps, and the window grows "
+                "past 64 KiB" };
+        return (advice) {
+            "Enable window scaling on the side that left it out (Linux net.ipv4.tcp_window_scaling=1), or stop "
+            "the middlebox that strips it",
+            "SYN and SYN-ACK then both carry a window scale, and the window grows past 64 KiB" };
+    case TD_CAUSE_RECEIVE_WINDOW:
+        return (advice) {
+            "Let the receiver's window grow: drop a fixed SO_RCVBUF (it turns autotuning off), raise "
+            "net.ipv4.tcp_rmem (Linux) or net.inet.tcp.autorcvbufmax (macOS)",
+            "The window the receiver offers (tcp.window_size) stays flat now; after the change it grows with "
+            "the transfer" };
+    case TD_CAUSE_SENDER_LIMITED:
+        p = td_flight_plateau(f);
+        if (p && p->onset == TD_ONSET_RETRANSMISSION)
+            return (advice) {
+                "The sender caps its burst after a retransmission (illumos before #5295: tcp_snd_burst, 5 "
+                "segments): update its stack; check its send buffer and pacing too",
+                "The plateau starts at the first retransmission and stays while the window has room "
+                "(tcpdiag.flight.plateau_headroom)" };
+        return (advice) {
+            "The sender holds its flight below the window: check its send buffer (SO_SNDBUF, "
+            "net.ipv4.tcp_wmem) and any pacing cap (SO_MAX_PACING_RATE)",
+            "The plateau moves when the sender's limit does, while the receiver's window has room to spare" };
+    case TD_CAUSE_OFFLOAD_CAPPED:
+        return (advice) {
+            "Test with segmentation offload off on the sender (macOS sysctl net.inet.tcp.tso=0, Linux ethtool "
+            "-K IFACE tso off gso off)",
+            "If the capped flows then run like the others, offload is at fault: report it to the OS or NIC "
+            "vendor" };
+    case TD_CAUSE_PATH_LOSS:
+        return LOSS_ADVICE;
+    case TD_CAUSE_APP_LIMITED:
+        return (advice) {
+            "Look at the sending application (disk, database, producer), not the network: it had nothing to "
+            "send most of the time",
+            "On Linux, ss -ti on the sender shows app_limited and an empty send queue during the gaps" };
+    case TD_CAUSE_NONE:
+    case TD_CAUSE_UNKNOWN:
+    case TD_CAUSE_COUNT:
+        break;
+    }
+    return (advice) { NULL, NULL };
+}
+
+const char *td_advice_fix(const td_diagnoses *d, const td_flow *flow)
+{
+    return advice_of(d, flow).fix;
+}
+
+const char *td_advice_confirm(const td_diagnoses *d, const td_flow *flow)
+{
+    return advice_of(d, flow).confirm;
+}

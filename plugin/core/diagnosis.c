@@ -1,0 +1,495 @@
+#include "diagnosis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+/* Two measured responses make a reaction, as two recoveries make a lossy path. */
+enum { MIN_RESPONSES = 2, MIN_RECOVERIES = 2 };
+/* A capped flow counts as offload-capped only this much slower than the
+ * offloaded flows of its sender: a cap that costs nothing is not a cause. */
+#define OFFLOAD_MIN_SLOWDOWN 1.5
+
+/* Reference groups: the flows a flow is compared with, by what they share. */
+typedef enum group_set {
+    CLIENT_WITHOUT_ECN,         /* this client's flows that did not negotiate ECN */
+    CLIENT_WITH_WSCALE,         /* this client's flows with window scaling */
+    SENDER_FEW_LOSSES,          /* this sender's flows with fewer than two recoveries */
+    SENDER_OFFLOADED,           /* this sender's flows that used offload */
+    SENDER_NOT_RWND,            /* this sender's flows its receiver's window did not hold */
+    GROUP_SETS
+} group_set;
+
+typedef struct group {
+    GArray *rates[GROUP_SETS];  /* double B/s, then sorted */
+} group;
+
+typedef struct flow_facts {
+    const td_flight *f;         /* the busiest direction, NULL without data */
+    int      sender;
+    double   rate;              /* its payload bytes per second of the flow's life */
+    td_limit limit;
+    const char *limit_why;
+    td_options_audit audit;
+    bool     ecn, wscale, lossy, offloaded, capped;
+    group   *client, *by_sender;
+} flow_facts;
+
+struct td_diagnoses {
+    const td_engine *engine;
+    td_diagnosis *flows;        /* by flow index */
+    guint     nflows;
+    uint32_t *stall_active;     /* by stall index */
+};
+
+const char *td_cause_name(td_cause cause)
+{
+    static const char *const names[TD_CAUSE_COUNT] = {
+        "none", "host-stall", "ecn-blackhole", "window-collapse", "missing-options", "receive-window",
+        "sender-limited", "offload-capped", "ecn-loss-reaction", "path-loss", "app-limited", "unknown",
+    };
+    return (unsigned)cause < TD_CAUSE_COUNT ? names[cause] : "unknown";
+}
+
+const char *td_reference_name(td_reference reference)
+{
+    switch (reference) {
+    case TD_REF_CLIENT_FLOWS:   return "client-flows";
+    case TD_REF_SENDER_FLOWS:   return "sender-flows";
+    case TD_REF_WINDOW_CEILING: return "window-ceiling";
+    case TD_REF_OWN_RATE:       return "own-rate";
+    case TD_REF_NONE:           break;
+    }
+    return "none";
+}
+
+void td_causes_list(unsigned causes, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    if (!size)
+        return;
+    buf[0] = '\0';
+    for (int c = TD_CAUSE_HOST_STALL; c < TD_CAUSE_UNKNOWN; c++)
+        if (causes & (1u << c))
+            used += (size_t)g_snprintf(buf + MIN(used, size - 1), size - MIN(used, size - 1), "%s%s",
+                                     used ? "," : "", td_cause_name((td_cause)c));
+    if (!used)
+        g_strlcpy(buf, "none", size);
+}
+
+/* ---------------------------------------------------------------- groups */
+
+static guint addr_hash(gconstpointer key)
+{
+    const td_addr *a = key;
+    guint h = a->len;
+    for (unsigned i = 0; i < a->len && i < sizeof a->bytes; i++)
+        h = h * 31 + a->bytes[i];
+    return h;
+}
+
+static gboolean addr_equal(gconstpointer x, gconstpointer y)
+{
+    const td_addr *a = x, *b = y;
+    return a->len == b->len && memcmp(a->bytes, b->bytes, MIN(a->len, sizeof a->bytes)) == 0;
+}
+
+static void group_free(gpointer data)
+{
+    group *g = data;
+    for (int i = 0; i < GROUP_SETS; i++)
+        if (g->rates[i])
+            g_array_free(g->rates[i], TRUE);
+    g_free(g);
+}
+
+static group *group_of(GHashTable *groups, const td_addr *addr)
+{
+    group *g = g_hash_table_lookup(groups, addr);
+    if (!g) {
+        g = g_new0(group, 1);
+        g_hash_table_insert(groups, (gpointer)addr, g);
+    }
+    return g;
+}
+
+static void group_add(group *g, group_set set, double rate)
+{
+    if (!g->rates[set])
+        g->rates[set] = g_array_new(FALSE, FALSE, sizeof(double));
+    g_array_append_val(g->rates[set], rate);
+}
+
+static gint compare_double(gconstpointer a, gconstpointer b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void group_sort(gpointer key G_GNUC_UNUSED, gpointer value, gpointer data G_GNUC_UNUSED)
+{
+    group *g = value;
+    for (int i = 0; i < GROUP_SETS; i++)
+        if (g->rates[i])
+            g_array_sort(g->rates[i], compare_double);
+}
+
+/* The median rate of a reference set (sorted), 0 when empty; *n its size. */
+static double group_median(const group *g, group_set set, uint32_t *n)
+{
+    const GArray *r = g ? g->rates[set] : NULL;
+
+    *n = r ? r->len : 0;
+    if (!*n)
+        return 0;
+    return *n % 2 ? g_array_index(r, double, *n / 2)
+                  : (g_array_index(r, double, *n / 2 - 1) + g_array_index(r, double, *n / 2)) / 2;
+}
+
+/* ---------------------------------------------------------------- facts */
+
+static int64_t flow_ns(const td_flow *flow)
+{
+    return flow->last_ns > flow->first_ns ? flow->last_ns - flow->first_ns : 0;
+}
+
+static void gather(const td_flow *flow, flow_facts *x)
+{
+    int64_t ns = flow_ns(flow);
+
+    memset(x, 0, sizeof *x);
+    x->sender = td_flow_busiest_sender(flow);
+    x->f = x->sender < 0 ? NULL : flow->flight[x->sender];
+    td_options_audit_flow(flow, &x->audit);
+    x->ecn = td_ecn_negotiated(flow->ecn_outcome);
+    x->wscale = x->audit.used[TD_USED_WSCALE] == TD_YES;
+    if (!x->f)
+        return;
+    x->rate = ns > 0 ? (double)flow->sent[x->sender].payload_bytes * 1e9 / (double)ns : 0;
+    x->limit = td_flight_limit(x->f, &x->limit_why);
+    x->lossy = x->f->cc.losses >= MIN_RECOVERIES;
+    x->offloaded = x->f->seg.result.verdict == TD_OFFLOAD_OFFLOADED;
+    x->capped = x->f->seg.result.verdict == TD_OFFLOAD_CAPPED || x->f->seg.result.verdict == TD_OFFLOAD_MSS_CAPPED;
+}
+
+static void file_in_groups(GHashTable *clients, GHashTable *senders, const td_flow *flow, flow_facts *x)
+{
+    if (!x->f || x->rate <= 0)
+        return;
+    if (td_flow_roles_known(flow)) {
+        x->client = group_of(clients, &flow->addr[flow->client]);
+        if (!x->ecn)
+            group_add(x->client, CLIENT_WITHOUT_ECN, x->rate);
+        if (x->wscale)
+            group_add(x->client, CLIENT_WITH_WSCALE, x->rate);
+    }
+    x->by_sender = group_of(senders, &flow->addr[x->sender]);
+    if (!x->lossy)
+        group_add(x->by_sender, SENDER_FEW_LOSSES, x->rate);
+    if (x->offloaded)
+        group_add(x->by_sender, SENDER_OFFLOADED, x->rate);
+    if (x->limit != TD_LIMIT_RWND)
+        group_add(x->by_sender, SENDER_NOT_RWND, x->rate);
+}
+
+/* ---------------------------------------------------------------- causes */
+
+static bool ecn_loss_reaction(const flow_facts *x)
+{
+    const td_cc *cc = &x->f->cc;
+    unsigned ecn = td_cc_measured_responses(cc, true);
+
+    return x->ecn && x->limit == TD_LIMIT_CWND && ecn >= MIN_RESPONSES && ecn >= cc->losses &&
+           td_cc_cuts_like_loss(cc->ecn_ratio);
+}
+
+static bool path_loss(const flow_facts *x)
+{
+    const td_cc *cc = &x->f->cc;
+    return x->limit == TD_LIMIT_CWND && x->lossy && td_cc_cuts_like_loss(cc->loss_ratio);
+}
+
+/* Capped with nothing in the flow to explain it, while the sender's offloaded
+ * flows went markedly faster. */
+static bool offload_capped(const flow_facts *x)
+{
+    uint32_t n;
+    double offloaded = group_median(x->by_sender, SENDER_OFFLOADED, &n);
+
+    return x->capped && x->f->seg.result.cap_cause == TD_CAP_CAUSE_NONE && n && x->rate > 0 &&
+           offloaded >= OFFLOAD_MIN_SLOWDOWN * x->rate;
+}
+
+static unsigned causes_of(const td_engine *engine, const td_flow *flow, const flow_facts *x)
+{
+    const td_config *cfg = td_engine_config(engine);
+    unsigned causes = 0;
+
+    if (td_stalls_hit(td_engine_stalls(engine), flow->index))
+        causes |= 1u << TD_CAUSE_HOST_STALL;
+    if (flow->ecn_outcome == TD_ECN_FALLBACK)
+        causes |= 1u << TD_CAUSE_ECN_BLACKHOLE;
+    if (x->audit.at_ceiling == TD_YES && (x->audit.missing & TD_OPT_WSCALE))
+        causes |= 1u << TD_CAUSE_MISSING_OPTIONS;
+    if (!x->f || x->f->unknown_reason)
+        return causes;
+    if (td_cc_collapsed(&x->f->cc, &cfg->flight))
+        causes |= 1u << TD_CAUSE_WINDOW_COLLAPSE;
+    if (x->limit == TD_LIMIT_RWND)
+        causes |= 1u << TD_CAUSE_RECEIVE_WINDOW;
+    if (x->limit == TD_LIMIT_SENDER)
+        causes |= 1u << TD_CAUSE_SENDER_LIMITED;
+    if (offload_capped(x))
+        causes |= 1u << TD_CAUSE_OFFLOAD_CAPPED;
+    if (ecn_loss_reaction(x))
+        causes |= 1u << TD_CAUSE_ECN_LOSS_REACTION;
+    if (path_loss(x))
+        causes |= 1u << TD_CAUSE_PATH_LOSS;
+    if (x->limit == TD_LIMIT_APP)
+        causes |= 1u << TD_CAUSE_APP_LIMITED;
+    return causes;
+}
+
+/* ---------------------------------------------------------------- cost */
+
+static void against_rate(td_diagnosis *d, const td_flow *flow, const flow_facts *x, double reference)
+{
+    double bytes = (double)flow->sent[x->sender].payload_bytes;
+    int64_t ns = flow_ns(flow);
+
+    if (reference <= 0 || x->rate <= 0)
+        return;
+    d->slowdown = reference / x->rate;
+    d->lost_ns = (int64_t)MAX(0.0, (double)ns - bytes * 1e9 / reference);
+}
+
+/* Time lost within an episode of the flow's own life. */
+static void against_own_time(td_diagnosis *d, const td_flow *flow, int64_t lost)
+{
+    int64_t ns = flow_ns(flow);
+
+    d->reference = TD_REF_OWN_RATE;
+    d->lost_ns = lost;
+    if (ns > lost && lost >= 0)
+        d->slowdown = (double)ns / (double)(ns - lost);
+}
+
+static bool against_group(td_diagnosis *d, const td_flow *flow, const flow_facts *x, const group *g,
+                          group_set set, td_reference reference)
+{
+    double median = group_median(g, set, &d->peers);
+
+    if (!d->peers)
+        return false;
+    d->reference = reference;
+    against_rate(d, flow, x, median);
+    return true;
+}
+
+/* The rate the largest offered window allowed at the flow's mean round trip. */
+static void against_window(td_diagnosis *d, const flow_facts *x)
+{
+    const td_flight *f = x->f;
+    double rtt_s = f->rounds ? (double)f->round_ns_total / f->rounds / 1e9 : 0;
+    double throughput = td_flight_throughput(f);
+
+    if (rtt_s <= 0 || !f->max_window || throughput <= 0)
+        return;
+    d->reference = TD_REF_WINDOW_CEILING;
+    d->slowdown = f->max_window / rtt_s / throughput;
+    d->lost_ns = (int64_t)MAX(0.0, (double)td_flight_measured_ns(f) - (double)f->new_bytes * 1e9 * rtt_s / f->max_window);
+}
+
+static void cost_of(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_diagnosis *d)
+{
+    const td_stall_hit *hit;
+    const td_plateau *p;
+
+    d->slowdown = 0;
+    d->lost_ns = -1;
+    d->reference = TD_REF_NONE;
+    switch ((td_cause)d->cause) {
+    case TD_CAUSE_HOST_STALL:
+        hit = td_stalls_hit(td_engine_stalls(engine), flow->index);
+        against_own_time(d, flow, hit->wait_end_ns - hit->wait_start_ns);
+        break;
+    case TD_CAUSE_ECN_BLACKHOLE:
+        against_own_time(d, flow, flow->hs.last_syn_ns - flow->hs.first_syn_ns);
+        break;
+    case TD_CAUSE_WINDOW_COLLAPSE:
+    case TD_CAUSE_ECN_LOSS_REACTION:
+        if (x->ecn && against_group(d, flow, x, x->client, CLIENT_WITHOUT_ECN, TD_REF_CLIENT_FLOWS))
+            break;
+        against_window(d, x);
+        break;
+    case TD_CAUSE_MISSING_OPTIONS:
+        against_group(d, flow, x, x->client, CLIENT_WITH_WSCALE, TD_REF_CLIENT_FLOWS);
+        break;
+    case TD_CAUSE_RECEIVE_WINDOW:
+        against_group(d, flow, x, x->by_sender, SENDER_NOT_RWND, TD_REF_SENDER_FLOWS);
+        break;
+    case TD_CAUSE_SENDER_LIMITED:
+        p = td_flight_plateau(x->f);
+        if (p && p->high && p->min_window > p->high) {
+            d->reference = TD_REF_WINDOW_CEILING;
+            d->slowdown = (double)p->min_window / p->high;
+            d->lost_ns = (int64_t)((double)p->ns * (1.0 - (double)p->high / p->min_window));
+        }
+        break;
+    case TD_CAUSE_OFFLOAD_CAPPED:
+        against_group(d, flow, x, x->by_sender, SENDER_OFFLOADED, TD_REF_SENDER_FLOWS);
+        break;
+    case TD_CAUSE_PATH_LOSS:
+        if (!against_group(d, flow, x, x->by_sender, SENDER_FEW_LOSSES, TD_REF_SENDER_FLOWS))
+            against_window(d, x);
+        break;
+    case TD_CAUSE_APP_LIMITED:
+        d->lost_ns = x->f->limit_ns[TD_LIMIT_APP];
+        break;
+    case TD_CAUSE_NONE:
+    case TD_CAUSE_UNKNOWN:
+    case TD_CAUSE_COUNT:
+        break;
+    }
+}
+
+static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_cause cause)
+{
+    const td_plateau *p;
+
+    switch (cause) {
+    case TD_CAUSE_HOST_STALL:
+        return td_stalls_at(td_engine_stalls(engine),
+                            td_stalls_hit(td_engine_stalls(engine), flow->index)->stall)->resume_frame;
+    case TD_CAUSE_ECN_BLACKHOLE:
+        return flow->hs.fallback_frame;
+    case TD_CAUSE_MISSING_OPTIONS:
+        return flow->hs.synack_frame ? flow->hs.synack_frame : flow->hs.last_syn_frame;
+    case TD_CAUSE_WINDOW_COLLAPSE:
+        return x->f->cc.collapse_start_frame;
+    case TD_CAUSE_RECEIVE_WINDOW:
+        return x->f->first_rwnd_frame;
+    case TD_CAUSE_SENDER_LIMITED:
+        p = td_flight_plateau(x->f);
+        return p ? p->start_frame : 0;
+    case TD_CAUSE_OFFLOAD_CAPPED:
+        return x->f->seg.result.cap_start_frame ? x->f->seg.result.cap_start_frame
+                                                : flow->sent[x->sender].first_data_frame;
+    case TD_CAUSE_ECN_LOSS_REACTION:
+        for (unsigned i = 0; i < x->f->cc.nevents; i++)
+            if (x->f->cc.events[i].kind == TD_CC_CWR || x->f->cc.events[i].kind == TD_CC_ACE)
+                return x->f->cc.events[i].frame;
+        return 0;
+    case TD_CAUSE_PATH_LOSS:
+        return x->f->first_retransmission_frame;
+    case TD_CAUSE_APP_LIMITED:
+        return flow->sent[x->sender].first_data_frame;
+    case TD_CAUSE_NONE:
+    case TD_CAUSE_UNKNOWN:
+    case TD_CAUSE_COUNT:
+        break;
+    }
+    return 0;
+}
+
+/* With no cause: healthy, or unknown when the capture cannot show it. */
+static td_cause no_cause(const td_flow *flow, const flow_facts *x, const char **reason)
+{
+    if (!flow->sent[0].payload_bytes && !flow->sent[1].payload_bytes) {
+        *reason = "no payload: nothing was transferred";
+        return TD_CAUSE_UNKNOWN;
+    }
+    if (!x->f || x->f->unknown_reason) {
+        *reason = x->f ? x->f->unknown_reason : "no data direction could be analysed";
+        return TD_CAUSE_UNKNOWN;
+    }
+    if (x->limit == TD_LIMIT_UNKNOWN && x->f->rounds >= 4) {
+        *reason = x->limit_why;
+        return TD_CAUSE_UNKNOWN;
+    }
+    if (x->limit == TD_LIMIT_UNKNOWN)
+        *reason = "a short transfer: fewer than 4 round trips, too few for anything to hold it back";
+    return TD_CAUSE_NONE;
+}
+
+static void diagnose_flow(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_diagnosis *d)
+{
+    memset(d, 0, sizeof *d);
+    d->sender = (int8_t)x->sender;
+    d->causes = (uint16_t)causes_of(engine, flow, x);
+    d->cause = TD_CAUSE_NONE;
+    for (int c = TD_CAUSE_HOST_STALL; c < TD_CAUSE_UNKNOWN && d->cause == TD_CAUSE_NONE; c++)
+        if (d->causes & (1u << c))
+            d->cause = (uint8_t)c;
+    if (d->cause == TD_CAUSE_NONE)
+        d->cause = (uint8_t)no_cause(flow, x, &d->reason);
+    cost_of(engine, flow, x, d);
+    d->evidence_frame = evidence_frame(engine, flow, x, (td_cause)d->cause);
+}
+
+static void count_active(td_diagnoses *d, const td_stalls *stalls, const td_flow *flow)
+{
+    for (guint i = 0; i < td_stalls_count(stalls); i++) {
+        const td_stall *s = td_stalls_at(stalls, i);
+        if ((addr_equal(&s->host, &flow->addr[0]) || addr_equal(&s->host, &flow->addr[1])) &&
+            flow->first_ns <= s->start_ns && flow->last_ns >= s->end_ns)
+            d->stall_active[i]++;
+    }
+}
+
+td_diagnoses *td_diagnose(const td_engine *engine)
+{
+    td_diagnoses *d = g_new0(td_diagnoses, 1);
+    guint n = td_engine_flow_count(engine);
+    const td_stalls *stalls = td_engine_stalls(engine);
+    flow_facts *facts = g_new(flow_facts, MAX(n, 1));
+    GHashTable *clients = g_hash_table_new_full(addr_hash, addr_equal, NULL, group_free);
+    GHashTable *senders = g_hash_table_new_full(addr_hash, addr_equal, NULL, group_free);
+
+    d->engine = engine;
+    d->nflows = n;
+    d->flows = g_new0(td_diagnosis, MAX(n, 1));
+    d->stall_active = g_new0(uint32_t, MAX(td_stalls_count(stalls), 1));
+    for (guint i = 0; i < n; i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        gather(flow, &facts[i]);
+        file_in_groups(clients, senders, flow, &facts[i]);
+        if (td_stalls_count(stalls))
+            count_active(d, stalls, flow);
+    }
+    g_hash_table_foreach(clients, group_sort, NULL);
+    g_hash_table_foreach(senders, group_sort, NULL);
+    for (guint i = 0; i < n; i++)
+        diagnose_flow(engine, td_engine_flow_at(engine, i), &facts[i], &d->flows[i]);
+    g_hash_table_destroy(clients);
+    g_hash_table_destroy(senders);
+    g_free(facts);
+    return d;
+}
+
+void td_diagnoses_free(td_diagnoses *d)
+{
+    if (!d)
+        return;
+    g_free(d->flows);
+    g_free(d->stall_active);
+    g_free(d);
+}
+
+const td_diagnosis *td_diagnosis_of(const td_diagnoses *d, const td_flow *flow)
+{
+    return flow->index < d->nflows ? &d->flows[flow->index] : NULL;
+}
+
+uint32_t td_diagnoses_stall_active(const td_diagnoses *d, guint stall)
+{
+    return stall < td_stalls_count(td_engine_stalls(d->engine)) ? d->stall_active[stall] : 0;
+}
+
+const td_engine *td_diagnoses_engine(const td_diagnoses *d)
+{
+    return d->engine;
+}

@@ -1,0 +1,66 @@
+/* The diagnosis: one answer per flow, from the analyses the engine has made.
+ * The primary cause, every cause that holds, what it cost against a reference the
+ * capture itself gives, the fix and how to confirm it (docs/diagnosis.md).
+ * Runs once the capture has been read (after td_engine_finish); reads the flow
+ * model and every analysis, and nothing reads it back (no cycle). */
+#ifndef TCPDIAG_DIAGNOSIS_H
+#define TCPDIAG_DIAGNOSIS_H
+
+#include <stddef.h>
+#include "flow.h"
+
+/* In order of precedence: a cause higher up explains the symptoms of those below. */
+typedef enum td_cause {
+    TD_CAUSE_NONE = 0,
+    TD_CAUSE_HOST_STALL,
+    TD_CAUSE_ECN_BLACKHOLE,
+    TD_CAUSE_WINDOW_COLLAPSE,
+    TD_CAUSE_MISSING_OPTIONS,
+    TD_CAUSE_RECEIVE_WINDOW,
+    TD_CAUSE_SENDER_LIMITED,
+    TD_CAUSE_OFFLOAD_CAPPED,
+    TD_CAUSE_ECN_LOSS_REACTION,
+    TD_CAUSE_PATH_LOSS,
+    TD_CAUSE_APP_LIMITED,
+    TD_CAUSE_UNKNOWN,
+    TD_CAUSE_COUNT
+} td_cause;
+
+/* What a flow's cost is measured against. */
+typedef enum td_reference {
+    TD_REF_NONE = 0,            /* nothing in the capture to compare with */
+    TD_REF_CLIENT_FLOWS,        /* the same client's other flows */
+    TD_REF_SENDER_FLOWS,        /* the same sender's flows without this problem */
+    TD_REF_WINDOW_CEILING,      /* what the flow's window and round trip allowed */
+    TD_REF_OWN_RATE,            /* the flow's own rate outside the episode */
+} td_reference;
+
+typedef struct td_diagnosis {
+    uint8_t  cause;             /* td_cause */
+    uint8_t  reference;         /* td_reference */
+    uint16_t causes;            /* 1 << td_cause for every cause that holds */
+    int8_t   sender;            /* endpoint whose data was diagnosed, -1 none */
+    uint32_t peers;             /* flows in the reference group */
+    uint32_t evidence_frame;    /* where the primary cause shows first, 0 none */
+    double   slowdown;          /* reference rate / this flow's rate; <= 0 unknown */
+    int64_t  lost_ns;           /* time lost against the reference; < 0 unknown */
+    const char *reason;         /* static text: why unknown, or a caveat on none */
+} td_diagnosis;
+
+typedef struct td_diagnoses td_diagnoses;
+
+/* Diagnoses every flow of a finished engine. */
+td_diagnoses *td_diagnose(const td_engine *engine);
+void td_diagnoses_free(td_diagnoses *d);
+
+const td_diagnosis *td_diagnosis_of(const td_diagnoses *d, const td_flow *flow);
+/* Flows of the stalled host that were open across stall i (waiting or not). */
+uint32_t td_diagnoses_stall_active(const td_diagnoses *d, guint stall);
+const td_engine *td_diagnoses_engine(const td_diagnoses *d);
+
+const char *td_cause_name(td_cause cause);
+const char *td_reference_name(td_reference reference);
+/* Comma-separated cause names in order of precedence, "none" when empty. */
+void td_causes_list(unsigned causes, char *buf, size_t size);
+
+#endif

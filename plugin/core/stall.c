@@ -1,0 +1,277 @@
+#include "stall.h"
+
+#include <string.h>
+
+/* Bounds per host, whatever the capture holds: silences of the whole host are
+ * rare (each lasts at least the threshold), waits at most a few per flow. */
+enum { MAX_GAPS_PER_HOST = 64, MAX_WAITS_PER_HOST = 65536 };
+
+typedef struct host_gap {
+    int64_t  start_ns, end_ns;
+    uint32_t last_frame, resume_frame;
+} host_gap;
+
+typedef struct flow_wait {
+    uint32_t flow;
+    int64_t  start_ns, end_ns;
+} flow_wait;
+
+typedef struct host_state {
+    td_addr  addr;
+    bool     sent;
+    int64_t  last_sent_ns;
+    uint32_t last_frame;
+    GArray  *gaps;          /* host_gap, from the first one */
+    GArray  *waits;         /* flow_wait, from the first one */
+} host_state;
+
+struct td_stalls {
+    td_stall_config cfg;
+    GHashTable *hosts;      /* td_addr* (the host's own) → host_state* */
+    GArray *stalls;         /* td_stall, settled by td_stalls_finish */
+    GHashTable *hits;       /* flow index → td_stall_hit* */
+    uint64_t dropped;
+};
+
+void td_stall_config_defaults(td_stall_config *cfg)
+{
+    cfg->min_ms = 2000;
+    cfg->min_flows = 2;
+}
+
+void td_silence_init(td_silence silence[2])
+{
+    for (int i = 0; i < 2; i++) {
+        memset(&silence[i], 0, sizeof silence[i]);
+        silence[i].owed_since_ns = -1;
+    }
+}
+
+static guint addr_hash(gconstpointer key)
+{
+    const td_addr *a = key;
+    guint h = a->len;
+    for (unsigned i = 0; i < a->len && i < sizeof a->bytes; i++)
+        h = h * 31 + a->bytes[i];
+    return h;
+}
+
+static gboolean addr_equal(gconstpointer x, gconstpointer y)
+{
+    const td_addr *a = x, *b = y;
+    return a->len == b->len && memcmp(a->bytes, b->bytes, MIN(a->len, sizeof a->bytes)) == 0;
+}
+
+static void host_free(gpointer data)
+{
+    host_state *h = data;
+    if (h->gaps)
+        g_array_free(h->gaps, TRUE);
+    if (h->waits)
+        g_array_free(h->waits, TRUE);
+    g_free(h);
+}
+
+td_stalls *td_stalls_new(const td_stall_config *cfg)
+{
+    td_stalls *s = g_new0(td_stalls, 1);
+    s->cfg = *cfg;
+    s->hosts = g_hash_table_new_full(addr_hash, addr_equal, NULL, host_free);
+    s->stalls = g_array_new(FALSE, FALSE, sizeof(td_stall));
+    s->hits = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    return s;
+}
+
+void td_stalls_free(td_stalls *s)
+{
+    if (!s)
+        return;
+    g_hash_table_destroy(s->hosts);
+    g_array_free(s->stalls, TRUE);
+    g_hash_table_destroy(s->hits);
+    g_free(s);
+}
+
+/* A host that has only sent SYNs (a client dialling, or a SYN flood's forged
+ * sources) gets no state: only a host in an exchange can leave flows waiting. */
+static host_state *host_of(td_stalls *s, const td_record *rec)
+{
+    host_state *h = g_hash_table_lookup(s->hosts, &rec->src);
+
+    if (h || (rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == TD_TH_SYN)
+        return h;
+    h = g_new0(host_state, 1);
+    h->addr = rec->src;
+    g_hash_table_insert(s->hosts, &h->addr, h);
+    return h;
+}
+
+static bool append_bounded(td_stalls *s, GArray **array, size_t element, guint max, const void *value)
+{
+    if (!*array)
+        *array = g_array_new(FALSE, FALSE, (guint)element);
+    if ((*array)->len >= max) {
+        s->dropped++;
+        return false;
+    }
+    g_array_append_vals(*array, value, 1);
+    return true;
+}
+
+/* When did this flow start waiting on the sender of rec, if it did: since the
+ * peer asked something (payload, SYN, FIN) the sender had not answered, or, when
+ * the sender now goes on with its own transfer unasked, since its last packet. */
+static int64_t waited_since(const td_silence *me, const td_record *rec)
+{
+    if (me->owed_since_ns >= 0)
+        return me->owed_since_ns;
+    if (me->sent_data && (rec->payload_len || (rec->tcp_flags & TD_TH_FIN)))
+        return me->last_sent_ns;
+    return -1;
+}
+
+void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
+                      const td_record *rec)
+{
+    td_silence *me = &silence[sender], *peer = &silence[1 - sender];
+    int64_t t = rec->time_ns, min_ns = (int64_t)s->cfg.min_ms * 1000000;
+    host_state *h = host_of(s, rec);
+    int64_t since = waited_since(me, rec);
+
+    if (h && since >= 0 && t - since >= min_ns) {
+        flow_wait w = { flow_index, since, t };
+        append_bounded(s, &h->waits, sizeof w, MAX_WAITS_PER_HOST, &w);
+    }
+    if (h) {
+        if (h->sent && t - h->last_sent_ns >= min_ns) {
+            host_gap g = { h->last_sent_ns, t, h->last_frame, rec->frame };
+            append_bounded(s, &h->gaps, sizeof g, MAX_GAPS_PER_HOST, &g);
+        }
+        if (!h->sent || t > h->last_sent_ns) {
+            h->last_sent_ns = t;
+            h->last_frame = rec->frame;
+        }
+        h->sent = true;
+    }
+    /* Any packet shows the sender alive; capture times can go backwards. */
+    if (!me->sent_any || t > me->last_sent_ns)
+        me->last_sent_ns = t;
+    me->sent_any = true;
+    me->owed_since_ns = -1;
+    me->sent_data |= rec->payload_len != 0;
+    if ((rec->payload_len || (rec->tcp_flags & (TD_TH_SYN | TD_TH_FIN))) && peer->owed_since_ns < 0)
+        peer->owed_since_ns = t;
+}
+
+static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
+{
+    int64_t from = MAX(a0, b0), to = MIN(a1, b1);
+    return to > from ? to - from : 0;
+}
+
+static void note_hit(td_stalls *s, const flow_wait *w, uint32_t stall)
+{
+    td_stall_hit *hit = g_hash_table_lookup(s->hits, GUINT_TO_POINTER(w->flow));
+
+    if (!hit) {
+        hit = g_new(td_stall_hit, 1);
+        g_hash_table_insert(s->hits, GUINT_TO_POINTER(w->flow), hit);
+    } else if (hit->wait_end_ns - hit->wait_start_ns >= w->end_ns - w->start_ns) {
+        return;
+    }
+    hit->stall = stall;
+    hit->wait_start_ns = w->start_ns;
+    hit->wait_end_ns = w->end_ns;
+}
+
+/* The waits of h that span most of the silence g: the flows it left waiting. */
+static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
+{
+    int64_t need = MIN((int64_t)s->cfg.min_ms * 1000000, g->end_ns - g->start_ns);
+    GHashTable *flows = g_hash_table_new(g_direct_hash, g_direct_equal);
+    td_stall stall;
+
+    for (guint i = 0; i < h->waits->len; i++) {
+        const flow_wait *w = &g_array_index(h->waits, flow_wait, i);
+        if (overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need)
+            g_hash_table_add(flows, GUINT_TO_POINTER(w->flow));
+    }
+    if (g_hash_table_size(flows) >= MAX(s->cfg.min_flows, 1)) {
+        stall.host = h->addr;
+        stall.start_ns = g->start_ns;
+        stall.end_ns = g->end_ns;
+        stall.last_frame = g->last_frame;
+        stall.resume_frame = g->resume_frame;
+        stall.flows_hit = g_hash_table_size(flows);
+        g_array_append_val(s->stalls, stall);
+        for (guint i = 0; i < h->waits->len; i++) {
+            const flow_wait *w = &g_array_index(h->waits, flow_wait, i);
+            if (g_hash_table_contains(flows, GUINT_TO_POINTER(w->flow)) &&
+                overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need)
+                note_hit(s, w, s->stalls->len - 1);
+        }
+    }
+    g_hash_table_destroy(flows);
+}
+
+typedef struct host_gap_ref {
+    const host_state *host;
+    const host_gap *gap;
+} host_gap_ref;
+
+/* Stalls are numbered by time (then by address, for equal times), not by hash order. */
+static int compare_gap_refs(const void *a, const void *b)
+{
+    const host_gap_ref *x = a, *y = b;
+    if (x->gap->start_ns != y->gap->start_ns)
+        return (x->gap->start_ns > y->gap->start_ns) - (x->gap->start_ns < y->gap->start_ns);
+    if (x->host->addr.len != y->host->addr.len)
+        return x->host->addr.len - y->host->addr.len;
+    return memcmp(x->host->addr.bytes, y->host->addr.bytes, x->host->addr.len);
+}
+
+void td_stalls_finish(td_stalls *s)
+{
+    GArray *refs = g_array_new(FALSE, FALSE, sizeof(host_gap_ref));
+    GHashTableIter iter;
+    gpointer value;
+
+    g_array_set_size(s->stalls, 0);
+    g_hash_table_remove_all(s->hits);
+    g_hash_table_iter_init(&iter, s->hosts);
+    while (g_hash_table_iter_next(&iter, NULL, &value)) {
+        const host_state *h = value;
+        if (!h->gaps || !h->waits || h->waits->len < s->cfg.min_flows)
+            continue;
+        for (guint i = 0; i < h->gaps->len; i++) {
+            host_gap_ref ref = { h, &g_array_index(h->gaps, host_gap, i) };
+            g_array_append_val(refs, ref);
+        }
+    }
+    g_array_sort(refs, compare_gap_refs);
+    for (guint i = 0; i < refs->len; i++) {
+        const host_gap_ref *ref = &g_array_index(refs, host_gap_ref, i);
+        judge_gap(s, ref->host, ref->gap);
+    }
+    g_array_free(refs, TRUE);
+}
+
+guint td_stalls_count(const td_stalls *s)
+{
+    return s->stalls->len;
+}
+
+const td_stall *td_stalls_at(const td_stalls *s, guint index)
+{
+    return index < s->stalls->len ? &g_array_index(s->stalls, td_stall, index) : NULL;
+}
+
+const td_stall_hit *td_stalls_hit(const td_stalls *s, uint32_t flow_index)
+{
+    return g_hash_table_lookup(s->hits, GUINT_TO_POINTER(flow_index));
+}
+
+uint64_t td_stalls_dropped(const td_stalls *s)
+{
+    return s->dropped;
+}

@@ -1,0 +1,67 @@
+/* Host-wide stalls: periods in which one host sent nothing on any of its flows
+ * while at least two of them were waiting on it (its transfer in progress, or a
+ * request, SYN or FIN to it unanswered). The OS X mbuf-exhaustion case: every
+ * connection of a server stops at once for tens of seconds.
+ *
+ * Streaming: the engine hands over every packet; the detector keeps, per host,
+ * the silences of the host as a whole and, per flow, the silences during which
+ * the flow waited on that host. td_stalls_finish() pairs them. Needs nothing
+ * from the flow model but its index, so flow.c calls it without a cycle. */
+#ifndef TCPDIAG_STALL_H
+#define TCPDIAG_STALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <glib.h>
+#include "record.h"
+
+typedef struct td_stall_config {
+    unsigned min_ms;        /* a host silent this long... */
+    unsigned min_flows;     /* ...while this many of its flows waited on it */
+} td_stall_config;
+
+void td_stall_config_defaults(td_stall_config *cfg);
+
+/* Per flow and endpoint: what the detector needs to tell waiting from idle. */
+typedef struct td_silence {
+    int64_t last_sent_ns;   /* this endpoint's last packet on the flow */
+    int64_t owed_since_ns;  /* the peer sent payload, SYN or FIN after it; -1 none */
+    bool    sent_any;
+    bool    sent_data;      /* this endpoint has sent payload on the flow */
+} td_silence;
+
+void td_silence_init(td_silence silence[2]);
+
+typedef struct td_stall {
+    td_addr  host;
+    int64_t  start_ns, end_ns;      /* the host's last packet before, first after */
+    uint32_t last_frame, resume_frame;
+    uint32_t flows_hit;
+} td_stall;
+
+/* A flow the stall hit, and what it cost that flow: its own silence, which
+ * includes the retransmission backoff after the host came back. */
+typedef struct td_stall_hit {
+    uint32_t stall;                 /* index in td_stalls_at() */
+    int64_t  wait_start_ns, wait_end_ns;
+} td_stall_hit;
+
+typedef struct td_stalls td_stalls;
+
+td_stalls *td_stalls_new(const td_stall_config *cfg);
+void td_stalls_free(td_stalls *s);
+
+/* One segment of flow `flow_index`, sent by endpoint `sender` (rec->src). */
+void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
+                      const td_record *rec);
+/* The capture has been read: pair host silences with the flows that waited. */
+void td_stalls_finish(td_stalls *s);
+
+guint td_stalls_count(const td_stalls *s);
+const td_stall *td_stalls_at(const td_stalls *s, guint index);
+/* The longest stall that hit this flow, NULL when none did. */
+const td_stall_hit *td_stalls_hit(const td_stalls *s, uint32_t flow_index);
+/* Waiting periods left out because a host had more than the detector keeps. */
+uint64_t td_stalls_dropped(const td_stalls *s);
+
+#endif
