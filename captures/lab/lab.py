@@ -3,6 +3,7 @@
 
     sudo captures/lab/lab.py SCENARIO     # one scenario -> captures/lab-SCENARIO*.pcap
     sudo captures/lab/lab.py --list       # scenario names
+    captures/lab/lab.py --rewrite-diag    # diagnosis expectations into the committed expected files
     sudo captures/lab/lab.py clean        # remove namespaces left by a killed run
     sudo captures/lab/make-all            # every scenario
 
@@ -33,6 +34,7 @@ import tempfile
 import time
 
 import reductions
+from diagnosis_truth import add_diag
 
 LAB = os.path.dirname(os.path.abspath(__file__))
 CAPTURES = os.path.dirname(LAB)
@@ -781,7 +783,7 @@ def flow_expect(cfg, res, t, point):
                    "role-named field, are unknown/absent, and the ECN negotiation was not seen "
                    "(it did happen: client tcp_ecn=1, server tcp_ecn=2, the client kernel reports "
                    "ECN negotiated, so the data carries ECT without a visible handshake)")
-        return {"select": {"tcp.stream": 0}, "why": "; ".join(why), "expect": e}
+        return add_diag({"select": {"tcp.stream": 0}, "why": "; ".join(why), "expect": e}, cfg, 0)
 
     e["tcpdiag.flow.roles"] = "known"
     e["tcpdiag.ecn.outcome"] = t["outcome"]
@@ -870,7 +872,8 @@ def flow_expect(cfg, res, t, point):
         cc_expect(cfg, res["kernel_cc"][t["index"]], e, why)
     if "offload" in cfg:
         offload_expect(cfg, res["kernel_offload"][t["index"]], t, point, e, why)
-    return {"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e}
+    return add_diag({"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e},
+                    cfg, t["index"])
 
 
 def flight_expect(f, e, why):
@@ -1630,9 +1633,7 @@ def scenario(name):
         return False
     for pcap, base, exp in outputs:
         shutil.copyfile(pcap, os.path.join(CAPTURES, base + ".pcap"))
-        with open(os.path.join(CAPTURES, base + ".expected.json"), "w") as f:
-            json.dump(exp, f, indent=2)
-            f.write("\n")
+        write_expected(os.path.join(CAPTURES, base + ".expected.json"), exp)
     shutil.rmtree(tmp)
     sizes = ", ".join(f"{b}.pcap {os.path.getsize(os.path.join(CAPTURES, b + '.pcap'))} B"
                       for _, b, _ in outputs)
@@ -1640,18 +1641,49 @@ def scenario(name):
     return True
 
 
+def write_expected(path, exp):
+    with open(path, "w") as f:
+        json.dump(exp, f, indent=2)
+        f.write("\n")
+
+
+def rewrite_diag():
+    """Sets the diagnosis expectations (diagnosis_truth.add_diag) in the committed expected
+    files without a new run, which would replace their pcaps: from the configuration the
+    run logged. flow_expect wrote the flows in connection order, each selecting its own
+    tcp.stream, with the client port the generator logged; that is checked."""
+    for name in SCENARIOS:
+        with open(os.path.join(LOGS, f"{name}.json")) as f:
+            log = json.load(f)
+        for suffix in log["config"]["captures"]:
+            path = os.path.join(CAPTURES, f"lab-{name}{suffix}.expected.json")
+            with open(path) as f:
+                exp = json.load(f)
+            if len(exp["flows"]) != len(log["client"]):
+                sys.exit(f"{path}: {len(exp['flows'])} flows, the run logged {len(log['client'])}")
+            for i, flow in enumerate(exp["flows"]):
+                port = flow["expect"].get("tcpdiag.flow.client_port")      # absent in midflow
+                if flow["select"] != {"tcp.stream": i} or port not in (None, log["client"][i]["local"][1]):
+                    sys.exit(f"{path}: flow {i} is not connection {i} ({flow['select']}, port {port})")
+                add_diag(flow, log["config"], i)
+            write_expected(path, exp)
+    return 0
+
+
 def main():
     args = sys.argv[1:]
     if args == ["--list"]:
         print("\n".join(SCENARIOS))
         return 0
+    if args == ["--rewrite-diag"]:
+        return rewrite_diag()
     if os.geteuid() != 0:
         sys.exit("run as root (sudo)")
     if args == ["clean"]:
         teardown()
         return 0
     if len(args) != 1 or args[0] not in SCENARIOS:
-        sys.exit(f"usage: {sys.argv[0]} SCENARIO|--list|clean\nscenarios: {' '.join(SCENARIOS)}")
+        sys.exit(f"usage: {sys.argv[0]} SCENARIO|--list|--rewrite-diag|clean\nscenarios: {' '.join(SCENARIOS)}")
     # SIGTERM/SIGHUP behave like Ctrl-C: unwind through teardown().
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
