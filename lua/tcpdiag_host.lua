@@ -42,9 +42,10 @@ host.fields = {
     hf.opts_missing_conns, hf.opts_share,
 }
 
+-- A Note: the flow's diagnosis (tcpdiag.diag.slow) carries the Warning and the fix.
 local ei_ecn_slower = ProtoExpert.new("tcpdiag.host.ecn_slower",
     "ECN flows markedly slower than this client's other flows",
-    expert.group.SEQUENCE, expert.severity.WARN)
+    expert.group.SEQUENCE, expert.severity.NOTE)
 host.experts = { ei_ecn_slower }
 
 host.prefs.slowdown_pct = Pref.uint("ECN slowdown warning (%)", 200,
@@ -53,6 +54,15 @@ host.prefs.slowdown_pct = Pref.uint("ECN slowdown warning (%)", 200,
 
 local by_client = {}    -- address text -> summary table
 local fed = false
+
+-- Bytes per second in the bit/s units people read.
+local function rate(bytes_per_s)
+    local bits, units, u = (bytes_per_s or 0) * 8, { "bit/s", "kbit/s", "Mbit/s", "Gbit/s" }, 1
+    while bits >= 1000 and u < #units do
+        bits, u = bits / 1000, u + 1
+    end
+    return string.format(bits >= 100 and "%.0f %s" or "%.3g %s", bits, units[u])
+end
 
 local function median(values)
     local n = #values
@@ -167,8 +177,8 @@ function host.dissector(tvb, pinfo, tree)
     })
     if negotiated == "1" and is_slower(s) then
         sub:add_proto_expert_info(ei_ecn_slower, string.format(
-            "ECN flows of %s are %.1fx slower than its other flows (median %.0f vs %.0f B/s)",
-            client, s.slowdown, s.ecn_throughput, s.other_throughput))
+            "ECN flows of %s are %.1fx slower than its other flows (median %s vs %s)",
+            client, s.slowdown, rate(s.ecn_throughput), rate(s.other_throughput)))
     end
 end
 
@@ -210,7 +220,7 @@ sender.fields = {
 
 local ei_offload_unused = ProtoExpert.new("tcpdiag.sender.offload_unused",
     "Offload not used on this flow while other flows from this host use it",
-    expert.group.SEQUENCE, expert.severity.WARN)
+    expert.group.SEQUENCE, expert.severity.NOTE)
 sender.experts = { ei_offload_unused }
 
 local by_sender = {}    -- address text -> { flows = {stream -> row}, summary fields }
@@ -219,7 +229,8 @@ local function is_capped(verdict)
     return verdict == "capped" or verdict == "mss-capped"
 end
 
--- Traits every flow without offload shares and not every offloaded flow does.
+-- Traits every flow without offload shares; "(as the offloaded)" marks one that
+-- the offloaded flows share too, so it cannot be what makes the difference.
 local function common_traits(s)
     local traits = {}
     local function shared(name, get)
@@ -235,8 +246,8 @@ local function common_traits(s)
                 all_offloaded = all_offloaded and get(f) == value
             end
         end
-        if value ~= nil and value ~= false and all_capped and not all_offloaded then
-            table.insert(traits, name)
+        if value ~= nil and value ~= false and all_capped then
+            table.insert(traits, all_offloaded and name .. " (as the offloaded)" or name)
         end
     end
     shared("ecn", function(f) return f.ecn end)
@@ -272,12 +283,13 @@ local function settle_sender(s)
 end
 
 -- Key 3: one line per flow: sender, stream, verdict, ECN negotiated (0/1),
--- receiver's network, retransmission before the cap (0/1), throughput (B/s).
+-- receiver's network, retransmission before the cap (0/1), throughput (B/s),
+-- what in the flow itself explains its cap (none, window-collapse, flight-plateau).
 function sender_feed.dissector(tvb, pinfo, tree)
     by_sender = {}
     for line in tvb:raw():gmatch("[^\n]+") do
-        local address, stream, verdict, ecn, network, retransmitted, throughput =
-            line:match("^(%S+)\t(%d+)\t(%S+)\t([01])\t(%S+)\t([01])\t([%d.]+)$")
+        local address, stream, verdict, ecn, network, retransmitted, throughput, cap_cause =
+            line:match("^(%S+)\t(%d+)\t(%S+)\t([01])\t(%S+)\t([01])\t([%d.]+)\t(%S+)$")
         if address then
             local s = by_sender[address]
             if not s then
@@ -285,7 +297,8 @@ function sender_feed.dissector(tvb, pinfo, tree)
                 by_sender[address] = s
             end
             s.flows[stream] = { verdict = verdict, ecn = ecn == "1", network = network,
-                                retransmitted = retransmitted == "1", throughput = tonumber(throughput) }
+                                retransmitted = retransmitted == "1", throughput = tonumber(throughput),
+                                cap_explained = cap_cause ~= "none" }
         end
     end
     for _, s in pairs(by_sender) do
@@ -306,11 +319,13 @@ function sender.dissector(tvb, pinfo, tree)
         { shf.capped_common, s.common }, { shf.capped_median_throughput, s.capped_rate },
         { shf.offloaded_median_throughput, s.offloaded_rate },
     })
-    if s.offload == "mixed" and is_capped(f.verdict) then
+    -- A cap the flow itself explains (a collapsed window, a flight plateau) is its
+    -- diagnosis, not offload's.
+    if s.offload == "mixed" and is_capped(f.verdict) and not f.cap_explained then
         sub:add_proto_expert_info(ei_offload_unused, string.format(
             "Offload not used on this flow while %d other flows from this host use it "
-            .. "(in common: %s; median %.0f vs %.0f B/s)",
-            s.offloaded, s.common, s.capped_rate or 0, s.offloaded_rate or 0))
+            .. "(in common: %s; median %s vs %s)",
+            s.offloaded, s.common, rate(s.capped_rate), rate(s.offloaded_rate)))
     end
 end
 

@@ -1,6 +1,7 @@
 /* tcpdiag.cc: congestion signals and the sender's reaction, as fields (one
  * subtree per data direction, event fields on the packets that carry them) and
- * expert info: a Note per response, a Warning on a window collapse. */
+ * expert info: a Note per response that cut the flight, a Note on a window collapse
+ * (the diagnosis carries the Warning). */
 
 #include "ws_compat.h"
 
@@ -70,14 +71,14 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     add_uint(sub, hf_losses, tvb, cc->losses);
     add_uint(sub, hf_reductions, tvb, cc->reductions);
     if (cc->ecn_ratio >= 0)
-        add_double(sub, hf_ecn_ratio, tvb, cc->ecn_ratio);
+        add_ratio(sub, hf_ecn_ratio, tvb, cc->ecn_ratio);
     if (cc->loss_ratio >= 0)
-        add_double(sub, hf_loss_ratio, tvb, cc->loss_ratio);
+        add_ratio(sub, hf_loss_ratio, tvb, cc->loss_ratio);
     add_string(sub, hf_collapse, tvb, td_cc_collapsed(cc, config) ? "yes" : "no");
     if (td_cc_collapsed(cc, config)) {
         add_uint(sub, hf_collapse_floor, tvb, cc->collapse_floor);
         if (f->mss)
-            add_double(sub, hf_collapse_floor_mss, tvb, (double)cc->collapse_floor / f->mss);
+            add_ratio(sub, hf_collapse_floor_mss, tvb, (double)cc->collapse_floor / f->mss);
         add_uint(sub, hf_collapse_rounds, tvb, cc->collapse_rounds);
         add_relative_time(sub, hf_collapse_time, tvb, cc->collapse_ns);
     }
@@ -94,7 +95,7 @@ static void add_event(proto_tree *tree, tvbuff_t *tvb, const td_cc_event *e)
         return;
     add_uint(tree, hf_flight_before, tvb, e->before);
     add_uint(tree, hf_flight_after, tvb, e->after);
-    add_double(tree, hf_ratio, tvb, (double)e->after / e->before);
+    add_ratio(tree, hf_ratio, tvb, (double)e->after / e->before);
 }
 
 void tcpdiag_cc_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, uint32_t frame)
@@ -116,12 +117,17 @@ static void collapse_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
     const td_cc *cc = &f->cc;
 
     proto_tree_add_expert_format(tree, pinfo, &ei_collapse, tvb, 0, 0,
-        "Window collapse: repeated reductions hold the flight at %u bytes (%.1f MSS) or little more "
-        "for %u round trips (%.2f s) while %s keep coming; a loss-style reaction to every signal "
-        "(e.g. CUBIC with ECN). See docs/congestion.md: BBR, tx-tcp-ecn-segmentation, or "
-        "disabling ECN only to confirm",
-        cc->collapse_floor, f->mss ? (double)cc->collapse_floor / f->mss : 0.0, cc->collapse_rounds,
+        "Window collapse: the flight sat at %u bytes (%.1f MSS) for %u round trips (%.2f s) while %s kept "
+        "coming", cc->collapse_floor, f->mss ? (double)cc->collapse_floor / f->mss : 0.0, cc->collapse_rounds,
         (double)cc->collapse_ns / 1e9, cc->feedback == TD_FEEDBACK_NONE ? "losses" : "congestion signals");
+}
+
+/* A Note only where the flight really fell: a response that cut nothing (BBR's
+ * CWR, a window already at its floor) or grew the flight is not news. */
+static bool real_cut(const td_cc_event *e)
+{
+    return e->measured && e->kind != TD_CC_ECE_START && e->kind != TD_CC_ECE_END &&
+           td_cc_cuts_like_loss((double)e->after / e->before);
 }
 
 void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
@@ -134,10 +140,10 @@ void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
         if (td_cc_collapsed(&f->cc, config) && pinfo->num == f->cc.collapse_start_frame)
             collapse_expert(tree, pinfo, tvb, f);
         e = td_cc_event_at(&f->cc, pinfo->num);
-        if (e && e->measured && e->kind != TD_CC_ECE_START && e->kind != TD_CC_ECE_END)
+        if (e && real_cut(e))
             proto_tree_add_expert_format(tree, pinfo, &ei_reduction, tvb, 0, 0,
-                "Congestion response (%s) to %s: flight %u -> %u bytes over the next round trips "
-                "(ratio %.2f)", td_cc_event_name((td_cc_event_kind)e->kind), signal_of((td_cc_event_kind)e->kind),
+                "Congestion response (%s) to %s: flight %u -> %u bytes (ratio %.2f)",
+                td_cc_event_name((td_cc_event_kind)e->kind), signal_of((td_cc_event_kind)e->kind),
                 e->before, e->after, (double)e->after / e->before);
     }
 }
@@ -195,7 +201,7 @@ void tcpdiag_cc_register(int proto, module_t *module, td_flight_config *cfg)
     static ei_register_info ei[] = {
         { &ei_reduction, { "tcpdiag.cc.reduction", PI_SEQUENCE, PI_NOTE,
             "Congestion response and the cut it made", EXPFILL } },
-        { &ei_collapse, { "tcpdiag.cc.window_collapse", PI_SEQUENCE, PI_WARN,
+        { &ei_collapse, { "tcpdiag.cc.window_collapse", PI_SEQUENCE, PI_NOTE,
             "Window collapse under repeated congestion signals", EXPFILL } },
     };
 

@@ -43,9 +43,9 @@ static void add_plateau_items(proto_tree *tree, tvbuff_t *tvb, const td_flight *
 {
     add_uint(tree, hf_plateau, tvb, p->high);
     if (f->mss)
-        add_double(tree, hf_plateau_mss, tvb, (double)p->high / f->mss);
+        add_ratio(tree, hf_plateau_mss, tvb, (double)p->high / f->mss);
     add_uint(tree, hf_plateau_rounds, tvb, p->rounds);
-    add_double(tree, hf_plateau_share, tvb,
+    add_ratio(tree, hf_plateau_share, tvb,
                100.0 * (double)p->ns / (double)td_flight_measured_ns(f));
     proto_item_set_generated(proto_tree_add_uint(tree, hf_plateau_start, tvb, 0, 0, p->start_frame));
     add_string(tree, hf_plateau_onset, tvb, td_onset_name(p->onset));
@@ -53,7 +53,7 @@ static void add_plateau_items(proto_tree *tree, tvbuff_t *tvb, const td_flight *
     add_relative_time(tree, hf_plateau_round_time, tvb, p->ns / p->rounds);
     if (p->min_window != UINT32_MAX && p->min_window >= p->high)
         add_uint(tree, hf_headroom, tvb, p->min_window - p->high);
-    add_double(tree, hf_ceiling, tvb, td_plateau_ceiling(p));
+    add_rate(tree, hf_ceiling, tvb, td_plateau_ceiling(p));
 }
 
 static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender)
@@ -84,8 +84,8 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     if (td_flight_measured_ns(f) <= 0)
         return;
     for (int i = TD_LIMIT_RWND; i < TD_LIMIT_COUNT; i++)
-        add_double(sub, hf_share[i], tvb, td_flight_share(f, (td_limit)i));
-    add_double(sub, hf_throughput, tvb, td_flight_throughput(f));
+        add_ratio(sub, hf_share[i], tvb, td_flight_share(f, (td_limit)i));
+    add_rate(sub, hf_throughput, tvb, td_flight_throughput(f));
     if (td_flight_plateau(f))
         add_plateau_items(sub, tvb, f, td_flight_plateau(f));
 }
@@ -189,7 +189,7 @@ void tcpdiag_flight_register(int proto, module_t *module, td_flight_config *cfg)
     };
     static gint *ett[] = { &ett_flight };
     static ei_register_info ei[] = {
-        { &ei_sender_limited, { "tcpdiag.flight.sender_limited", PI_SEQUENCE, PI_WARN,
+        { &ei_sender_limited, { "tcpdiag.flight.sender_limited", PI_SEQUENCE, PI_NOTE,
             "Flight held flat by the sender far below the receive window", EXPFILL } },
         { &ei_rwnd_limited, { "tcpdiag.flight.rwnd_limited", PI_SEQUENCE, PI_NOTE,
             "The receive window limits the transfer", EXPFILL } },

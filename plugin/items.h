@@ -6,6 +6,8 @@
 #include <epan/proto.h>
 #include <wsutil/nstime.h>
 
+#include "core/advice.h"
+
 static inline void add_relative_time(proto_tree *tree, int hf, tvbuff_t *tvb, int64_t ns)
 {
     nstime_t t;
@@ -24,9 +26,19 @@ static inline void add_uint(proto_tree *tree, int hf, tvbuff_t *tvb, uint32_t va
     proto_item_set_generated(proto_tree_add_uint(tree, hf, tvb, 0, 0, value));
 }
 
-static inline void add_double(proto_tree *tree, int hf, tvbuff_t *tvb, double value)
+/* A ratio or share as people read it (two decimals); the field keeps the exact value. */
+static inline void add_ratio(proto_tree *tree, int hf, tvbuff_t *tvb, double value)
 {
-    proto_item_set_generated(proto_tree_add_double(tree, hf, tvb, 0, 0, value));
+    proto_item_set_generated(proto_tree_add_double_format_value(tree, hf, tvb, 0, 0, value, "%.2f", value));
+}
+
+/* A rate field kept in bytes per second, labelled in bit/s units people read. */
+static inline void add_rate(proto_tree *tree, int hf, tvbuff_t *tvb, double bytes_per_s)
+{
+    char text[32];
+    td_format_rate(bytes_per_s, text, sizeof text);
+    proto_item_set_generated(proto_tree_add_double_format_value(tree, hf, tvb, 0, 0, bytes_per_s, "%.0f B/s (%s)",
+                                                                bytes_per_s, text));
 }
 
 #endif

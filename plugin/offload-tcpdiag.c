@@ -51,12 +51,12 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     add_uint(sub, hf_median, tvb, r->median);
     add_uint(sub, hf_p95, tvb, r->p95);
     add_uint(sub, hf_super_packets, tvb, f->seg.super_packets);
-    add_double(sub, hf_super_share, tvb, r->super_share);
+    add_ratio(sub, hf_super_share, tvb, r->super_share);
     add_uint(sub, hf_ip_len_zero, tvb, f->seg.ip_len_zero);
     if (r->verdict == TD_OFFLOAD_CAPPED) {
         add_uint(sub, hf_cap, tvb, r->cap);
         if (f->mss)
-            add_double(sub, hf_cap_mss, tvb, (double)r->cap / f->mss);
+            add_ratio(sub, hf_cap_mss, tvb, (double)r->cap / f->mss);
         proto_item_set_generated(proto_tree_add_uint(sub, hf_cap_start, tvb, 0, 0, r->cap_start_frame));
     }
     if (r->verdict == TD_OFFLOAD_CAPPED || r->verdict == TD_OFFLOAD_MSS_CAPPED)

@@ -37,6 +37,7 @@ static int proto_icmpv6 = -1;
 static dissector_handle_t tcpdiag_handle;
 static dissector_table_t lua_hooks;
 static td_engine *engine;
+static td_diagnoses *diagnoses;
 static bool lua_fed;
 static td_config config;
 static int capture_position = TD_VANTAGE_UNKNOWN;
@@ -149,6 +150,17 @@ static bool recall_frame(uint32_t frame, td_packet *pkt)
 td_engine *tcpdiag_engine(void)
 {
     return engine;
+}
+
+const td_diagnoses *tcpdiag_diagnoses(void)
+{
+    if (!engine)
+        return NULL;
+    if (!td_engine_finished(engine))
+        td_engine_finish(engine);
+    if (!diagnoses)
+        diagnoses = td_diagnose(engine);
+    return diagnoses;
 }
 
 static field_info *last_field(proto_tree *tree, enum wanted_field which)
@@ -415,7 +427,7 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     if (audit.window_ceiling)
         add_uint(opts_tree, hf_opts_window_ceiling, tvb, audit.window_ceiling);
     if (audit.ceiling_throughput > 0)
-        add_double(opts_tree, hf_opts_ceiling_throughput, tvb, audit.ceiling_throughput);
+        add_rate(opts_tree, hf_opts_ceiling_throughput, tvb, audit.ceiling_throughput);
     if (audit.at_ceiling != TD_UNKNOWN)
         add_string(opts_tree, hf_opts_at_ceiling, tvb, td_tristate_name(audit.at_ceiling));
     for (int role = C2S; role <= S2C; role++)
@@ -579,9 +591,10 @@ static void append_sender_row(GString *table, const td_flow *flow)
         return;
     td_addr_format(&flow->addr[sender], address, sizeof address);
     format_network(&flow->addr[1 - sender], network, sizeof network);
-    g_string_append_printf(table, "%s\t%u\t%s\t%d\t%s\t%d\t%.1f\n", address, flow->stream,
+    g_string_append_printf(table, "%s\t%u\t%s\t%d\t%s\t%d\t%.1f\t%s\n", address, flow->stream,
                            td_offload_verdict_name(f->seg.result.verdict), td_ecn_negotiated(flow->ecn_outcome),
-                           network, retransmitted_before_cap(f), td_flight_throughput(f));
+                           network, retransmitted_before_cap(f), td_flight_throughput(f),
+                           td_cap_cause_name(f->seg.result.cap_cause));
 }
 
 /* Once per file: every flow's summary for the per-client rules, every flow's
@@ -659,8 +672,7 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
     } else {
         if (!recall_frame(pinfo->num, &packet))
             return 0;
-        if (!td_engine_finished(engine))
-            td_engine_finish(engine);
+        tcpdiag_diagnoses();
         if (!lua_fed) {
             lua_fed = true;
             feed_lua(tvb, pinfo);
@@ -672,6 +684,8 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
         proto_item *ti = proto_tree_add_item(tree, proto_tcpdiag, tvb, 0, 0, ENC_NA);
         proto_item_set_generated(ti);
         tree = proto_item_add_subtree(ti, ett_tcpdiag);
+        if (complete)
+            tcpdiag_diag_items(tree, tvb, pkt->flow);
         add_flow_items(tree, tvb, pkt, complete);
         add_ecn_items(tree, tvb, pkt, complete);
         add_options_items(tree, tvb, pkt, complete);
@@ -684,6 +698,7 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
     add_experts(tree, pinfo, tvb, pkt, complete);
     add_options_experts(tree, pinfo, tvb, pkt, complete);
     if (complete) {
+        tcpdiag_diag_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_flight_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_cc_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_offload_experts(tree, pinfo, tvb, pkt->flow);
@@ -714,6 +729,8 @@ static void tcpdiag_init(void)
 static void tcpdiag_cleanup(void)
 {
     set_postdissector_wanted_hfids(tcpdiag_handle, NULL);
+    td_diagnoses_free(diagnoses);
+    diagnoses = NULL;
     td_engine_free(engine);
     engine = NULL;
     g_array_free(frame_flows, TRUE);
@@ -892,6 +909,7 @@ static void proto_register_tcpdiag(void)
     tcpdiag_flight_register(proto_tcpdiag, module, &config.flight);
     tcpdiag_cc_register(proto_tcpdiag, module, &config.flight);
     tcpdiag_offload_register(proto_tcpdiag);
+    tcpdiag_diag_register(proto_tcpdiag, module, &config.stall);
     tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
     register_postdissector(tcpdiag_handle);
     lua_hooks = register_dissector_table("tcpdiag.lua", "tcpdiag Lua rules", proto_tcpdiag,

@@ -10,6 +10,7 @@
 
 #include "tcpdiag.h"
 #include "core/options.h"
+#include "core/report.h"
 
 static void format_endpoints(const td_flow *flow, char *buf, size_t size)
 {
@@ -61,18 +62,17 @@ static void format_flight(const td_flow *flow, char *limit, size_t limit_size, c
 static void draw_flows(void *tapdata _U_)
 {
     td_engine *engine = tcpdiag_engine();
+    const td_diagnoses *diagnoses = tcpdiag_diagnoses();
     char endpoints[160];
 
     printf("\n==================================================================================\n");
     printf("tcpdiag: per-flow diagnosis\n");
-    printf("%-6s %-50s %10s %8s  %-14s %-16s %-8s %-18s %-12s %-10s\n", "Stream", "Flow (client -> server)",
-           "Duration", "Packets", "ECN", "Options missing", "Limit", "Plateau", "Reaction", "Offload");
+    printf("%-6s %-50s %10s %8s  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n", "Stream", "Flow (client -> server)",
+           "Duration", "Packets", "ECN", "Options missing", "Limit", "Plateau", "Reaction", "Offload", "Cause");
     if (!engine) {
         printf("(no capture analysed)\n");
         return;
     }
-    if (!td_engine_finished(engine))
-        td_engine_finish(engine);       /* every packet has been read by now */
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         td_options_audit audit;
@@ -82,24 +82,48 @@ static void draw_flows(void *tapdata _U_)
         td_options_audit_flow(flow, &audit);
         if (audit.client_seen && audit.server_seen)
             td_options_missing_list(audit.missing, missing, sizeof missing);
-        printf("%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s %-10s\n", flow->stream, endpoints,
+        printf("%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n", flow->stream, endpoints,
                (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
                td_ecn_outcome_name(flow->ecn_outcome), missing, limit, plateau, reaction_of(flow),
-               offload_of(flow));
+               offload_of(flow), td_cause_name((td_cause)td_diagnosis_of(diagnoses, flow)->cause));
     }
     printf("==================================================================================\n");
 }
 
+static void draw_diagnosis(void *tapdata _U_)
+{
+    const td_diagnoses *diagnoses = tcpdiag_diagnoses();
+    GString *text = g_string_new("");
+
+    printf("\n==================================================================================\n");
+    if (diagnoses)
+        td_report_diagnosis(diagnoses, text);
+    else
+        g_string_append(text, "tcpdiag: diagnosis\n(no capture analysed)\n");
+    fputs(text->str, stdout);
+    printf("==================================================================================\n");
+    g_string_free(text, TRUE);
+}
+
+static bool listen(const char *report, tap_draw_cb draw)
+{
+    GString *error = register_tap_listener("tcpdiag", NULL, NULL, TL_REQUIRES_NOTHING, NULL, NULL, draw, NULL);
+
+    if (!error)
+        return true;
+    fprintf(stderr, "tshark: couldn't register %s tap: %s\n", report, error->str);
+    g_string_free(error, TRUE);
+    return false;
+}
+
 static td_stat_init_result init_flows(const char *opt_arg _U_, void *userdata _U_)
 {
-    GString *error = register_tap_listener("tcpdiag", NULL, NULL, TL_REQUIRES_NOTHING, NULL,
-                                           NULL, draw_flows, NULL);
-    if (error) {
-        fprintf(stderr, "tshark: couldn't register tcpdiag,flows tap: %s\n", error->str);
-        g_string_free(error, TRUE);
-        TD_STAT_INIT_RETURN(false);
-    }
-    TD_STAT_INIT_RETURN(true);
+    TD_STAT_INIT_RETURN(listen("tcpdiag,flows", draw_flows));
+}
+
+static td_stat_init_result init_diagnosis(const char *opt_arg _U_, void *userdata _U_)
+{
+    TD_STAT_INIT_RETURN(listen("tcpdiag,diagnosis", draw_diagnosis));
 }
 
 void tcpdiag_register_stats(void)
@@ -112,5 +136,14 @@ void tcpdiag_register_stats(void)
         0,
         NULL
     };
+    static stat_tap_ui diagnosis_ui = {
+        REGISTER_STAT_GROUP_GENERIC,
+        "tcpdiag diagnosis: findings ranked by cost",
+        "tcpdiag,diagnosis",
+        init_diagnosis,
+        0,
+        NULL
+    };
     register_stat_tap_ui(&flows_ui, NULL);
+    register_stat_tap_ui(&diagnosis_ui, NULL);
 }

@@ -5,10 +5,14 @@
 #include <epan/packet.h>
 #include <epan/prefs.h>
 
+#include "core/diagnosis.h"
 #include "core/flow.h"
 
 /* The engine of the capture being dissected; NULL between files. */
 td_engine *tcpdiag_engine(void);
+/* The diagnosis of the open file once it has been read completely: finishes the
+ * engine on first use; NULL between files. */
+const td_diagnoses *tcpdiag_diagnoses(void);
 
 void tcpdiag_register_stats(void);
 
@@ -26,5 +30,10 @@ void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
 void tcpdiag_offload_register(int proto);
 void tcpdiag_offload_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow);
 void tcpdiag_offload_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
+
+/* tcpdiag.diag and tcpdiag.host.stall: fields, experts and preferences (diag-tcpdiag.c). */
+void tcpdiag_diag_register(int proto, module_t *module, td_stall_config *stall);
+void tcpdiag_diag_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow);
+void tcpdiag_diag_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
 
 #endif

@@ -94,8 +94,9 @@ static bool noopt(const td_flow *flow)
     return false;
 }
 
-static void summary_of(const td_engine *engine, const td_diagnoses *d, const td_flow *flow,
-                       const td_diagnosis *diag, const char *cost, char *buf, size_t size)
+/* What the capture shows, without what it cost. */
+static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td_flow *flow,
+                        const td_diagnosis *diag, char *buf, size_t size)
 {
     const td_flight *f = diagnosed_flight(flow, diag);
     const td_stalls *stalls = td_engine_stalls(engine);
@@ -123,41 +124,39 @@ static void summary_of(const td_engine *engine, const td_diagnoses *d, const td_
     case TD_CAUSE_WINDOW_COLLAPSE:
         if (ecn_driven(f))
             g_snprintf(buf, size, "ECN negotiated; %s cut its window on every echo until the flight sat at %.0f "
-                     "segments for %u round trips; %s", sender_role(flow, diag),
-                     (double)f->cc.collapse_floor / MAX(f->mss, 1), f->cc.collapse_rounds, cost);
+                     "segments for %u round trips", sender_role(flow, diag),
+                     (double)f->cc.collapse_floor / MAX(f->mss, 1), f->cc.collapse_rounds);
         else
             g_snprintf(buf, size, "Losses kept cutting the window until the flight sat at %.0f segments for %u "
-                     "round trips; %s", (double)f->cc.collapse_floor / MAX(f->mss, 1), f->cc.collapse_rounds,
-                     cost);
+                     "round trips", (double)f->cc.collapse_floor / MAX(f->mss, 1), f->cc.collapse_rounds);
         return;
     case TD_CAUSE_ECN_LOSS_REACTION:
-        g_snprintf(buf, size, "ECN negotiated; %s cut its flight on every echo (loss-like, median %.2f); %s",
-                 sender_role(flow, diag), f->cc.ecn_ratio, cost);
+        g_snprintf(buf, size, "ECN negotiated; %s cut its flight on every echo (loss-like, median %.2f)",
+                 sender_role(flow, diag), f->cc.ecn_ratio);
         return;
     case TD_CAUSE_MISSING_OPTIONS:
         td_options_audit_flow(flow, &audit);
         td_format_rate(audit.ceiling_throughput, a, sizeof a);
         g_snprintf(buf, size, "No window scaling (left out by the %s): the window stopped at 64 KiB, %s at the "
-                 "handshake round trip; %s", (audit.left_out_by_client & TD_OPT_WSCALE) ? "client" : "server",
-                 a, cost);
+                 "handshake round trip", (audit.left_out_by_client & TD_OPT_WSCALE) ? "client" : "server", a);
         return;
     case TD_CAUSE_RECEIVE_WINDOW:
-        g_snprintf(buf, size, "The receiver's window held the flight %.0f%% of the time (largest window %u B); %s",
-                 td_flight_share(f, TD_LIMIT_RWND), f->max_window, cost);
+        g_snprintf(buf, size, "The receiver's window held the flight %.0f%% of the time (largest window %u B)",
+                 td_flight_share(f, TD_LIMIT_RWND), f->max_window);
         return;
     case TD_CAUSE_SENDER_LIMITED:
         p = td_flight_plateau(f);
-        g_snprintf(buf, size, "%s held its flight at %.1f MSS (%u B) for %u round trips, window %u B; %s",
+        g_snprintf(buf, size, "%s held its flight at %.1f MSS (%u B) for %u round trips, window %u B",
                  diag->sender == flow->client ? "The client" : "The server", (double)p->high / MAX(f->mss, 1),
-                 p->high, p->rounds, p->min_window, cost);
+                 p->high, p->rounds, p->min_window);
         return;
     case TD_CAUSE_OFFLOAD_CAPPED:
-        g_snprintf(buf, size, "Segments capped at %u B on this flow while %u flows of its sender used offload; %s",
-                 f->seg.result.cap ? f->seg.result.cap : f->mss, diag->peers, cost);
+        g_snprintf(buf, size, "Segments capped at %u B on this flow while %u flows of its sender used offload",
+                 f->seg.result.cap ? f->seg.result.cap : f->mss, diag->peers);
         return;
     case TD_CAUSE_PATH_LOSS:
-        g_snprintf(buf, size, "%u loss recoveries, each cutting the flight (median %.2f); %s", f->cc.losses,
-                 f->cc.loss_ratio, cost);
+        g_snprintf(buf, size, "%u loss recoveries, each cutting the flight (median %.2f)", f->cc.losses,
+                 f->cc.loss_ratio);
         return;
     case TD_CAUSE_APP_LIMITED:
         g_snprintf(buf, size, "The sending application had nothing to send %.0f%% of the time: the network was "
@@ -176,13 +175,29 @@ static void summary_of(const td_engine *engine, const td_diagnoses *d, const td_
     g_snprintf(buf, size, "No diagnosis: %s", diag->reason ? diag->reason : "the capture does not show enough");
 }
 
+void td_advice_evidence(const td_diagnoses *d, const td_flow *flow, char *buf, size_t size)
+{
+    evidence_of(td_diagnoses_engine(d), d, flow, td_diagnosis_of(d, flow), buf, size);
+}
+
+/* Causes whose cost is a slowdown against a reference (the others say theirs). */
+static bool costed(td_cause cause)
+{
+    return cause >= TD_CAUSE_WINDOW_COLLAPSE && cause <= TD_CAUSE_PATH_LOSS;
+}
+
 void td_advice_summary(const td_diagnoses *d, const td_flow *flow, char *buf, size_t size)
 {
     const td_diagnosis *diag = td_diagnosis_of(d, flow);
-    char cost[128];
+    char evidence[TD_SUMMARY_MAX + 1], cost[128];
 
+    td_advice_evidence(d, flow, evidence, sizeof evidence);
+    if (!costed((td_cause)diag->cause)) {
+        g_strlcpy(buf, evidence, MIN(size, (size_t)TD_SUMMARY_MAX + 1));
+        return;
+    }
     td_advice_cost(diag, cost, sizeof cost);
-    summary_of(td_diagnoses_engine(d), d, flow, diag, cost, buf, MIN(size, (size_t)TD_SUMMARY_MAX + 1));
+    g_snprintf(buf, (gulong)MIN(size, (size_t)TD_SUMMARY_MAX + 1), "%s; %s", evidence, cost);
 }
 
 typedef struct advice {
@@ -247,7 +262,7 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
                 "The sender caps its burst after a retransmission (illumos before #5295: tcp_snd_burst, 5 "
                 "segments): update its stack; check its send buffer and pacing too",
                 "The plateau starts at the first retransmission and stays while the window has room "
-                "(tcpdiag.flight.plateau_headroom)" };
+                "(tcpdiag.flight.headroom)" };
         return (advice) {
             "The sender holds its flight below the window: check its send buffer (SO_SNDBUF, "
             "net.ipv4.tcp_wmem) and any pacing cap (SO_MAX_PACING_RATE)",

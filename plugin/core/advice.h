@@ -12,6 +12,8 @@
 enum { TD_SUMMARY_MAX = 200 };
 
 void td_advice_summary(const td_diagnoses *d, const td_flow *flow, char *buf, size_t size);
+/* The summary without its cost clause: what the capture shows. */
+void td_advice_evidence(const td_diagnoses *d, const td_flow *flow, char *buf, size_t size);
 /* "6.6x slower than this client's 19 other flows (1.4 s lost)", or what says
  * that nothing could be compared. */
 void td_advice_cost(const td_diagnosis *diag, char *buf, size_t size);

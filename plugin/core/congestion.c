@@ -196,6 +196,9 @@ void td_cc_data(td_flight *f, const td_record *rec, bool retransmission)
     }
 }
 
+/* A collapse is one sustained stretch: rounds at the floor scattered over a long
+ * transfer (a window that dips to a few segments now and then, and recovers) are
+ * not one (the lab's kernel truth for CUBIC under 3 % random marking). */
 static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t ns,
                           const td_flight_config *cfg)
 {
@@ -203,14 +206,24 @@ static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t
     uint32_t unit = f->mss ? f->mss : 1;
 
     if (cc->responses < 2 ||
-        flight > cfg->collapse_mss * unit || index - cc->signal_round > SIGNAL_MEMORY_ROUNDS)
+        flight > cfg->collapse_mss * unit || index - cc->signal_round > SIGNAL_MEMORY_ROUNDS) {
+        cc->run_rounds = 0;
         return;
-    if (!cc->collapse_rounds || flight < cc->collapse_floor)
-        cc->collapse_floor = flight;
-    if (!cc->collapse_rounds)
-        cc->collapse_start_frame = f->round_start_frame;
-    cc->collapse_rounds++;
-    cc->collapse_ns += ns;
+    }
+    if (!cc->run_rounds) {
+        cc->run_floor = flight;
+        cc->run_start_frame = f->round_start_frame;
+        cc->run_ns = 0;
+    }
+    cc->run_floor = MIN(cc->run_floor, flight);
+    cc->run_rounds++;
+    cc->run_ns += ns;
+    if (cc->run_rounds > cc->collapse_rounds) {
+        cc->collapse_rounds = cc->run_rounds;
+        cc->collapse_floor = cc->run_floor;
+        cc->collapse_start_frame = cc->run_start_frame;
+        cc->collapse_ns = cc->run_ns;
+    }
 }
 
 void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t ns, const td_flight_config *cfg)

@@ -64,9 +64,12 @@ typedef struct td_cc {
     uint16_t pending[TD_CC_PENDING];
     uint32_t pending_round[TD_CC_PENDING];
     uint8_t  npending;
-    /* collapse: round trips at a few MSS while signals keep coming */
+    /* collapse: the longest stretch of consecutive round trips at a few MSS while
+       signals keep coming, and the stretch under way */
     uint32_t collapse_rounds, collapse_floor, collapse_start_frame;
     int64_t  collapse_ns;
+    uint32_t run_rounds, run_floor, run_start_frame;
+    int64_t  run_ns;
     /* results, settled by td_cc_finish */
     double   ecn_ratio, loss_ratio;     /* medians, < 0 when none measured */
     uint32_t reductions;

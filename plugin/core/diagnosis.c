@@ -223,6 +223,14 @@ static bool offload_capped(const flow_facts *x)
            offloaded >= OFFLOAD_MIN_SLOWDOWN * x->rate;
 }
 
+/* The window held the flight flat: a window that autotuning kept growing, which
+ * the flight met now and then on its way up, held nothing. */
+static bool receive_window(const flow_facts *x)
+{
+    const td_plateau *p = td_flight_plateau(x->f);
+    return x->limit == TD_LIMIT_RWND && p && p->limit == TD_LIMIT_RWND;
+}
+
 static unsigned causes_of(const td_engine *engine, const td_flow *flow, const flow_facts *x)
 {
     const td_config *cfg = td_engine_config(engine);
@@ -238,7 +246,7 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
         return causes;
     if (td_cc_collapsed(&x->f->cc, &cfg->flight))
         causes |= 1u << TD_CAUSE_WINDOW_COLLAPSE;
-    if (x->limit == TD_LIMIT_RWND)
+    if (receive_window(x))
         causes |= 1u << TD_CAUSE_RECEIVE_WINDOW;
     if (x->limit == TD_LIMIT_SENDER)
         causes |= 1u << TD_CAUSE_SENDER_LIMITED;
@@ -277,13 +285,17 @@ static void against_own_time(td_diagnosis *d, const td_flow *flow, int64_t lost)
         d->slowdown = (double)ns / (double)(ns - lost);
 }
 
+/* A group that was no faster than the flow shows no cost: the caller may try
+ * another reference, and the flow keeps its cause on the evidence alone. */
 static bool against_group(td_diagnosis *d, const td_flow *flow, const flow_facts *x, const group *g,
                           group_set set, td_reference reference)
 {
-    double median = group_median(g, set, &d->peers);
+    uint32_t peers;
+    double median = group_median(g, set, &peers);
 
-    if (!d->peers)
+    if (!peers || median <= x->rate)
         return false;
+    d->peers = peers;
     d->reference = reference;
     against_rate(d, flow, x, median);
     return true;

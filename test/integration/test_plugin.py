@@ -46,5 +46,6 @@ def test_preferences_are_registered():
     for pref in ("tcpdiag.capture_position", "tcpdiag.vantage_dominance_pct",
                  "tcpdiag.vantage_min_delay_us", "tcpdiag.host.slowdown_pct",
                  "tcpdiag.plateau_min_rounds", "tcpdiag.plateau_band_pct", "tcpdiag.sender_warn_mss",
-                 "tcpdiag.collapse_mss", "tcpdiag.collapse_min_rounds"):
+                 "tcpdiag.collapse_mss", "tcpdiag.collapse_min_rounds", "tcpdiag.stall_min_ms",
+                 "tcpdiag.stall_min_flows"):
         assert pref in out, pref

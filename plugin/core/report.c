@@ -1,0 +1,233 @@
+#include "report.h"
+
+#include <string.h>
+
+#include "advice.h"
+#include "options.h"
+
+/* One finding: a cause, and who it is about (the party whose fix it is). */
+typedef struct finding {
+    td_cause cause;
+    const td_addr *who;
+    const char *role;
+    GPtrArray *flows;               /* const td_flow*, in capture order */
+    int64_t lost_ns;                /* summed over the flows whose loss is known */
+    const td_flow *worst;           /* the flow that lost most (the example) */
+    int64_t worst_lost_ns;
+} finding;
+
+static bool ecn_cause(const td_diagnosis *diag, const td_flow *flow)
+{
+    const td_flight *f = diag->sender < 0 ? NULL : flow->flight[diag->sender];
+    if (diag->cause == TD_CAUSE_ECN_LOSS_REACTION)
+        return true;
+    return diag->cause == TD_CAUSE_WINDOW_COLLAPSE && f && td_cc_measured_responses(&f->cc, true) >= f->cc.losses &&
+           (f->cc.cwr || f->cc.ace_marks || f->cc.ece_episodes);
+}
+
+static const char *role_of(const td_flow *flow, int endpoint)
+{
+    if (!td_flow_roles_known(flow))
+        return "host";
+    return endpoint == flow->client ? "client" : "server";
+}
+
+/* Whose finding it is: the client for what its connections met on the path, the
+ * stalled host, the side that left window scaling out, the receiver of a held
+ * window, and the sender for everything it does itself. */
+static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const td_diagnosis *diag,
+                             const char **role)
+{
+    const td_stalls *stalls = td_engine_stalls(td_diagnoses_engine(d));
+    td_options_audit audit;
+    int endpoint = diag->sender;
+
+    switch ((td_cause)diag->cause) {
+    case TD_CAUSE_HOST_STALL:
+        *role = "host";
+        return &td_stalls_at(stalls, td_stalls_hit(stalls, flow->index)->stall)->host;
+    case TD_CAUSE_ECN_BLACKHOLE:
+        endpoint = flow->client;
+        break;
+    case TD_CAUSE_MISSING_OPTIONS:
+        td_options_audit_flow(flow, &audit);
+        endpoint = (audit.left_out_by_client & TD_OPT_WSCALE) ? flow->client : td_flow_server(flow);
+        break;
+    case TD_CAUSE_RECEIVE_WINDOW:
+        endpoint = 1 - diag->sender;
+        break;
+    default:
+        if (ecn_cause(diag, flow))
+            endpoint = flow->client;
+        break;
+    }
+    if (endpoint < 0)
+        endpoint = 0;
+    *role = role_of(flow, endpoint);
+    return &flow->addr[endpoint];
+}
+
+static void finding_free(gpointer data)
+{
+    finding *f = data;
+    g_ptr_array_free(f->flows, TRUE);
+    g_free(f);
+}
+
+static gint by_cost(gconstpointer a, gconstpointer b)
+{
+    const finding *x = *(finding *const *)a, *y = *(finding *const *)b;
+    if (x->lost_ns != y->lost_ns)
+        return x->lost_ns < y->lost_ns ? 1 : -1;
+    if (x->flows->len != y->flows->len)
+        return x->flows->len < y->flows->len ? 1 : -1;
+    return x->cause - y->cause;
+}
+
+static void add_to_finding(GHashTable *by_key, GPtrArray *findings, const td_diagnoses *d, const td_flow *flow)
+{
+    const td_diagnosis *diag = td_diagnosis_of(d, flow);
+    const char *role;
+    const td_addr *who = who_of(d, flow, diag, &role);
+    char address[64], *key;
+    finding *f;
+
+    td_addr_format(who, address, sizeof address);
+    key = g_strdup_printf("%d|%s", diag->cause, address);
+    f = g_hash_table_lookup(by_key, key);
+    if (!f) {
+        f = g_new0(finding, 1);
+        f->cause = (td_cause)diag->cause;
+        f->who = who;
+        f->role = role;
+        f->flows = g_ptr_array_new();
+        f->worst_lost_ns = -1;
+        g_hash_table_insert(by_key, key, f);
+        g_ptr_array_add(findings, f);
+    } else {
+        g_free(key);
+    }
+    g_ptr_array_add(f->flows, (gpointer)flow);
+    if (diag->lost_ns > 0)
+        f->lost_ns += diag->lost_ns;
+    if (!f->worst || diag->lost_ns > f->worst_lost_ns) {
+        f->worst = flow;
+        f->worst_lost_ns = diag->lost_ns;
+    }
+}
+
+/* "1 of 20 connections negotiated ECN": the client's lottery, for ECN causes. */
+static void ecn_share(const td_diagnoses *d, const td_addr *client, GString *out)
+{
+    const td_engine *engine = td_diagnoses_engine(d);
+    unsigned conns = 0, negotiated = 0;
+
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        if (!td_flow_roles_known(flow) || !flow->hs.first_syn_frame ||
+            flow->addr[flow->client].len != client->len ||
+            memcmp(flow->addr[flow->client].bytes, client->bytes, client->len) != 0)
+            continue;
+        conns++;
+        negotiated += td_ecn_negotiated(flow->ecn_outcome);
+    }
+    g_string_append_printf(out, "%u of %u connections negotiated ECN; ", negotiated, conns);
+}
+
+static void write_finding(const td_diagnoses *d, const finding *f, unsigned rank, GString *out)
+{
+    const td_diagnosis *worst = td_diagnosis_of(d, f->worst);
+    char address[64], evidence[TD_SUMMARY_MAX + 1], cost[128], lost[32];
+    const char *text = evidence;
+    unsigned n = f->flows->len;
+
+    td_addr_format(f->who, address, sizeof address);
+    td_advice_evidence(d, f->worst, evidence, sizeof evidence);
+    g_string_append_printf(out, "%u. %s (%s): ", rank, address, f->role);
+    if (ecn_cause(worst, f->worst)) {
+        ecn_share(d, f->who, out);
+        if (g_str_has_prefix(text, "ECN negotiated; "))
+            text += strlen("ECN negotiated; ");
+    }
+    if (n > 1)
+        g_string_append_printf(out, "%u flows; the one that lost most: ", n);
+    g_string_append(out, text);
+    td_advice_cost(worst, cost, sizeof cost);
+    if (worst->slowdown > 0)
+        g_string_append_printf(out, "; %s %s", n > 1 ? "it was" : "that flow was", cost);
+    g_string_append(out, ".\n");
+    g_string_append_printf(out, "   Cause: %s; %u flow%s (stream%s", td_cause_name(f->cause), n, n == 1 ? "" : "s",
+                           n == 1 ? "" : "s");
+    for (guint i = 0; i < n && i < 8; i++)
+        g_string_append_printf(out, " %u", ((const td_flow *)g_ptr_array_index(f->flows, i))->stream);
+    g_string_append(out, n > 8 ? " ...)" : ")");
+    if (f->lost_ns > 0) {
+        td_format_duration(f->lost_ns, lost, sizeof lost);
+        g_string_append_printf(out, ", %s lost", lost);
+    }
+    if (worst->evidence_frame)
+        g_string_append_printf(out, "; evidence from frame %u", worst->evidence_frame);
+    g_string_append_printf(out, ".\n   Fix: %s.\n   Confirm: %s.\n", td_advice_fix(d, f->worst),
+                           td_advice_confirm(d, f->worst));
+}
+
+/* Flows without a diagnosis, by reason. */
+static void write_undiagnosed(const td_diagnoses *d, GString *out)
+{
+    const td_engine *engine = td_diagnoses_engine(d);
+    GHashTable *reasons = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GHashTableIter iter;
+    gpointer reason, count;
+    unsigned total = 0;
+
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_diagnosis *diag = td_diagnosis_of(d, td_engine_flow_at(engine, i));
+        if (diag->cause != TD_CAUSE_UNKNOWN)
+            continue;
+        total++;
+        count = g_hash_table_lookup(reasons, diag->reason);
+        g_hash_table_insert(reasons, (gpointer)diag->reason, GUINT_TO_POINTER(GPOINTER_TO_UINT(count) + 1));
+    }
+    if (total) {
+        const char *sep = " (";
+        g_string_append_printf(out, "Not diagnosed: %u flow%s", total, total == 1 ? "" : "s");
+        g_hash_table_iter_init(&iter, reasons);
+        while (g_hash_table_iter_next(&iter, &reason, &count)) {
+            g_string_append_printf(out, "%s%u: %s", sep, GPOINTER_TO_UINT(count),
+                                   reason ? (const char *)reason : "no reason recorded");
+            sep = "; ";
+        }
+        g_string_append(out, ").\n");
+    }
+    g_hash_table_destroy(reasons);
+}
+
+void td_report_diagnosis(const td_diagnoses *d, GString *out)
+{
+    const td_engine *engine = td_diagnoses_engine(d);
+    GHashTable *by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GPtrArray *findings = g_ptr_array_new_with_free_func(finding_free);
+    unsigned healthy = 0, slow = 0, n = td_engine_flow_count(engine);
+
+    for (guint i = 0; i < n; i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        td_cause cause = (td_cause)td_diagnosis_of(d, flow)->cause;
+        if (cause == TD_CAUSE_NONE)
+            healthy++;
+        else if (cause != TD_CAUSE_UNKNOWN) {
+            slow++;
+            add_to_finding(by_key, findings, d, flow);
+        }
+    }
+    g_ptr_array_sort(findings, by_cost);
+    g_string_append_printf(out, "tcpdiag: diagnosis of %u flow%s: %u slow, %u healthy, %u not diagnosed\n", n,
+                           n == 1 ? "" : "s", slow, healthy, n - slow - healthy);
+    if (!slow)
+        g_string_append_printf(out, "No slow flow: %s.\n",
+                               healthy ? "every flow with a diagnosis is healthy" : "nothing could be diagnosed");
+    for (guint i = 0; i < findings->len; i++)
+        write_finding(d, g_ptr_array_index(findings, i), i + 1, out);
+    write_undiagnosed(d, out);
+    g_ptr_array_free(findings, TRUE);
+    g_hash_table_destroy(by_key);
+}

@@ -1,0 +1,14 @@
+/* The per-capture diagnosis report: findings ranked by what they cost, each a
+ * short paragraph (who, how many flows, the cause with its evidence, the cost, the
+ * fix and how to confirm it). A healthy capture says so in one line. Plain text,
+ * so tshark's -z tcpdiag,diagnosis and any other front end print the same. */
+#ifndef TCPDIAG_REPORT_H
+#define TCPDIAG_REPORT_H
+
+#include <glib.h>
+#include "diagnosis.h"
+
+/* Appends the report of every flow of a diagnosed engine to out. */
+void td_report_diagnosis(const td_diagnoses *d, GString *out);
+
+#endif
