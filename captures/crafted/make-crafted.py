@@ -23,6 +23,7 @@ import itertools
 import json
 import os
 import random
+import statistics
 import struct
 import sys
 
@@ -331,9 +332,10 @@ def sender(conn):
                        sum(conn.tally["s"].values()) > 0)
 
 
-def expect(conn, outcome, why, feedback=None, roles="known", syn_seen=True,
+def expect(conn, outcome, why, *, cause, feedback=None, roles="known", syn_seen=True,
            synack_seen=True, packets=None, overrides=None, select=None, vantage=None):
-    """The expected record of one flow.  Values restate how the flow was built."""
+    """The expected record of one flow.  Values restate how the flow was built.
+    cause: (tcpdiag.diag.cause, the construction fact it rests on)."""
     e = {"tcpdiag.ecn.outcome": outcome}
     if roles == "known":
         e.update({
@@ -386,7 +388,36 @@ def expect(conn, outcome, why, feedback=None, roles="known", syn_seen=True,
         e["tcpdiag.flow.vantage"] = [vantage, "unknown"]
     if overrides:
         e.update(overrides)
-    return {"select": select or {"tcp.port": conn.cport}, "why": why, "expect": e}
+    e.update(diagnosis(cause[0]))
+    return {"select": select or {"tcp.port": conn.cport}, "why": why + diagnosis_why(*cause),
+            "expect": e}
+
+
+def diagnosis(cause):
+    """The diagnosis fields of a flow: no crafted capture silences a host, so
+    host.stall must be absent everywhere."""
+    return {"tcpdiag.diag.cause": cause, "tcpdiag.host.stall": None}
+
+
+def diagnosis_why(cause, reason):
+    return (" Diagnosis (docs/diagnosis.md): cause '%s'. %s No host of this capture falls "
+            "silent while flows wait on it, so there is no host stall." % (cause, reason))
+
+
+def short(ecn=None):
+    """The cause of a complete exchange of a request and a 3-segment answer, with its
+    ECN setup when that is odd (reflected, invalid, declined, unnegotiated ECT...)."""
+    reason = ("Data flowed after a captured handshake, and the transfer (the request and a "
+              "3-segment answer) ends within a few round trips: too short to be slow for any "
+              "of the causes.")
+    if ecn:
+        reason += " Its ECN setup (%s) is not by itself a slowness cause." % ecn
+    return "none", reason
+
+
+NO_PAYLOAD = ("unknown", "No payload in either direction: nothing to diagnose.")
+OPTIONS_CUT = ("unknown", "The snaplen cuts the handshake's options, so the window scale is "
+               "unknown and the analyses a cause rests on cannot be made.")
 
 
 def write_expected(outdir, name, story, flows=None, flow_count=None, hosts=None,
@@ -514,7 +545,13 @@ def accecn_rows(cap, client, server, port0, t0=0.0, dscp_port=None, v6=False):
         why = ("AccECN SYN (AE,CWR,ECE)=(1,1,1) sent %s; SYN-ACK (%d,%d,%d) sent %s. %s "
                "Outcome '%s' per the tcpdiag table for an AccECN SYN. %s%s"
                % (syn_cp, sa[0], sa[1], sa[2], sa_cp, note, outcome, WHY_DATA, WHY_SNAP))
-        flows.append(expect(c, outcome, why, feedback=fb, vantage="near-client"))
+        odd = None
+        if outcome not in NEGOTIATED:
+            odd = "outcome '%s'" % outcome
+        elif fb not in (None, syn_cp):
+            odd = "feedback %s for a SYN captured %s" % (fb, syn_cp)
+        flows.append(expect(c, outcome, why, cause=short(odd), feedback=fb,
+                            vantage="near-client"))
     return flows, negotiated
 
 
@@ -589,6 +626,10 @@ def build_classic_table(outdir):
         "001 | Classic ECN'. Data: request ECT(0); server segments ECT(0), CE (marked upstream), "
         "ECT(0) with CWR, and a retransmission sent Not-ECT as RFC 3168 §6.1.5 requires, so "
         "s2c counts ect0=2, ce=1, not_ect=1 and s2c.data is 'ect'. " + WHY_DATA + WHY_SNAP,
+        cause=("none", "One CE echo answered by one CWR and one retransmission (a single "
+               "recovery): ecn-loss-reaction needs two measured ECN responses and path-loss "
+               "two loss recoveries, and the 4-segment answer ends within a few round "
+               "trips: too short to be slow for any of the causes."),
         vantage="near-client"))
     t += 60
 
@@ -634,7 +675,8 @@ def build_classic_table(outdir):
                    resp=tuple((cp, 1448 if j < 2 else 700) for j, cp in enumerate(s_cps)))
         flows.append(expect(c, outcome,
             "Classic ECN-setup SYN (AE,CWR,ECE)=(0,1,1) (RFC 3168 §6.1.1). " + note +
-            " " + WHY_DATA + WHY_SNAP, vantage="near-client"))
+            " " + WHY_DATA + WHY_SNAP, cause=short("outcome '%s'" % outcome),
+            vantage="near-client"))
         t += 60
 
     res = [
@@ -667,7 +709,8 @@ def build_classic_table(outdir):
                    resp=tuple((s_cp, 1448 if j < 2 else 700) for j in range(3)))
         flows.append(expect(c, "invalid",
             note + " tcpdiag: a SYN with (AE,CWR,ECE) other than 000, 011 or 111 is 'invalid' "
-            "whatever the SYN-ACK says. " + WHY_DATA + WHY_SNAP, vantage="near-client"))
+            "whatever the SYN-ACK says. " + WHY_DATA + WHY_SNAP,
+            cause=short("a reserved SYN, outcome 'invalid'"), vantage="near-client"))
         t += 60
 
     cap.write(os.path.join(outdir, cap.name + ".pcap"))
@@ -705,6 +748,15 @@ def build_fallback(outdir):
         c.third_ack()
         c.exchange(req=((c_cp, 180),), resp=((s_cp, 1448), (s_cp, 1448), (s_cp, 500)))
 
+    def blackhole(lost, note=""):
+        return ("ecn-blackhole", "The ECN-setup SYN was retried with the same ISN and without "
+                "ECN flags (outcome fallback): the client lost %s to SYN retransmission "
+                "timeouts before its plain SYN was answered.%s" % (lost, note))
+    # the ECN SYN-ACK was captured, so the ECN SYN itself got through
+    synack_lost = (" Here the ECN SYN-ACK was captured and lost after the capture point, so no "
+                   "middlebox dropped the ECN SYN; the rule goes by the outcome.")
+    retried = short("a SYN retransmitted once, 1 s lost, with its flags unchanged: no fall-back")
+
     # 40401: Linux style (tcp_ecn_fallback): AccECN SYN, first retransmission without flags
     c = Conn(cap, 0.0, client, server, 40401)
     c.syn((1, 1, 1))
@@ -717,7 +769,8 @@ def build_fallback(outdir):
         "§3.1.4.1 allows other fall-back strategies); the server answers the plain SYN with "
         "(0,0,0). tcpdiag: ECN-setup SYN followed by a same-ISN SYN without ECN flags = "
         "'fallback'. syn_ip_ecn is the last SYN's codepoint. No ECT data (RFC 3168 §6.1.1: a "
-        "host that sent a non-ECN-setup SYN MUST NOT set ECT). " + WHY_DATA + WHY_SNAP))
+        "host that sent a non-ECN-setup SYN MUST NOT set ECT). " + WHY_DATA + WHY_SNAP,
+        cause=blackhole("1 s")))
 
     # 40402: RFC 9768 §3.1.4.1 recommended: retry AccECN once, then clear
     c = Conn(cap, 200.0, client, server, 40402)
@@ -731,7 +784,7 @@ def build_fallback(outdir):
         "one more time' on the first retransmitted SYN, then 'SHOULD send subsequent "
         "retransmissions of the SYN with the three TCP-ECN flags cleared' with 'the same "
         "initial sequence number'. SYNs at 0, 1 s, 3 s; SYN-ACK (0,0,0) to the last. "
-        "'fallback'. " + WHY_DATA + WHY_SNAP))
+        "'fallback'. " + WHY_DATA + WHY_SNAP, cause=blackhole("3 s")))
 
     # 40403: classic, RFC 3168 §6.1.1.1
     c = Conn(cap, 400.0, client, server, 40403)
@@ -743,7 +796,7 @@ def build_fallback(outdir):
         "RFC 3168 §6.1.1.1: 'A host that receives no reply to an ECN-setup SYN within the "
         "normal SYN retransmission timeout interval MAY resend the SYN and any subsequent SYN "
         "retransmissions with CWR and ECE cleared.' Classic SYN (0,1,1), then same-ISN SYN "
-        "(0,0,0), SYN-ACK (0,0,0): 'fallback'. " + WHY_DATA + WHY_SNAP))
+        "(0,0,0), SYN-ACK (0,0,0): 'fallback'. " + WHY_DATA + WHY_SNAP, cause=blackhole("1 s")))
 
     # 40404: control, classic SYN retransmitted unchanged
     c = Conn(cap, 600.0, client, server, 40404)
@@ -754,7 +807,8 @@ def build_fallback(outdir):
     flows.append(expect(c, "classic",
         "Control: classic SYN retransmitted with its ECN flags unchanged (RFC 3168 §6.1.1.1 "
         "'may retransmit one or more ECN-setup SYN packets'); SYN-ACK (0,0,1) = ECN-setup "
-        "SYN-ACK: 'classic', not 'fallback'. ECT(0) data both ways. " + WHY_DATA + WHY_SNAP))
+        "SYN-ACK: 'classic', not 'fallback'. ECT(0) data both ways. " + WHY_DATA + WHY_SNAP,
+        cause=retried))
 
     # 40405: control, AccECN SYN retransmitted unchanged
     c = Conn(cap, 800.0, client, server, 40405)
@@ -765,7 +819,7 @@ def build_fallback(outdir):
     flows.append(expect(c, "accecn", feedback="not-ect",
         why="Control: AccECN SYN retransmitted once with (1,1,1) as RFC 9768 §3.1.4.1 "
         "recommends; SYN-ACK (0,1,0) (Table 2, Not-ECT SYN): 'accecn', feedback not-ect. "
-        + WHY_DATA + WHY_SNAP))
+        + WHY_DATA + WHY_SNAP, cause=retried))
 
     # 40406: control, plain SYN retransmitted
     c = Conn(cap, 1000.0, client, server, 40406)
@@ -775,7 +829,7 @@ def build_fallback(outdir):
     finish(c)
     flows.append(expect(c, "not-requested",
         "Control: a SYN without ECN flags retransmitted unchanged; nothing to fall back from: "
-        "'not-requested'. " + WHY_DATA + WHY_SNAP))
+        "'not-requested'. " + WHY_DATA + WHY_SNAP, cause=retried))
 
     # 40407: RFC 3168 §6.1.1.1 example, seen at a point where the first SYN-ACK is visible
     c = Conn(cap, 1200.0, client, server, 40407)
@@ -790,7 +844,7 @@ def build_fallback(outdir):
         "SYN. (4) Host B: Sends a non-ECN-setup SYN/ACK ... neither Host A nor Host B may set "
         "the ECT bit on data packets.' The first SYN-ACK (0,0,1) is captured but lost later. "
         "The same-ISN SYN without ECN flags makes it 'fallback'; synack_ip_ecn is the last "
-        "SYN-ACK's. " + WHY_DATA + WHY_SNAP))
+        "SYN-ACK's. " + WHY_DATA + WHY_SNAP, cause=blackhole("0.98 s", synack_lost)))
 
     # 40408: AccECN variant: the server is already in AccECN mode when the plain SYN arrives
     c = Conn(cap, 1400.0, client, server, 40408)
@@ -806,7 +860,7 @@ def build_fallback(outdir):
         "(0,0,0) by emitting an AccECN SYN/ACK'). The tcpdiag rule makes any ECN SYN followed "
         "by a same-ISN SYN without ECN flags 'fallback'. The server 'MUST NOT set ECT' after a "
         "(0,0,0) SYN (RFC 9768 §3.1.5) and the client chooses not to either (it MAY): no ECT "
-        "data. " + WHY_DATA + WHY_SNAP))
+        "data. " + WHY_DATA + WHY_SNAP, cause=blackhole("0.98 s", synack_lost)))
 
     # 40409: not a fall-back: a tracebox-style probe.  The AccECN SYN is first sent
     # with TTL 3; hop 3 answers ICMP time-exceeded quoting the SYN as it arrived,
@@ -842,7 +896,9 @@ def build_fallback(outdir):
         "flags again, so the server answers (0,0,0): AccECN SYN + SYN-ACK (0,0,0) = "
         "'declined' (RFC 9768 Table 2 'Not ECN'). syn_ip_ecn is the real SYN's (not-ect), "
         "not the ICMP packet's outer CS6 byte. packets counts the ICMP frame, which carries "
-        "the flow's tcp.stream. " + WHY_DATA + WHY_SNAP))
+        "the flow's tcp.stream. " + WHY_DATA + WHY_SNAP,
+        cause=short("declined; the ICMP quote is no fall-back and the resent SYN kept its "
+                    "flags")))
 
     cap.write(os.path.join(outdir, cap.name + ".pcap"))
     write_expected(outdir, cap.name,
@@ -862,6 +918,8 @@ def build_partial(outdir):
     cap = Capture("crafted-partial-handshakes")
     client, server = "192.0.2.50", "198.51.100.50"
     flows = []
+    no_synack = ("unknown", "The SYN-ACK is not captured: the server's window scale and the "
+                 "round trip are unknown, so the analyses a cause rests on cannot be made.")
 
     # 40501: classic ECN SYN only, retried with the same flags
     c = Conn(cap, 0.0, client, server, 40501)
@@ -873,7 +931,7 @@ def build_partial(outdir):
         "in the capture. tcpdiag: a SYN requesting ECN with no SYN-ACK captured is 'unknown' "
         "(the answer is not visible). Roles are known from the SYN; server_mss and "
         "synack_ip_ecn absent. No data: <dir>.data may be 'unknown' (outcome unknown) or "
-        "'no-data'."))
+        "'no-data'.", cause=NO_PAYLOAD))
 
     # 40502: plain SYN only
     c = Conn(cap, 100.0, client, server, 40502)
@@ -882,7 +940,8 @@ def build_partial(outdir):
     flows.append(expect(c, "not-requested", synack_seen=False,
         why="SYN without ECN flags (retried once), no SYN-ACK. tcpdiag: a SYN with "
         "(AE,CWR,ECE)=(0,0,0) is 'not-requested' whatever follows (RFC 3168 §6.1.1: only an "
-        "ECN-setup SYN requests ECN). No data in either direction: 'no-data'."))
+        "ECN-setup SYN requests ECN). No data in either direction: 'no-data'.",
+        cause=NO_PAYLOAD))
 
     # 40503: SYN-ACK onwards (capture started after the SYN)
     c = Conn(cap, 200.0, client, server, 40503)
@@ -895,7 +954,9 @@ def build_partial(outdir):
         "the request is not visible, so 'unknown'. The SYN-ACK fixes the roles (client = its "
         "receiver), so roles 'known', server_mss from the SYN-ACK, client_mss and syn_ip_ecn "
         "absent; codepoint counts still restate what was written; <dir>.data 'unknown' "
-        "because the outcome is unknown. " + WHY_SNAP))
+        "because the outcome is unknown. " + WHY_SNAP,
+        cause=("unknown", "The SYN is not captured: the client's window scale is unknown, "
+               "so the analyses a cause rests on cannot be made.")))
 
     # 40504: mid-flow only: no SYN, no SYN-ACK
     c = Conn(cap, 300.0, client, server, 40504)
@@ -910,7 +971,9 @@ def build_partial(outdir):
         why="Mid-flow capture: only server data (ECT(0)), client ACKs and the FINs; no SYN, no "
         "SYN-ACK. tcpdiag: no SYN -> 'unknown'; neither handshake packet -> roles 'unknown' "
         "and the role-named fields (client/server, mss, c2s.*, s2c.*) absent rather than "
-        "guessed (docs/fields.md); data_sender 'unknown'. " + WHY_SNAP))
+        "guessed (docs/fields.md); data_sender 'unknown'. " + WHY_SNAP,
+        cause=("unknown", "Neither SYN nor SYN-ACK is captured: roles, window scale and "
+               "round trip are unknown.")))
 
     # 40505: not requested, but the server sends ECT(0)
     c = Conn(cap, 400.0, client, server, 40505)
@@ -922,7 +985,8 @@ def build_partial(outdir):
         why="SYN (0,0,0), SYN-ACK (0,0,0): 'not-requested'. The server nevertheless sends ECT(0) "
         "data, which RFC 3168 §6.1.1 forbids ('MUST NOT set ECT on data packets unless it has "
         "sent ... and received at least one ECN-setup SYN or ECN-setup SYN-ACK'): s2c.data "
-        "'unnegotiated-ect'; c2s.data 'not-ect'. " + WHY_DATA + WHY_SNAP))
+        "'unnegotiated-ect'; c2s.data 'not-ect'. " + WHY_DATA + WHY_SNAP,
+        cause=short("ECT(0) data without negotiation")))
 
     # 40506: declined, server sends ECT(1) anyway
     c = Conn(cap, 500.0, client, server, 40506)
@@ -933,7 +997,8 @@ def build_partial(outdir):
     flows.append(expect(c, "declined",
         why="Classic SYN (0,1,1), SYN-ACK (0,0,0) declines (RFC 3168 §6.1.1 non-ECN-setup "
         "SYN-ACK): 'declined'. The server still sends ECT(1) (an L4S sender ignoring the "
-        "negotiation): s2c.data 'unnegotiated-ect'. " + WHY_DATA + WHY_SNAP))
+        "negotiation): s2c.data 'unnegotiated-ect'. " + WHY_DATA + WHY_SNAP,
+        cause=short("declined, then ECT(1) data anyway")))
 
     # 40507: ECN++ style ECT(0) on the SYN, declined (Linux refuses ECN when the SYN is ECT)
     c = Conn(cap, 600.0, client, server, 40507)
@@ -945,7 +1010,7 @@ def build_partial(outdir):
         why="Classic SYN (0,1,1) sent ECT(0) (ECN++ / RFC 8311 experiment; RFC 3168 §6.1.1 "
         "says 'A host MUST NOT set ECT on SYN'); the server declines with (0,0,0), as Linux "
         "tcp_ecn_create_request() does for an ECT SYN. 'declined', syn_ip_ecn 'ect0'. "
-        + WHY_DATA + WHY_SNAP))
+        + WHY_DATA + WHY_SNAP, cause=short("an ECT(0) SYN, declined")))
 
     # 40508: ECN SYN, SYN-ACK missing from the capture, rest present
     c = Conn(cap, 700.0, client, server, 40508)
@@ -958,7 +1023,7 @@ def build_partial(outdir):
         why="Classic ECN SYN captured, SYN-ACK missing from the capture (capture loss), then the "
         "ACK and data. tcpdiag: 'SYN requesting ECN but no SYN-ACK captured' -> 'unknown' "
         "(the data shows no ECT, but absence of ECT does not prove a decline). Roles known "
-        "from the SYN; <dir>.data 'unknown'. " + WHY_SNAP))
+        "from the SYN; <dir>.data 'unknown'. " + WHY_SNAP, cause=no_synack))
 
     # 40509: plain SYN, SYN-ACK missing, rest present
     c = Conn(cap, 800.0, client, server, 40509)
@@ -969,14 +1034,16 @@ def build_partial(outdir):
     c.exchange(req=(("not-ect", 180),), resp=(("not-ect", 1448), ("not-ect", 1448), ("not-ect", 700)))
     flows.append(expect(c, "not-requested", synack_seen=False,
         why="SYN without ECN flags, SYN-ACK missing from the capture: 'not-requested' (the SYN "
-        "alone decides). Not-ECT data both ways: 'not-ect'. " + WHY_DATA + WHY_SNAP))
+        "alone decides). Not-ECT data both ways: 'not-ect'. " + WHY_DATA + WHY_SNAP,
+        cause=no_synack))
 
     # 40510: AccECN SYN only
     c = Conn(cap, 900.0, client, server, 40510)
     c.syn((1, 1, 1))
     flows.append(expect(c, "unknown", synack_seen=False,
         why="A single AccECN SYN (1,1,1), nothing else: 'unknown' (request without a visible "
-        "answer). Roles known from the SYN. No data: <dir>.data 'unknown' or 'no-data'."))
+        "answer). Roles known from the SYN. No data: <dir>.data 'unknown' or 'no-data'.",
+        cause=NO_PAYLOAD))
 
     cap.write(os.path.join(outdir, cap.name + ".pcap"))
     write_expected(outdir, cap.name,
@@ -1011,7 +1078,7 @@ def build_truncated(outdir):
         "AccECN SYN (1,1,1) Not-ECT, SYN-ACK (0,1,0): 'accecn', feedback not-ect (RFC 9768 "
         "Table 2). The MSS options were sent but not captured: client_mss/server_mss absent. "
         "Payload lengths come from the IPv4 total length, so codepoint counts are still "
-        "known. " + WHY_DATA))
+        "known. " + WHY_DATA, cause=OPTIONS_CUT))
     stream += 1
 
     # 40602: classic, all cut at 54
@@ -1024,7 +1091,7 @@ def build_truncated(outdir):
     c.syn_mss_seen = c.synack_mss_seen = None
     flows.append(expect(c, "classic", select={"tcp.stream": stream},
         why="Snaplen 54 as above. Classic SYN (0,1,1), SYN-ACK (0,0,1): 'classic' (RFC 3168 "
-        "§6.1.1). MSS options not captured: absent. " + WHY_DATA))
+        "§6.1.1). MSS options not captured: absent. " + WHY_DATA, cause=OPTIONS_CUT))
     stream += 1
 
     # 40603: the SYN record is cut at 47 bytes (13 bytes of TCP: CWR/ECE byte missing);
@@ -1044,7 +1111,9 @@ def build_truncated(outdir):
         "tcp.stream) for fewer than 16 captured TCP header bytes. The flow, as Wireshark numbers "
         "it, starts at the SYN-ACK: the SYN's flags are not known, so 'unknown'; roles known "
         "from the SYN-ACK; SYN-ACK MSS cut (absent). Selected by tcp.stream because the cut "
-        "SYN still carries tcp.port. packets counts the frames of the tcp.stream. " + WHY_SNAP.replace("128", "54")))
+        "SYN still carries tcp.port. packets counts the frames of the tcp.stream. " + WHY_SNAP.replace("128", "54"),
+        cause=("unknown", "The SYN is not dissected, so the flow has no SYN, and the "
+               "SYN-ACK's options are cut by the snaplen: the window scale is unknown.")))
     stream += 1
 
     # 40604: VLAN-tagged flow; snaplen 54 leaves 16 bytes of TCP header: flags and
@@ -1061,7 +1130,7 @@ def build_truncated(outdir):
         "bytes of TCP header per record (ports, seq, ack, offset, flags, window; checksum, "
         "urgent pointer and options cut). Wireshark 4.0.17 dissects a TCP header from 16 "
         "captured bytes on, so the flags are known: AccECN SYN, SYN-ACK (0,1,0) -> 'accecn', "
-        "feedback not-ect. MSS absent (not captured). " + WHY_DATA))
+        "feedback not-ect. MSS absent (not captured). " + WHY_DATA, cause=OPTIONS_CUT))
     stream += 1
 
     # 40606: QinQ (two 802.1Q tags): 12 bytes of TCP header per record.  Wireshark
@@ -1078,9 +1147,11 @@ def build_truncated(outdir):
                "shows tcp.srcport/dstport but no tcp.flags and no tcp.stream for a TCP "
                "header shorter than 16 captured bytes, so there is no flow to analyse: no "
                "tcpdiag flow field may appear on these frames (in particular no outcome "
-               "guessed from partial headers).",
-        "expect": {"tcpdiag.ecn.outcome": None, "tcpdiag.flow.roles": None,
-                   "tcpdiag.flow.client": None, "tcpdiag.ecn.syn_ip_ecn": None}})
+               "guessed from partial headers, and no diagnosis: a cause, even 'unknown', "
+               "belongs to a flow).",
+        "expect": dict({"tcpdiag.ecn.outcome": None, "tcpdiag.flow.roles": None,
+                        "tcpdiag.flow.client": None, "tcpdiag.ecn.syn_ip_ecn": None},
+                       **diagnosis(None))})
 
     # 40605: IPv6: snaplen 54 = Ethernet + IPv6 header only.
     c6 = Conn(cap, 500.0, "2001:db8:c1::60", "2001:db8:51::60", 40605)
@@ -1401,6 +1472,18 @@ def build_opts(outdir):
                   "SYN-ACK); ceiling_throughput = 65535 / RTT = 3.24-3.28 MB/s, the range "
                   "takes both. " + WHY_DATA + WHY_SNAP)
 
+    def paced(seg, share):
+        return ("none", "Window scaling is not in use, but the server paces its %d-byte "
+                "segments 2 ms apart, at %d %% of the 65535-byte ceiling (at_ceiling 'no'), "
+                "so the missing option is not what holds the transfer back (missing-options "
+                "needs at_ceiling 'yes'); the 30 segments take about 3 round trips and no "
+                "other cause holds." % (seg, share))
+
+    def one_burst(note):
+        return ("none", "The 30 segments leave 0.12 ms apart, all in the first round trip, "
+                "with window scaling in use: too short to be slow for any of the causes. %s"
+                % note)
+
     # 40801: TCP_NOOPT client (IPv4)
     c = opts_flow(cap, 0.0, client, server, 40801, None, dict(mss=1460), seg=536, n_seg=30,
                   c_win=65535, s_win=64240, gap_ms=2.0, ts=False)
@@ -1418,7 +1501,7 @@ def build_opts(outdir):
         "65535 window is the ceiling. The server's 30 segments are paced 2 ms apart "
         "(268 kB/s, about 8 % of the 3.24 MB/s ceiling, under any averaging), so "
         "at_ceiling is 'no'. The SYN also gets expert tcpdiag.opts.noopt (not asserted "
-        "here, the per-flow format cannot)." + why_common))
+        "here, the per-flow format cannot)." + why_common, cause=paced(536, 8)))
 
     # 40802: the same over IPv6
     c = opts_flow(cap, 0.0, client6, server6, 40802, None, dict(mss=1440), seg=1220, n_seg=30,
@@ -1430,7 +1513,7 @@ def build_opts(outdir):
         "option the peer must assume the IPv6 minimum MTU 1280 (RFC 8200 §5) minus 60 bytes "
         "of IPv6 + TCP headers = 1220 (RFC 9293 §3.7.1 'the default IPv6 MSS'), and the "
         "server sends 1220-byte segments, 2 ms apart (610 kB/s, 19 % of the ceiling): "
-        "at_ceiling 'no'." + why_common))
+        "at_ceiling 'no'." + why_common, cause=paced(1220, 19)))
 
     # 40803: the SYN-ACK drops window scaling; window-limited at the ceiling
     c = opts_flow(cap, 200.0, client, server, 40803, OPTS_ALL, dict(mss=1460, sack=True, ts=True),
@@ -1447,7 +1530,12 @@ def build_opts(outdir):
         "65160 B per RTT = 3.23 MB/s, 99 % of the 3.24 MB/s ceiling (measured per RTT "
         "or over the data span, which gives more), so at_ceiling 'yes' as long as "
         "throughput is measured over the data transfer, not over handshake + request "
-        "+ close." + why_common))
+        "+ close." + why_common,
+        cause=("missing-options", "Window scaling is not in use (the SYN-ACK has no WS) and "
+               "the transfer runs at the unscaled ceiling: 65160 bytes in flight per 20.2 ms "
+               "round trip, 99 % of 65535 (at_ceiling 'yes'). The 64 KB window is also the "
+               "flight limit (receive-window), which the missing scale explains, so "
+               "missing-options comes first.")))
 
     # 40804: timestamps stripped from server segments after the 10th
     c = opts_flow(cap, 400.0, client, server, 40804, OPTS_ALL, OPTS_ALL, seg=1448, n_seg=30,
@@ -1461,7 +1549,8 @@ def build_opts(outdir):
         "still 1448 bytes of payload): a middlebox (e.g. a proxy) on the path from the "
         "server to the capture point removes them. RFC 7323 §3.2: once TS is negotiated "
         "it MUST be sent in every non-RST segment, so ts_stripped is 's2c'; the client's segments keep "
-        "TS. Window scaling works: no ceiling." + why_common))
+        "TS. Window scaling works: no ceiling." + why_common,
+        cause=one_burst("Stripped timestamps are not a slowness cause.")))
 
     # 40805: healthy control
     c = opts_flow(cap, 600.0, client, server, 40805, OPTS_ALL, OPTS_ALL, seg=1448, n_seg=30,
@@ -1471,7 +1560,8 @@ def build_opts(outdir):
         "none", "none", "none"),
         why="Control: Linux-like SYN and SYN-ACK with MSS 1460, SACK_PERM, TS, NOP, WS 7; "
         "every later segment carries TS. Nothing missing, nothing stripped, both MSS "
-        "sent (no default_mss), scaling used (no ceiling)." + why_common))
+        "sent (no default_mss), scaling used (no ceiling)." + why_common,
+        cause=one_burst("Nothing is missing.")))
 
     # 40806: TFO cookie request + MP_CAPABLE on the SYN, AccECN negotiated
     tfo_req = (34, b"")                                  # RFC 7413 §4.1.1: cookie request, length 2
@@ -1490,7 +1580,7 @@ def build_opts(outdir):
         "The handshake is AccECN (SYN (1,1,1), SYN-ACK (0,1,0): RFC 9768 Table 2, Not-ECT "
         "SYN); the AccECN option (kind 172) is sent only on the client's later ACKs, not "
         "on the SYN-ACK, so it appears in neither option list. Server data ECT(1)."
-        + why_common))
+        + why_common, cause=one_burst("The ignored TFO and MPTCP options cost nothing.")))
 
     cap.write(os.path.join(outdir, cap.name + ".pcap"))
     v4 = [f for f in flows if f["expect"]["tcpdiag.flow.client"] == client]
@@ -1854,8 +1944,8 @@ AT_CLIENT = (" Captured at the client: SYN leaves, SYN-ACK arrives 20 ms later, 
              "leaves 0.1 ms after (vantage near-client, seen_from receiver).")
 
 
-def flight_expect(c, sim, at_sender, why, limit, rwnd, plateau=None, onset=None, start_frame=None,
-                  extra=None):
+def flight_expect(c, sim, at_sender, why, cause, limit, rwnd, plateau=None, onset=None,
+                  start_frame=None, extra=None):
     """The expected record of one flight flow: the flow fields, then tcpdiag.flight.
     A plateau is held by what limits the flow (the window or the sender itself)."""
     flight = {
@@ -1873,26 +1963,35 @@ def flight_expect(c, sim, at_sender, why, limit, rwnd, plateau=None, onset=None,
     }
     flight.update(extra or {})
     return sim_expect(c, at_sender, why, FLIGHT_WHY % (sim.max_lag / 1000.0, sim.u / 1000.0),
-                      flight)
+                      flight, cause)
 
 
-def sim_expect(c, at_sender, why, model, fields):
+def sim_expect(c, at_sender, why, model, fields, cause):
     """The expected record of a simulated download: the flow fields, then `fields`;
     the why tells where it was captured and how the simulation works (model)."""
     why += (AT_SERVER if at_sender else AT_CLIENT) + model
-    return expect(c, "not-requested", why, vantage="near-server" if at_sender else "near-client",
-                  overrides=fields)
+    return expect(c, "not-requested", why, cause=cause,
+                  vantage="near-server" if at_sender else "near-client", overrides=fields)
+
+
+def data_phase(sim, at_sender):
+    """The captured records, and the data phase as captured: first data frame, last ACK (ns)."""
+    recs = captured(sim, at_sender)
+    t = lambda r: seen_at(r, at_sender)
+    return recs, min(t(r) for r in recs if r[0] != "ack"), max(t(r) for r in recs if r[0] == "ack")
 
 
 def active_share(sim, at_sender, start):
-    """Percent of the data phase (first data segment to last ACK, as captured) that
-    lies from new segment `start` on."""
-    recs = captured(sim, at_sender)
-    t = lambda r: seen_at(r, at_sender)
-    t0 = min(t(r) for r in recs if r[0] == "data")
-    t_start = min(t(r) for r in recs if r[0] == "data" and r[2] == start)
-    t_end = max(t(r) for r in recs if r[0] == "ack")
+    """Percent of the data phase that lies from new segment `start` on."""
+    recs, t0, t_end = data_phase(sim, at_sender)
+    t_start = min(seen_at(r, at_sender) for r in recs if r[0] == "data" and r[2] == start)
     return 100.0 * (t_end - t_start) / (t_end - t0)
+
+
+def data_rate(sim, at_sender):
+    """Payload bytes per second over the data phase as captured."""
+    recs, t0, t_end = data_phase(sim, at_sender)
+    return sum(sim.nbytes(r) for r in recs if r[0] != "ack") * 1e9 / (t_end - t0)
 
 
 def illumos_flow(cap, t0, port, at_sender):
@@ -1923,7 +2022,10 @@ def illumos_flow(cap, t0, port, at_sender):
            "below the window with no loss: limit sender."
            % (sim.nxt, sim.nxt * SEG, lost, cap.frame_number(frames[30, True]), start + 1,
               cap.frame_number(frames[start, False]), sim.nxt - start, share))
-    return flight_expect(c, sim, at_sender, why, "sender", MIB_WINDOW << 7, 5 * SEG,
+    cause = ("sender-limited", "After its one retransmission the sender holds the flight "
+             "flat at 5 MSS for the rest of the transfer while the client offers 1 MiB and "
+             "nothing more is lost (flight limit sender).")
+    return flight_expect(c, sim, at_sender, why, cause, "sender", MIB_WINDOW << 7, 5 * SEG,
                          "retransmission", cap.frame_number(frames[start, False]),
                          {"tcpdiag.flight.sender_share": {"min": 90}})
 
@@ -1942,7 +2044,10 @@ def rwnd_flow(cap, t0, port):
            "the end, onset start, headroom 16384 - 15928 = 456. Flat at the window is the "
            "receiver's doing: limit rwnd, not sender."
            % (sim.nxt, sim.nxt // 11, cap.frame_number(frames[0, False])))
-    return flight_expect(c, sim, True, why, "rwnd", 16384, 11 * SEG, "start",
+    cause = ("receive-window", "Window scaling is in use, and the flight sits at the "
+             "client's 16 KiB offered window from the first round to the end (flight limit "
+             "rwnd).")
+    return flight_expect(c, sim, True, why, cause, "rwnd", 16384, 11 * SEG, "start",
                          cap.frame_number(frames[0, False]))
 
 
@@ -1962,7 +2067,14 @@ def reno_flow(cap, t0, port):
            "40: any 8 consecutive rounds span 7 segments, more than max(1 MSS, 10 %%) of "
            "at most 41 segments (4.1 segments), so there is no plateau: limit cwnd."
            % (len(sim.recovered_at), retx, sim.nxt))
-    return flight_expect(c, sim, True, why, "cwnd", MIB_WINDOW << 7)
+    assert len(sim.recovered_at) >= 2
+    cause = ("path-loss", "%d loss recoveries, each a fast retransmit long after the previous "
+             "repair ended, each cutting cwnd from 40 to 20 segments (the flight after is 0.5 "
+             "of the flight before: loss-like), with the congestion window as the flight limit "
+             "and no ECN. The flight never drops to 4 MSS (no window collapse), and no other "
+             "flow of 198.51.100.40 here uses offload, so nothing higher in the order holds."
+             % len(sim.recovered_at))
+    return flight_expect(c, sim, True, why, cause, "cwnd", MIB_WINDOW << 7)
 
 
 def app_flow(cap, t0, port):
@@ -1974,7 +2086,10 @@ def app_flow(cap, t0, port):
            "server is silent for 200 ms, %d times (%d segments), 1 MiB window. The flight "
            "never reaches cwnd or the window for want of data: limit app, no plateau "
            "(every round follows an idle period)." % (sim.writes, sim.nxt))
-    return flight_expect(c, sim, True, why, "app", MIB_WINDOW << 7)
+    cause = ("app-limited", "Bursts of one write each, separated by 200 ms of idle time with "
+             "nothing outstanding (flight limit app); no loss and no other flow of "
+             "198.51.100.40 here uses offload, so nothing higher in the order holds.")
+    return flight_expect(c, sim, True, why, cause, "app", MIB_WINDOW << 7)
 
 
 def healthy_flow(cap, t0, port):
@@ -1989,7 +2104,9 @@ def healthy_flow(cap, t0, port):
            "order is the order in which they passed the server. Growing every round, never "
            "flat: limit cwnd, no plateau, never sender."
            % (sim.nxt - 630, sim.nxt - 630, (sim.nxt - 630) * SEG, sim.nxt))
-    return flight_expect(c, sim, True, why, "cwnd", MIB_WINDOW << 7)
+    cause = ("none", "Unchecked slow start: no loss, no ECN, the window never binds, and no "
+             "other flow of 198.51.100.40 here uses offload: none of the causes holds.")
+    return flight_expect(c, sim, True, why, cause, "cwnd", MIB_WINDOW << 7)
 
 
 def after_last(cap):
@@ -2067,8 +2184,9 @@ def seg_runs(sizes):
 
 
 def offload_expect(c, sim, at_sender, why, verdict, cap=None, cap_start=None, ip_len0=False):
-    """The expected record of one offload flow: the flow fields, then
-    tcpdiag.offload restated from the frames as written."""
+    """One offload flow: its verdict, its data rate as captured, and the function that
+    makes its expected record (the flow fields, then tcpdiag.offload restated from the
+    frames as written) from its cause, which depends on the sender's other flows."""
     sizes = offload_sizes(sim, at_sender)
     big = [x for x in sizes if x > SEG]
     share = 100.0 * sum(big) / sum(sizes)
@@ -2091,7 +2209,8 @@ def offload_expect(c, sim, at_sender, why, verdict, cap=None, cap_start=None, ip
             % (seg_runs(sizes), max(sizes), len(big), share, sum(sizes)))
     model = OFFLOAD_WHY % (sim.u / 1000.0, " except where said otherwise" if ip_len0 else "",
                            sim.gro or GRO_FRAMES, sim.gro or GRO_FRAMES)
-    return sim_expect(c, at_sender, why, model, fields)
+    return verdict, data_rate(sim, at_sender), lambda cause: sim_expect(c, at_sender, why, model,
+                                                                        fields, cause)
 
 
 def offload_flow(cap, t0, port, at_sender, segs, cc, **kw):
@@ -2223,18 +2342,62 @@ def too_little_flow(cap, t0, port):
     return offload_expect(c, sim, True, why, "unknown")
 
 
+def offload_causes(made):
+    """tcpdiag.diag.cause of each crafted-offload flow, by port.  made: port ->
+    (verdict, data rate, record).  All six come from one sender, 198.51.100.50, so
+    offload-capped compares an MSS-only flow with that sender's offloaded flows."""
+    rate = {port: r for port, (_, r, _) in made.items()}
+    used = sorted(port for port, (verdict, _, _) in made.items() if verdict == "offloaded")
+    median = statistics.median(rate[p] for p in used)
+    peers = ("the same sender's offloaded flows (%s) ran at %s MB/s over their data phase, "
+             "median %.2f MB/s" % (", ".join(map(str, used)),
+                                   " and ".join("%.2f" % (rate[p] / 1e6) for p in used), median / 1e6))
+    slower = lambda port: "%.2f MB/s, %.2f times slower" % (rate[port] / 1e6, median / rate[port])
+    assert median >= 1.5 * rate[41004] and median >= 1.5 * rate[41003]
+    short_run = ("none", "One 20000-byte write, done in two round trips without loss: too "
+                 "short to be slow for any of the causes (and it used offload itself).")
+    return {
+        41001: ("sender-limited", "After its one retransmission the sender holds the flight "
+                "flat at 5 MSS for the rest of the transfer with a 1 MiB window and no further "
+                "loss (the illumos plateau). Its 7240-byte LSO cap is that plateau, which "
+                "explains it: not offload-capped, and sender-limited comes first anyway."),
+        41002: ("none", "It used offload itself. Slow start without loss against a 1 MiB "
+                "window; each write follows the last ACK of the one before at once, so the "
+                "sender is never idle with nothing outstanding (not app-limited): none of "
+                "the causes holds."),
+        41003: ("none", "The sender sent MSS-sized segments without offload and the flow is "
+                "slower than its offloaded peers (%s; %s), but it is captured at the client, "
+                "whose GRO merges the segments: the capture does not show the sender's "
+                "segments as MSS-only (verdict coalesced), the first condition of "
+                "offload-capped fails. cwnd growth without loss or window limit: none of the "
+                "other causes holds." % (slower(41003), peers)),
+        41004: ("offload-capped", "MSS-only segments at the sender (mss-capped) with no "
+                "plateau (the flight grows by a segment per round) and no loss or ECN signal "
+                "(no collapse), while %s; this flow ran at %s (at least 1.5). 41001 (LSO "
+                "packets capped by its flight plateau) and 41006 (too little data for a "
+                "verdict) do not count as offloaded." % (peers, slower(41004))),
+        41005: ("none", "It used offload itself (packets sized to 1 ms of its pacing rate). "
+                "The pacing keeps the flight near 72 segments, far below cwnd and the window, "
+                "for about 6 round trips: fewer than the 10 a plateau needs, so not "
+                "sender-limited; no loss: none of the causes holds."),
+        41006: short_run,
+    }
+
+
 def build_offload(outdir):
     cap = Capture("crafted-offload")
-    flows, t0 = [], 0.0
+    made, t0 = {}, 0.0
     # the start phase (us) against the client's interrupt grid shapes the GRO runs
-    for phase, make in ((2, lambda t: lso_capped_flow(cap, t, 41001)),
-                        (8, lambda t: tso_iplen0_flow(cap, t, 41002)),
-                        (17, lambda t: gro_receiver_flow(cap, t, 41003)),
-                        (0, lambda t: mss_only_flow(cap, t, 41004)),
-                        (0, lambda t: autosized_flow(cap, t, 41005)),
-                        (0, lambda t: too_little_flow(cap, t, 41006))):
-        flows.append(make(t0 + phase / 1000.0))
+    for phase, port, make in ((2, 41001, lso_capped_flow),
+                              (8, 41002, tso_iplen0_flow),
+                              (17, 41003, gro_receiver_flow),
+                              (0, 41004, mss_only_flow),
+                              (0, 41005, autosized_flow),
+                              (0, 41006, too_little_flow)):
+        made[port] = make(cap, t0 + phase / 1000.0, port)
         t0 = -(-after_last(cap) // 100) * 100.0     # on the next whole 100 ms
+    causes = offload_causes(made)
+    flows = [record(causes[port]) for port, (_, _, record) in made.items()]
     cap.write(os.path.join(outdir, cap.name + ".pcap"))
     write_expected(outdir, cap.name,
                    "Segmentation offload (tcpdiag.offload): six downloads from "
