@@ -268,13 +268,15 @@ def offload_profile(rows, cport, written_len):
     fits = [n for n in sizes if n <= announced]
     # docs/fields.md: the largest segment at or below the announced MSS, absent when none
     mss = max(fits) if fits else None
-    big = [n for n in sizes if n > mss]
+    # with no segment that fits, a super-packet is one above the announced MSS
+    unit = announced if mss is None else mss
+    big = [n for n in sizes if n > unit]
     top, new = 0, []                # new data: not below the highest sequence number sent
     for r in data:
         new.append(int(r["tcp.seq"]) >= top)
         top = max(top, int(r["tcp.nxtseq"]))
     # the cap: the last super-packet's size, from the first super-packet after the last larger one
-    supers = [i for i, n in enumerate(sizes) if n > mss]
+    supers = [i for i, n in enumerate(sizes) if n > unit]
     cap = sizes[supers[-1]] if supers else None
     above = [i for i in supers if sizes[i] > cap]
     start = next(i for i in supers if not above or i > above[-1]) if supers else None
@@ -282,7 +284,7 @@ def offload_profile(rows, cport, written_len):
     answered = all(i + 1 < len(rows) and rows[i + 1]["tcp.srcport"] == cport
                    and rows[i + 1]["tcp.ack"] == r["tcp.nxtseq"]
                    and usec(rows[i + 1]) - usec(r) <= 1
-                   for r in data if int(r["tcp.len"]) > mss for i in (nxt[r["frame.number"]],))
+                   for r in data if int(r["tcp.len"]) > unit for i in (nxt[r["frame.number"]],))
     out = {
         "tcpdiag.offload.mss": mss,
         "tcpdiag.offload.max": max(sizes),
