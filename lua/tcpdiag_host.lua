@@ -229,11 +229,12 @@ local function is_capped(verdict)
     return verdict == "capped" or verdict == "mss-capped"
 end
 
--- Traits every flow without offload shares; "(as the offloaded)" marks one that
--- the offloaded flows share too, so it cannot be what makes the difference.
+-- Traits every flow without offload shares and not every offloaded flow does.
+-- ECN is named even when the offloaded flows share it ("ecn (as the offloaded)"):
+-- offload and ECN meet in the stacks (TSO of CWR segments), so an analyst must see it.
 local function common_traits(s)
     local traits = {}
-    local function shared(name, get)
+    local function shared(name, get, even_if_offloaded_too)
         local all_capped, all_offloaded, value = true, true, nil
         for _, f in pairs(s.flows) do
             if is_capped(f.verdict) then
@@ -246,11 +247,11 @@ local function common_traits(s)
                 all_offloaded = all_offloaded and get(f) == value
             end
         end
-        if value ~= nil and value ~= false and all_capped then
+        if value ~= nil and value ~= false and all_capped and (even_if_offloaded_too or not all_offloaded) then
             table.insert(traits, all_offloaded and name .. " (as the offloaded)" or name)
         end
     end
-    shared("ecn", function(f) return f.ecn end)
+    shared("ecn", function(f) return f.ecn end, true)
     shared("destination", function(f) return f.network end)
     shared("retransmission", function(f) return f.retransmitted end)
     return #traits > 0 and table.concat(traits, ",") or "nothing"

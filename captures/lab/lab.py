@@ -1227,10 +1227,12 @@ def senders_expect(truths):
         why.append("none offloaded or capped: unknown, no tcpdiag.sender fields")
     flows = [{"select": {"tcp.stream": t["index"]},
               "expect": {"tcpdiag.sender.offload_unused":
-                         1 if mixed and t["offload"]["verdict"] in CAPPED else None}}
+                         1 if mixed and t["offload"]["verdict"] in CAPPED and not t["offload"]["cap_cause"]
+                         else None}}
              for t in truths]
-    why.append("the Warning tcpdiag.sender.offload_unused on the first packet of each capped "
-               "flow exactly when the sender is mixed")
+    why.append("the Note tcpdiag.sender.offload_unused on the first packet of each capped flow "
+               "exactly when the sender is mixed and the flow itself does not explain its cap (a "
+               "collapsing window, whose TCP_INFO the lab checked, is the flow's own diagnosis)")
     return [{"sender": truths[0]["server"], "why": "; ".join(why), "expect": e, "flows": flows}]
 
 

@@ -418,6 +418,10 @@ static td_cause no_cause(const td_flow *flow, const flow_facts *x, const char **
         *reason = x->f ? x->f->unknown_reason : "no data direction could be analysed";
         return TD_CAUSE_UNKNOWN;
     }
+    if (x->f->ctx.rcv_wscale < 0) {
+        *reason = "window scale unknown (handshake options not captured): the receive window cannot be judged";
+        return TD_CAUSE_UNKNOWN;
+    }
     if (x->limit == TD_LIMIT_UNKNOWN && x->f->rounds >= 4) {
         *reason = x->limit_why;
         return TD_CAUSE_UNKNOWN;
