@@ -109,7 +109,7 @@ STALL = dict(after=1.5, seconds=4.0)    # host-stall: drop starts this long afte
 # host-stall-control: 16 kB bursts 120 ms apart (the application is each flow's limit),
 # and one pause as long as the drop, at the first burst boundary Ti s after the flow's
 # first write. Flow 5 pauses 4.5 s after flow 0 (0.5 s more than a pause; the flows
-# start ~45 ms apart, which only adds to it), so flow 0 is sending again before flow 5
+# start ~42 ms apart, which only adds to it), so flow 0 is sending again before flow 5
 # stops and at every moment some flow is sending.
 STALL_BURST = (16_000, 0.12)
 STALL_PAUSE_AT = [round(0.4 + 0.9 * i, 1) for i in range(STALL_N)]
@@ -1343,6 +1343,13 @@ def measure_silence(pcap, server):
     return {"host_gap_start": h0, "host_gap_end": h1, "host_gap_s": round(h1 - h0, 6), "flows": flows}
 
 
+def path_times(cfg, point):
+    """(the largest round trip, as for irtt; the one-way delay from the server to
+    `point`) in seconds."""
+    return ((2 * sum(cfg["delay"]) + IRTT_SLACK_MS) / 1000,
+            vantage_truth(point, cfg["delay"])[3] / 2 / 1000)
+
+
 def stall_bounds(cfg, res, point):
     """What the drop's log allows at `point` (epoch seconds) for the server's silence:
     its start, its duration, and each flow's first frame after it.
@@ -1368,8 +1375,7 @@ def stall_bounds(cfg, res, point):
     the drop."""
     s = res["stall"]
     a = STALL_ALLOWANCE
-    rtt_max = (2 * sum(cfg["delay"]) + IRTT_SLACK_MS) / 1000
-    ow = vantage_truth(point, cfg["delay"])[3] / 2 / 1000     # server -> this point, one way
+    rtt_max, ow = path_times(cfg, point)
     rto = max(x["tcp_info"]["rto"] for x in res["server"]) / 1e6
     pending = (1 + TIMER_SLACK) * (s["del_after"] - s["add_before"] + rto)
     return {"start": (s["add_before"] - rtt_max - a + ow, s["add_after"] + a + ow),
@@ -1404,8 +1410,7 @@ def stall_problems(cfg, res, m, point, pcap):
         return bad
     if m["host_gap_s"] > CONTROL_GAP_MAX:
         bad.append(f"{tag}: the server was silent for {m['host_gap_s']} s from {m['host_gap_start']}")
-    ow = vantage_truth(point, cfg["delay"])[3] / 2 / 1000
-    rtt_max = (2 * sum(cfg["delay"]) + IRTT_SLACK_MS) / 1000
+    rtt_max, ow = path_times(cfg, point)
     for f, srv in zip(m["flows"], res["server"]):
         p = srv["long_pause"]
         # The burst written just before the pause may still be leaving (<= 2 round trips
@@ -1802,6 +1807,10 @@ def scenario(name):
         problems.append(f"blackhole dropped {res['router_counters']['blackhole']} SYNs, expected 1")
     if res["sysctl"]["client"]["net.ipv4.tcp_ecn_fallback"] != "1":
         problems.append("client tcp_ecn_fallback is not 1")
+    for c, s in zip(res["client"], res["server"]):
+        if s["remote"][1] != c["local"][1]:
+            problems.append(f"the server's accept {s['index']} came from port {s['remote'][1]}, "
+                            f"the client's connection {c['index']} from {c['local'][1]}")
     for s in res["server"]:
         if s["cc"] != cfg["cc"]:
             problems.append(f"server used {s['cc']}, not {cfg['cc']}")
