@@ -1807,6 +1807,9 @@ def scenario(name):
         problems.append(f"blackhole dropped {res['router_counters']['blackhole']} SYNs, expected 1")
     if res["sysctl"]["client"]["net.ipv4.tcp_ecn_fallback"] != "1":
         problems.append("client tcp_ecn_fallback is not 1")
+    if len(res["server"]) != len(res["client"]):
+        problems.append(f"the server logged {len(res['server'])} connections, the client "
+                        f"{len(res['client'])}")
     for c, s in zip(res["client"], res["server"]):
         if s["remote"][1] != c["local"][1]:
             problems.append(f"the server's accept {s['index']} came from port {s['remote'][1]}, "
