@@ -138,13 +138,11 @@ def add_diag(flow, cfg, index):
     and appends their why, replacing one appended before: rewriting is idempotent."""
     cause, why = expected_cause(cfg, index)
     flow["expect"]["tcpdiag.diag.cause"] = cause
-    # No lab scenario silenced a host so far (null: must be absent); one that does sets
-    # `stall` to the expected value, and with only `drop` nothing is asserted.
-    if "stall" in cfg or "drop" not in cfg:
-        flow["expect"]["tcpdiag.host.stall"] = cfg.get("stall")
-        if "stall" not in cfg:
-            why += "; no host was silenced, so no host stall"
-    else:
-        flow["expect"].pop("tcpdiag.host.stall", None)
+    # The host-stall scenarios (a `stall` drop, or the control's `long_pause`) write their
+    # own host-stall expectations (lab.py stall_expect); every other scenario silenced no
+    # host, so the field must be absent (null).
+    if "stall" not in cfg and "long_pause" not in cfg:
+        flow["expect"]["tcpdiag.host.stall"] = None
+        why += "; no host was silenced, so no host stall"
     flow["why"] = flow["why"].split("; " + WHY_MARK)[0] + "; " + WHY_MARK + cause + ": " + why
     return flow

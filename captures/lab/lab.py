@@ -103,6 +103,22 @@ OFFLOAD_BYTES = 4_000_000       # each; slow start alone then spans > 8 round tr
 SUSTAINED_RTTS = 8              # docs/offload.md: mss-capped needs that many round trips of data
 OFFLOAD_DELAY = (10, 0)         # offload-*: the server has no delay line (see build)
 GRO_FLUSH_US = 200              # offload-on/-off: the client's gro_flush_timeout (see set_offloads)
+IRTT_SLACK_MS = 25              # userspace forwarding and scheduling on top of the configured RTT
+STALL_N = 6                     # host-stall*: concurrent downloads from the one server
+STALL_BYTES = 800_000           # each
+STALL_PACE = 200_000            # host-stall: B/s per flow; 1.5 s of data before the drop, 2.5 s after
+STALL = dict(after=1.5, seconds=4.0)    # host-stall: drop starts this long after the last connect
+# host-stall-control: 16 kB bursts 120 ms apart (the application is each flow's limit),
+# and one pause as long as the drop, at the first burst boundary Ti s after the flow's
+# first write. Flow 5 pauses 4.5 s after flow 0 (0.5 s more than a pause; the flows
+# start ~42 ms apart, which only adds to it), so flow 0 is sending again before flow 5
+# stops and at every moment some flow is sending.
+STALL_BURST = (16_000, 0.12)
+STALL_PAUSE_AT = [round(0.4 + 0.9 * i, 1) for i in range(STALL_N)]
+STALL_ALLOWANCE = 0.05          # s: tap and delay-line timing (see stall_bounds)
+TIMER_SLACK = 1 / 8             # a timer-wheel timer fires up to this share of its timeout late
+CONTROL_GAP_MAX = 0.2           # host-stall-control: the server is never silent longer (s)
+CONTROL_BUSY_MAX = 1 / 3        # ... and each flow's kernel busy_time is at most this share of it
 
 SCENARIOS = {
     "no-ecn": dict(
@@ -292,6 +308,31 @@ SCENARIOS = {
               "GRO off; server wired straight to the router, 10 ms each way router to client",
         client_ecn=[0, 1, 0], server_ecn=2, cc="cubic", bytes=2_000_000, delay=OFFLOAD_DELAY,
         mark=0.3, offload=dict(tso=True, client_gro=0), captures=FLIGHT_CAPTURES),
+    # host-stall*: one host falls silent (tcpdiag's host-stall cause). parallel: the client
+    # connects one after another and then reads every connection at once, the server
+    # serves each in its own thread. stall: the server namespace drops everything it
+    # sends (iptables OUTPUT DROP, before tcpdump's tap) for `seconds`, `after` s after the
+    # last connect() returned. long_pause: (seconds, [Ti]): the i-th writer sleeps once.
+    # diag_cause: the tcpdiag.diag.cause every flow must get.
+    "host-stall": dict(
+        story=f"{STALL_N} concurrent {STALL_BYTES // 1000} kB CUBIC downloads from one server, "
+              f"each paced at {STALL_PACE // 1000} kB/s (SO_MAX_PACING_RATE); tcp_ecn 0 / 2; 10 ms "
+              f"delay line each side of the router (40 ms RTT); {STALL['after']:g} s after the last "
+              f"connect the server's namespace drops everything it sends (iptables-legacy -A OUTPUT "
+              f"-j DROP) for {STALL['seconds']:g} s: the host falls silent mid-transfer, and its "
+              "flows come back at their backed-off retransmission timers",
+        client_ecn=[0] * STALL_N, server_ecn=2, cc="cubic", bytes=STALL_BYTES, delay=(10, 10),
+        pace=STALL_PACE, parallel=True, stall=STALL, diag_cause="host-stall",
+        captures=FLIGHT_CAPTURES),
+    "host-stall-control": dict(
+        story=f"the control of host-stall: the same {STALL_N} concurrent {STALL_BYTES // 1000} kB "
+              f"CUBIC downloads (tcp_ecn 0 / 2, 10 ms each side), no drop; each server writer "
+              f"sends {STALL_BURST[0] // 1000} kB bursts {STALL_BURST[1]:g} s apart and pauses "
+              f"once for {STALL['seconds']:g} s, {', '.join(map(str, STALL_PAUSE_AT))} s after its "
+              "first write: every flow falls silent as long as host-stall's, never all at once",
+        client_ecn=[0] * STALL_N, server_ecn=2, cc="cubic", bytes=STALL_BYTES, delay=(10, 10),
+        burst=STALL_BURST, parallel=True, long_pause=(STALL["seconds"], STALL_PAUSE_AT),
+        diag_cause="app-limited", captures=FLIGHT_CAPTURES),
 }
 
 
@@ -573,6 +614,26 @@ def polls_tcpinfo(cfg):
     return "flight" in cfg or "reaction" in cfg or "offload" in cfg
 
 
+def silence_server(stall):
+    """Drops everything the server sends, in its namespace's OUTPUT chain (before
+    tcpdump's tap on s-eth0), for stall["seconds"], starting stall["after"] s from now.
+    Returns the CLOCK_REALTIME epochs (tcpdump's clock) read just before and just after
+    adding and deleting the rule: the drop began within [add_before, add_after] and
+    ended within [del_before, del_after]; and how many packets the rule dropped."""
+    rule = ("OUTPUT", "-j", "DROP")
+    time.sleep(stall["after"])
+    add_before = time.time()
+    run("iptables-legacy", "-A", *rule, ns=NS_SERVER)
+    add_after = time.time()
+    time.sleep(max(0.0, add_after + stall["seconds"] - time.time()))
+    listing = run("iptables-legacy", "-L", "OUTPUT", "-v", "-x", "-n", ns=NS_SERVER, out=True)
+    del_before = time.time()
+    run("iptables-legacy", "-D", *rule, ns=NS_SERVER)
+    del_after = time.time()
+    return dict(add_before=add_before, add_after=add_after, del_before=del_before,
+                del_after=del_after, dropped_packets=int(listing.splitlines()[2].split()[0]))
+
+
 def do_run(name, cfg, tmp):
     v = cfg.get("ip", 4)
     a = ADDR[v]
@@ -611,6 +672,11 @@ def do_run(name, cfg, tmp):
                            "--sndbuf", str(cfg.get("sndbuf", 0))]
         if cfg.get("burst"):
             server_cmd += ["--burst", str(cfg["burst"][0]), "--pause", str(cfg["burst"][1])]
+        if cfg.get("long_pause"):
+            server_cmd += ["--long-pause", str(cfg["long_pause"][0]),
+                           "--long-pause-at", ",".join(map(str, cfg["long_pause"][1]))]
+        if cfg.get("parallel"):
+            server_cmd.append("--concurrent")
         server = start(*server_cmd, ns=NS_SERVER)
         wait_for(lambda: os.path.exists(server_log) and os.path.getsize(server_log) > 0, "server")
 
@@ -627,6 +693,8 @@ def do_run(name, cfg, tmp):
             client_cmd += ["--opts-schedule", ",".join(map(str, cfg["client_opts"]))]
         if cfg.get("rcvbuf"):
             client_cmd += ["--rcvbuf", str(cfg["rcvbuf"])]
+        if cfg.get("parallel"):
+            client_cmd.append("--parallel")
         t0 = time.monotonic()
         client = start(*client_cmd, ns=NS_CLIENT, stdout=subprocess.PIPE, text=True)
         if cfg.get("midflow"):
@@ -636,6 +704,10 @@ def do_run(name, cfg, tmp):
             for suffix, point in cfg["captures"].items():
                 dumps[suffix] = start_tcpdump(point, pcaps[suffix])
             result["capture_started_after_connect_s"] = round(time.monotonic() - t_conn, 3)
+        if cfg.get("stall"):
+            for _ in range(n):
+                client.stdout.readline()            # "connected": every transfer has begun
+            result["stall"] = silence_server(cfg["stall"])
         client.stdout.read()
         if client.wait(120) != 0:
             raise RuntimeError("client failed")
@@ -651,8 +723,12 @@ def do_run(name, cfg, tmp):
         teardown()
     result["delay_lines"] = [read_jsonl(os.path.join(tmp, f"delayline-{x}.json"))[0]
                              for x, *_ in delay_lines(cfg)]
-    result["client"] = [r for r in read_jsonl(client_log) if r["event"] == "conn"]
-    result["server"] = [r for r in read_jsonl(server_log) if r["event"] == "served"]
+    # Parallel transfers log in the order they end; index i is connection i (connect
+    # order, and the server's accept order).
+    result["client"] = sorted((r for r in read_jsonl(client_log) if r["event"] == "conn"),
+                              key=lambda r: r["index"])
+    result["server"] = sorted((r for r in read_jsonl(server_log) if r["event"] == "served"),
+                              key=lambda r: r["index"])
     result["pcaps"] = pcaps
     return result
 
@@ -825,9 +901,9 @@ def flow_expect(cfg, res, t, point):
                    f"separates the sides, so {true} or unknown")
     rtt = 2 * sum(cfg["delay"])
     if rtt and not cfg.get("blackhole"):
-        e["tcpdiag.flow.irtt"] = {"min": 0.95 * rtt / 1000, "max": (rtt + 25) / 1000}
+        e["tcpdiag.flow.irtt"] = {"min": 0.95 * rtt / 1000, "max": (rtt + IRTT_SLACK_MS) / 1000}
         why.append(f"handshake round trip = 2 x ({ms(cfg['delay'][0])} + {ms(cfg['delay'][1])}) "
-                   f"of delay line = {ms(rtt)}, plus up to 25 ms of userspace forwarding and "
+                   f"of delay line = {ms(rtt)}, plus up to {IRTT_SLACK_MS} ms of userspace forwarding and "
                    "scheduling")
 
     e["tcpdiag.ecn.syn_ip_ecn"] = "not-ect"
@@ -872,6 +948,8 @@ def flow_expect(cfg, res, t, point):
         cc_expect(cfg, res["kernel_cc"][t["index"]], e, why)
     if "offload" in cfg:
         offload_expect(cfg, res["kernel_offload"][t["index"]], t, point, e, why)
+    if silences(cfg):
+        stall_expect(cfg, res, t, point, e, why)
     return add_diag({"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e},
                     cfg, t["index"])
 
@@ -1099,10 +1177,12 @@ def offload_verdict(cfg, t, point):
     return "offloaded", None
 
 
-def s2c_sizes(pcap, server):
-    """{stream: [(epoch, tcp.len)]} of the server's data frames, from tshark's own fields."""
+def s2c_sizes(pcap, server, data_only=True):
+    """{stream: [(epoch, tcp.len)]} of the server's data frames (of every frame it sent
+    unless data_only), from tshark's own fields."""
     out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
-                          "-Y", f"ip.src == {server} && tcp.len > 0", "-e", "tcp.stream",
+                          "-Y", f"ip.src == {server}" + (" && tcp.len > 0" if data_only else ""),
+                          "-e", "tcp.stream",
                           "-e", "frame.time_epoch", "-e", "tcp.len"],
                          check=True, text=True, capture_output=True).stdout
     sizes = {}
@@ -1234,6 +1314,181 @@ def senders_expect(truths):
                "exactly when the sender is mixed and the flow itself does not explain its cap (a "
                "collapsing window, whose TCP_INFO the lab checked, is the flow's own diagnosis)")
     return [{"sender": truths[0]["server"], "why": "; ".join(why), "expect": e, "flows": flows}]
+
+
+# ----------------------------------------------------------------------------------
+# Host stall (host-stall*): the server falls silent as a whole (the drop), or each of
+# its flows at its own time (the control's application pauses)
+# ----------------------------------------------------------------------------------
+STALL_FIELDS = ("tcpdiag.host.stall", "tcpdiag.host.stall_flows_hit",
+                "tcpdiag.host.stall_duration", "tcpdiag.host.stall_start")
+
+
+def silences(cfg):
+    """host-stall*: the scenario makes the server, or each of its flows, fall silent."""
+    return "stall" in cfg or "long_pause" in cfg
+
+
+def measure_silence(pcap, server):
+    """The server's silences in a capture, from tshark's own fields (epoch seconds): the
+    longest gap between consecutive frames it sent on any flow (the host's), and per
+    flow its own longest gap and its first frame and first data frame from the end of
+    the host's gap on."""
+    frames = s2c_sizes(pcap, server, data_only=False)
+    longest = lambda ts: max(zip(ts, ts[1:]), key=lambda g: g[1] - g[0])
+    h0, h1 = longest(sorted(t for fl in frames.values() for t, _ in fl))
+    flows = []
+    for stream, fl in sorted(frames.items()):
+        g0, g1 = longest([t for t, _ in fl])
+        after = [(t, n) for t, n in fl if t >= h1]
+        flows.append({"stream": stream, "gap_start": g0, "gap_end": g1, "gap_s": round(g1 - g0, 6),
+                      "data_before": sum(1 for t, n in fl if t <= h0 and n),
+                      "resumed": after[0][0] if after else None,
+                      "data_resumed": next((t for t, n in after if n), None)})
+    return {"host_gap_start": h0, "host_gap_end": h1, "host_gap_s": round(h1 - h0, 6), "flows": flows}
+
+
+def path_times(cfg, point):
+    """(the largest round trip, as for irtt; the one-way delay from the server to
+    `point`) in seconds."""
+    return ((2 * sum(cfg["delay"]) + IRTT_SLACK_MS) / 1000,
+            vantage_truth(point, cfg["delay"])[3] / 2 / 1000)
+
+
+def stall_bounds(cfg, res, point):
+    """What the drop's log allows at `point` (epoch seconds) for the server's silence:
+    its start, its duration, and each flow's first frame after it.
+
+    While the rule is in, every transmission fails in OUTPUT (-EPERM, so the kernel
+    backs off as after a loss): ACKs for what was already on the wire still come in,
+    and once a flow has nothing in flight its probe timer (its retransmission timer if
+    anything is still unacked) keeps retrying with intervals RTO, 2 RTO, 4 RTO, ...,
+    counted from t0, the first failure, which is after the drop began (>= add_before).
+    Each interval may end up to TIMER_SLACK of itself late: the timer wheel rounds an
+    expiry up to its level's granularity, at most 1/8 of the timeout (HZ=250: 32 ms
+    from 256 ms on, 256 ms from 2.048 s on). The first retry after the lift ends the
+    interval pending then, 2^k RTO: the intervals before it, at least 2^k RTO - RTO,
+    all ended before del_after, so 2^k RTO <= del_after - t0 + RTO, and that retry
+    comes before del_after + (1 + TIMER_SLACK) (del_after - add_before + RTO). The last
+    frame before the silence is at most one round trip before the drop (a paced flow
+    sends every few ms; anything that sends at all does within an RTT); the silence is
+    certain from add_after to del_before. STALL_ALLOWANCE covers tcpdump's tap (just
+    after OUTPUT, microseconds), a jiffy (4 ms) of timer rounding and the delay lines
+    (10.1-11.1 ms per 10 ms segment: frames one way apart by up to ~2 ms more or less).
+    RTO: the largest tcpi_rto the server reported at the end of its connections
+    (srtt + rttvar, rttvar at least tcp_rto_min = 200 ms); the path is the same before
+    the drop."""
+    s = res["stall"]
+    a = STALL_ALLOWANCE
+    rtt_max, ow = path_times(cfg, point)
+    rto = max(x["tcp_info"]["rto"] for x in res["server"]) / 1e6
+    pending = (1 + TIMER_SLACK) * (s["del_after"] - s["add_before"] + rto)
+    return {"start": (s["add_before"] - rtt_max - a + ow, s["add_after"] + a + ow),
+            "duration": (s["del_before"] - s["add_after"] - a,
+                         s["del_after"] - s["add_before"] + pending + rtt_max + a),
+            "resume": (s["del_before"] + ow, s["del_after"] + pending + a + ow),
+            "rtt_max": rtt_max, "one_way": ow, "rto": rto}
+
+
+def stall_problems(cfg, res, m, point, pcap):
+    """host-stall: the capture's longest server silence is the drop, within its bounds,
+    after data from every flow, and every flow sends data again after it; every
+    connection began before the drop and ended after it (generator logs). Control: the
+    server is never silent for more than CONTROL_GAP_MAX, each flow's longest silence
+    is its application's pause, ending when the pause did, and the server kernel had
+    data queued or in flight (tcpi_busy_time) for at most CONTROL_BUSY_MAX of the flow."""
+    tag = os.path.basename(pcap)
+    inside = lambda x, r: x is not None and r[0] <= x <= r[1]
+    bad = []
+    if "stall" in cfg:
+        s, b = res["stall"], stall_bounds(cfg, res, point)
+        if not (inside(m["host_gap_start"], b["start"]) and inside(m["host_gap_s"], b["duration"])):
+            bad.append(f"{tag}: longest server silence {m['host_gap_s']} s from {m['host_gap_start']}, "
+                       f"bounds {b}")
+        for f in m["flows"]:
+            if not f["data_before"] or not inside(f["resumed"], b["resume"]) or f["data_resumed"] is None:
+                bad.append(f"{tag} stream {f['stream']}: not mid-transfer across the silence: {f}")
+        for c in res["client"]:
+            if not c["start"] < s["add_before"] < s["del_after"] < c["end"]:
+                bad.append(f"connection {c['index']} ran from {c['start']} to {c['end']}, the drop "
+                           f"from {s['add_before']} to {s['del_after']}")
+        return bad
+    if m["host_gap_s"] > CONTROL_GAP_MAX:
+        bad.append(f"{tag}: the server was silent for {m['host_gap_s']} s from {m['host_gap_start']}")
+    rtt_max, ow = path_times(cfg, point)
+    for f, srv in zip(m["flows"], res["server"]):
+        p = srv["long_pause"]
+        # The burst written just before the pause may still be leaving (<= 2 round trips
+        # at the initial window); the first write after it goes out at once.
+        if not (inside(f["gap_end"] - ow, (p["end"], p["end"] + STALL_ALLOWANCE)) and
+                f["gap_s"] >= p["end"] - p["start"] - 2 * rtt_max - STALL_ALLOWANCE):
+            bad.append(f"{tag} stream {f['stream']}: longest silence {f}, the pause {p}")
+        if srv["tcp_info"]["busy_time"] / 1e6 > CONTROL_BUSY_MAX * (srv["end"] - srv["first_write"]):
+            bad.append(f"connection {srv['index']}: busy_time {srv['tcp_info']['busy_time']} us "
+                       f"over {srv['end'] - srv['first_write']:.3f} s: not application-limited")
+    return bad
+
+
+def stall_expect(cfg, res, t, point, e, why):
+    """The host-stall fields and the diagnosis of connection t at `point`."""
+    m = res["silence"][point]
+    f = m["flows"][t["index"]]
+    e["tcpdiag.diag.cause"] = cfg["diag_cause"]
+    if "stall" not in cfg:
+        srv = res["server"][t["index"]]
+        p = srv["long_pause"]
+        window = srv["end"] - srv["first_write"]
+        busy = srv["tcp_info"]["busy_time"] / 1e6
+        e.update(dict.fromkeys(STALL_FIELDS))
+        why.append(f"no drop: the server's writer paused this flow once, from {p['start']:.6f} to "
+                   f"{p['end']:.6f} (CLOCK_REALTIME, generator log: {p['end'] - p['start']:.3f} s, "
+                   f"{p['start'] - srv['first_write']:.3f} s after its first write, after "
+                   f"{p['after_bytes']} bytes); the {len(res['server'])} pauses begin "
+                   f"{', '.join(map(str, cfg['long_pause'][1]))} s after each flow's first write, "
+                   "the last after the first has ended, so some flow is sending at every moment; "
+                   f"this capture's longest silence of the server across all flows is "
+                   f"{m['host_gap_s'] * 1000:.0f} ms (tshark; the run fails above "
+                   f"{CONTROL_GAP_MAX * 1000:.0f} ms), this flow's own {f['gap_s']:.3f} s: the host "
+                   "never fell silent, so no host-stall fields")
+        why.append(f"diag.cause {cfg['diag_cause']}: besides the pause the writer sends "
+                   f"{cfg['burst'][0]} bytes at a time {cfg['burst'][1]:g} s apart; the server "
+                   f"kernel's tcpi_busy_time (data queued or in flight) is {busy:.3f} s of the "
+                   f"{window:.3f} s from the first write to the client's FIN ({busy / window:.0%}), "
+                   "the rest the application had nothing to send; no loss, bottleneck, pacing or "
+                   "buffer limit is configured")
+        return
+    s, b = res["stall"], stall_bounds(cfg, res, point)
+    server, n = t["server"], len(res["client"])
+    e["tcpdiag.host.stall"] = server
+    e["tcpdiag.host.stall_flows_hit"] = n
+    e["tcpdiag.host.stall_duration"] = {"min": round(b["duration"][0], 6), "max": round(b["duration"][1], 6)}
+    e["tcpdiag.host.stall_start"] = {"min": round(b["start"][0], 6), "max": round(b["start"][1], 6)}
+    c = res["client"][t["index"]]
+    why.append(f"the server's namespace dropped everything {server} sent (iptables-legacy -A OUTPUT "
+               f"-j DROP; the rule counted {s['dropped_packets']} packets): added between "
+               f"{s['add_before']:.6f} and {s['add_after']:.6f}, deleted between {s['del_before']:.6f} "
+               f"and {s['del_after']:.6f} (CLOCK_REALTIME read around the commands, tcpdump's clock); "
+               f"all {n} connections were mid-transfer (generator: this one from {c['start']:.6f} "
+               f"to its last byte at {c['end']:.6f}) and each waited on {server}: stall on every "
+               f"packet, flows_hit {n}")
+    why.append(f"stall_duration: at least the span the rule was certainly in, {s['del_before'] - s['add_after']:.3f} s, "
+               f"less {STALL_ALLOWANCE * 1000:.0f} ms; at most (del_after - add_before) + "
+               f"{1 + TIMER_SLACK:g} x (del_after - add_before + RTO) + one round trip "
+               f"{b['rtt_max'] * 1000:.0f} ms + {STALL_ALLOWANCE * 1000:.0f} ms, RTO "
+               f"{b['rto'] * 1000:.0f} ms (the server's largest tcpi_rto): the flows' sends fail "
+               "from the drop on and are retried on timers backing off from RTO (intervals RTO, "
+               "2 RTO, 4 RTO, ... from the first failure, each up to 1/8 late on the timer "
+               "wheel), so the interval pending at the lift is at most (del_after - add_before + "
+               "RTO) and ends up to 1/8 of it late; the last frame before the silence is at most "
+               "one round trip before the drop")
+    why.append(f"stall_start: the last frame before the silence, within [add_before - round trip - "
+               f"{STALL_ALLOWANCE * 1000:.0f} ms, add_after + {STALL_ALLOWANCE * 1000:.0f} ms]"
+               + (f" plus the {b['one_way'] * 1000:.0f} ms one-way delay from the server to the {point}"
+                  if b["one_way"] else " (captured at the server itself)"))
+    why.append(f"this capture (tshark, the self-check): the server silent from {m['host_gap_start']:.6f} "
+               f"for {m['host_gap_s']:.3f} s; this flow sent data again at {f['data_resumed']:.6f}")
+    why.append(f"diag.cause {cfg['diag_cause']}: a host stall with {n} waiting flows, first in "
+               "docs/diagnosis.md's order (it explains the idle application the other analyses see)")
 
 
 OPTS_ALL = "mss,wscale,sack_perm,ts"
@@ -1557,6 +1812,13 @@ def scenario(name):
         problems.append(f"blackhole dropped {res['router_counters']['blackhole']} SYNs, expected 1")
     if res["sysctl"]["client"]["net.ipv4.tcp_ecn_fallback"] != "1":
         problems.append("client tcp_ecn_fallback is not 1")
+    if len(res["server"]) != len(res["client"]):
+        problems.append(f"the server logged {len(res['server'])} connections, the client "
+                        f"{len(res['client'])}")
+    for c, s in zip(res["client"], res["server"]):
+        if s["remote"][1] != c["local"][1]:
+            problems.append(f"the server's accept {s['index']} came from port {s['remote'][1]}, "
+                            f"the client's connection {c['index']} from {c['local'][1]}")
     for s in res["server"]:
         if s["cc"] != cfg["cc"]:
             problems.append(f"server used {s['cc']}, not {cfg['cc']}")
@@ -1596,6 +1858,9 @@ def scenario(name):
         if "offload" in cfg:
             problems += check_offload(cfg, res, pcap, truths, point)
             res.setdefault("offload_check", {})[suffix] = [t["offload"] for t in truths]
+        if silences(cfg):
+            res.setdefault("silence", {})[point] = measure_silence(pcap, truths[0]["server"])
+            problems += stall_problems(cfg, res, res["silence"][point], point, pcap)
         if "client_opts" in cfg:
             problems += check_opts(cfg, pcap, truths)
             res.setdefault("opts_check", {})[suffix or point] = [

@@ -1,17 +1,24 @@
 #!/usr/bin/python3
-"""Traffic generator for the capture lab: a download server and a sequential client.
+"""Traffic generator for the capture lab: a download server and a client.
 
-server: accepts connections and sends each one BYTES bytes, then closes.
+server: accepts connections and sends each one BYTES bytes, then closes; one
+        connection after another, or each in its own thread (--concurrent).
         Congestion control is chosen per socket with setsockopt(TCP_CONGESTION)
         (the per-namespace sysctl is refused on this kernel); an optional
         SO_MAX_PACING_RATE makes a transfer last a known time, an optional
         SO_SNDBUF bounds what the kernel may hold unacked, and --burst/--pause
-        make the application the bottleneck. With --tcpinfo a thread polls
+        make the application the bottleneck; --long-pause D --long-pause-at
+        T0,T1,.. makes the writer of the i-th accepted connection sleep once for
+        D s at its first burst boundary Ti s after its first write (the pause's
+        CLOCK_REALTIME start and end are logged). With --tcpinfo a thread polls
         TCP_INFO every ~1 ms while a connection sends and the "served" record
         gets the kernel's busy / rwnd-limited / sndbuf-limited split.
 client: opens COUNT connections one after another (never two at once, so
         Wireshark's tcp.stream numbers follow connection order), reads each to
-        EOF and logs one JSON line per connection. Before each connect it may
+        EOF and logs one JSON line per connection. With --parallel it still
+        connects them one after another (each connect() returns before the next
+        starts, so tcp.stream still follows connection order) but reads all of
+        them at the same time, one thread each. Before each connect it may
         write net.ipv4.tcp_ecn of its own namespace (--ecn-schedule), which is
         how one connection in twenty requests ECN. An optional SO_RCVBUF, set
         before connect(), clamps the receive window from the SYN on.
@@ -54,7 +61,7 @@ def recv_all(sock):
 # struct tcp_info (linux/tcp.h): byte offset and struct format of each field the lab
 # reads. The u64 fields sit at 8-byte-aligned offsets (checked against offsetof()).
 TCPI = {
-    "ca_state": (1, "B"), "snd_mss": (16, "I"), "rcv_mss": (20, "I"), "unacked": (24, "I"),
+    "ca_state": (1, "B"), "rto": (8, "I"), "snd_mss": (16, "I"), "rcv_mss": (20, "I"), "unacked": (24, "I"),
     "lost": (32, "I"), "retrans": (36, "I"), "rtt_us": (68, "I"), "snd_ssthresh": (76, "I"),
     "snd_cwnd": (80, "I"), "advmss": (84, "I"), "total_retrans": (100, "I"),
     "bytes_acked": (120, "Q"), "busy_time": (168, "Q"), "rwnd_limited": (176, "Q"),
@@ -85,7 +92,7 @@ def tcp_info(sock):
         "ecn_negotiated": bool(options & TCPI_OPT_ECN),
         "ecn_seen": bool(options & TCPI_OPT_ECN_SEEN),
         **tcpi(raw, ("snd_mss", "rcv_mss", "rtt_us", "snd_cwnd", "advmss", "total_retrans",
-                     "delivered_ce")),
+                     "delivered_ce", "rto", "busy_time", "rwnd_limited", "sndbuf_limited")),
         # Agreed handshake options (both sides announced them) and the agreed shifts:
         # byte 6 is the bitfield tcpi_snd_wscale:4 (low nibble), tcpi_rcv_wscale:4.
         "options": options,
@@ -173,16 +180,27 @@ def send_bytes(conn, n, payload):
         n -= conn.send(payload[:min(n, len(payload))])
 
 
-def write_all(conn, args, payload):
+def write_all(conn, args, payload, pause_at=None):
     """Writes --bytes; with --burst, B bytes then --pause s of silence, repeatedly, as an
-    application that has nothing more to send yet."""
+    application that has nothing more to send yet. With pause_at, the first burst
+    boundary at least pause_at s after the first write sleeps --long-pause s instead;
+    returns that pause's CLOCK_REALTIME start and end (None without one)."""
     left = args.bytes
+    t0 = time.monotonic()
+    long_pause = None
     while left:
         n = min(args.burst or left, left)
         send_bytes(conn, n, payload)
         left -= n
-        if left and args.pause:
+        if not left:
+            break
+        if long_pause is None and pause_at is not None and time.monotonic() - t0 >= pause_at:
+            start = time.time()
+            time.sleep(args.long_pause)
+            long_pause = {"start": start, "end": time.time(), "after_bytes": args.bytes - left}
+        elif args.pause:
             time.sleep(args.pause)
+    return long_pause
 
 
 def serve(args):
@@ -199,48 +217,71 @@ def serve(args):
     if series:
         series.write("conn,t_us," + ",".join(SAMPLE_FIELDS) + ",epoch_us\n")
     payload = bytes(range(256)) * 256           # 64 KiB, not all zeros
+    pause_at = [float(x) for x in args.long_pause_at.split(",")] if args.long_pause_at else []
+    if pause_at and len(pause_at) != args.count:
+        sys.exit("--long-pause-at needs one time per connection")
+    lock = threading.Lock()     # the log and the sample file are shared by concurrent connections
+    threads = []
     served = 0
     while args.count == 0 or served < args.count:
         conn, peer = ls.accept()
-        t_accept = time.monotonic()
-        start = time.time()
-        extra = {}
-        if series:
-            poller = Poller(conn)
-            poller.start()
-        if args.pace:
-            conn.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, args.pace)
-        if args.sndbuf:
-            conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, args.sndbuf)
-            # Linux doubles the value (bookkeeping overhead) and locks it: no autotuning.
-            extra["sndbuf_set"] = args.sndbuf
-            extra["sndbuf_readback"] = conn.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
-        if args.burst:
-            extra.update(burst_bytes=args.burst, pause_s=args.pause)
-        t_write = time.monotonic()
-        write_all(conn, args, payload)
-        conn.shutdown(socket.SHUT_WR)           # FIN after the last byte
-        if series:
-            poller.written.set()
-            poller.join(60)
-            if poller.is_alive() or not poller.samples or poller.samples[-1][2]["unacked"]:
-                raise RuntimeError("TCP_INFO poller ended before everything was acked")
-            extra["flight"] = flight_verdict(poller.samples, t_write)
-            extra["flight"]["first_write_after_accept_us"] = round((t_write - t_accept) * 1e6)
-            write_samples(series, served, t_accept, poller.samples)
-        conn.settimeout(30)
-        while conn.recv(4096):                  # wait for the client's FIN
-            pass
-        info = tcp_info(conn)
-        local = conn.getsockname()
-        emit(log, {"event": "served", "local": [local[0], local[1]],
+        job = (args, log, series, lock, payload, conn, peer, served,
+               pause_at[served] if pause_at else None)
+        if args.concurrent:
+            threads.append(threading.Thread(target=serve_conn, args=job))
+            threads[-1].start()
+        else:
+            serve_conn(*job)
+        served += 1
+    for t in threads:
+        t.join()
+    if series:
+        series.close()
+
+
+def serve_conn(args, log, series, lock, payload, conn, peer, index, pause_at):
+    """Sends one accepted connection (the index-th) its bytes and logs its record."""
+    t_accept = time.monotonic()
+    start = time.time()
+    extra = {}
+    if series:
+        poller = Poller(conn)
+        poller.start()
+    if args.pace:
+        conn.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, args.pace)
+    if args.sndbuf:
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, args.sndbuf)
+        # Linux doubles the value (bookkeeping overhead) and locks it: no autotuning.
+        extra["sndbuf_set"] = args.sndbuf
+        extra["sndbuf_readback"] = conn.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    if args.burst:
+        extra.update(burst_bytes=args.burst, pause_s=args.pause)
+    t_write = time.monotonic()
+    first_write = time.time()
+    long_pause = write_all(conn, args, payload, pause_at)
+    if long_pause:
+        extra.update(long_pause=long_pause, first_write=first_write)
+    conn.shutdown(socket.SHUT_WR)           # FIN after the last byte
+    if series:
+        poller.written.set()
+        poller.join(60)
+        if poller.is_alive() or not poller.samples or poller.samples[-1][2]["unacked"]:
+            raise RuntimeError("TCP_INFO poller ended before everything was acked")
+        extra["flight"] = flight_verdict(poller.samples, t_write)
+        extra["flight"]["first_write_after_accept_us"] = round((t_write - t_accept) * 1e6)
+        with lock:
+            write_samples(series, index, t_accept, poller.samples)
+    conn.settimeout(30)
+    while conn.recv(4096):                  # wait for the client's FIN
+        pass
+    info = tcp_info(conn)
+    local = conn.getsockname()
+    with lock:
+        emit(log, {"event": "served", "index": index, "local": [local[0], local[1]],
                    "remote": [peer[0], peer[1]], "bytes": args.bytes, "cc": cc_of(conn),
                    "pace_Bps": args.pace, "start": start, "end": time.time(),
                    "tcp_info": info, **extra})
-        conn.close()
-        served += 1
-    if series:
-        series.close()
+    conn.close()
 
 
 def read_sysctl(path):
@@ -262,6 +303,8 @@ def client(args):
     if opts and len(opts) != args.count:
         sys.exit("--opts-schedule needs one value per connection")
     log = open(args.log, "a") if args.log else sys.stdout
+    lock = threading.Lock()     # parallel readers share the log
+    readers = []
     for i in range(args.count):
         if schedule:
             write_sysctl(ECN_SYSCTL, schedule[i])
@@ -284,19 +327,32 @@ def client(args):
         t_conn = time.monotonic()
         local, remote = s.getsockname(), s.getpeername()
         # One line the moment the connection is up (lab.py waits for it to start a
-        # mid-flow capture), then the full record when the transfer is over.
+        # mid-flow capture or a stall), then the full record when the transfer is over.
         print(json.dumps({"event": "connected", "index": i, "local_port": local[1]}), flush=True)
-        got = recv_all(s)
-        t_end = time.monotonic()
-        info = tcp_info(s)
-        s.close()
-        duration = t_end - t0
-        emit(log, {"event": "conn", "index": i, "local": [local[0], local[1]],
-                   "remote": [remote[0], remote[1]], "tcp_ecn_sysctl": ecn_sysctl,
-                   "start": start, "connect_s": t_conn - t0, "duration_s": duration,
-                   "bytes": got, "throughput_Bps": got / duration, "tcp_info": info, **extra})
-        if args.gap:
-            time.sleep(args.gap)
+        record = {"event": "conn", "index": i, "local": [local[0], local[1]],
+                  "remote": [remote[0], remote[1]], "tcp_ecn_sysctl": ecn_sysctl,
+                  "start": start, "connect_s": t_conn - t0, **extra}
+        if args.parallel:
+            readers.append(threading.Thread(target=download, args=(s, t0, record, log, lock)))
+            readers[-1].start()
+        else:
+            download(s, t0, record, log, lock)
+            if args.gap:
+                time.sleep(args.gap)
+    for r in readers:
+        r.join()
+
+
+def download(s, t0, record, log, lock):
+    """Reads connection s to EOF, then logs its record with what the transfer took."""
+    got = recv_all(s)
+    end = time.time()
+    duration = time.monotonic() - t0
+    info = tcp_info(s)
+    s.close()
+    with lock:
+        emit(log, {**record, "end": end, "duration_s": duration, "bytes": got,
+                   "throughput_Bps": got / duration, "tcp_info": info})
 
 
 def main():
@@ -311,6 +367,10 @@ def main():
     s.add_argument("--sndbuf", type=int, default=0, help="SO_SNDBUF of each accepted socket")
     s.add_argument("--burst", type=int, default=0, help="write this many bytes at a time ...")
     s.add_argument("--pause", type=float, default=0, help="... with this many seconds between")
+    s.add_argument("--long-pause", type=float, default=0, help="seconds of one long pause ...")
+    s.add_argument("--long-pause-at", help="... this many seconds after the first write, one "
+                   "value per connection in accept order, e.g. 0.4,1.3")
+    s.add_argument("--concurrent", action="store_true", help="serve each connection in its own thread")
     s.add_argument("--count", type=int, default=0, help="exit after this many (0: never)")
     s.add_argument("--tcpinfo", help="poll TCP_INFO every ~1 ms; samples to this .csv.gz")
     s.add_argument("--log")
@@ -323,6 +383,8 @@ def main():
                    "tcp_timestamps per connection, e.g. 1,0,1,0")
     c.add_argument("--rcvbuf", type=int, default=0, help="SO_RCVBUF, set before connect()")
     c.add_argument("--gap", type=float, default=0.05, help="seconds between connections")
+    c.add_argument("--parallel", action="store_true", help="connect one after another, then "
+                   "read all connections at once")
     c.add_argument("--log")
     args = ap.parse_args()
     serve(args) if args.mode == "server" else client(args)
