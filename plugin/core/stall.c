@@ -16,7 +16,7 @@ typedef struct flow_wait {
     int64_t  start_ns, end_ns;
 } flow_wait;
 
-typedef struct host_state {
+typedef struct td_host_silence {
     td_addr  addr;
     bool     sent;
     int64_t  last_sent_ns;
@@ -94,15 +94,19 @@ void td_stalls_free(td_stalls *s)
 
 /* A host that has only sent SYNs (a client dialling, or a SYN flood's forged
  * sources) gets no state: only a host in an exchange can leave flows waiting. */
-static host_state *host_of(td_stalls *s, const td_record *rec)
+static host_state *host_of(td_stalls *s, td_silence *me, const td_record *rec)
 {
-    host_state *h = g_hash_table_lookup(s->hosts, &rec->src);
+    host_state *h = me->host;
 
-    if (h || (rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == TD_TH_SYN)
+    if (h)
         return h;
-    h = g_new0(host_state, 1);
-    h->addr = rec->src;
-    g_hash_table_insert(s->hosts, &h->addr, h);
+    h = g_hash_table_lookup(s->hosts, &rec->src);
+    if (!h && (rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) != TD_TH_SYN) {
+        h = g_new0(host_state, 1);
+        h->addr = rec->src;
+        g_hash_table_insert(s->hosts, &h->addr, h);
+    }
+    me->host = h;
     return h;
 }
 
@@ -135,7 +139,7 @@ void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, 
 {
     td_silence *me = &silence[sender], *peer = &silence[1 - sender];
     int64_t t = rec->time_ns, min_ns = (int64_t)s->cfg.min_ms * 1000000;
-    host_state *h = host_of(s, rec);
+    host_state *h = host_of(s, me, rec);
     int64_t since = waited_since(me, rec);
 
     if (h && since >= 0 && t - since >= min_ns) {

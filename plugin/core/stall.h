@@ -22,8 +22,12 @@ typedef struct td_stall_config {
 
 void td_stall_config_defaults(td_stall_config *cfg);
 
+struct td_host_silence;
+
 /* Per flow and endpoint: what the detector needs to tell waiting from idle. */
 typedef struct td_silence {
+    struct td_host_silence *host;   /* the endpoint's host state, once it has one:
+                                       spares a hash lookup per packet */
     int64_t last_sent_ns;   /* this endpoint's last packet on the flow */
     int64_t owed_since_ns;  /* the peer sent payload, SYN or FIN after it; -1 none */
     bool    sent_any;
