@@ -374,8 +374,7 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
 
     switch (cause) {
     case TD_CAUSE_HOST_STALL:
-        return td_stalls_at(td_engine_stalls(engine),
-                            td_stalls_hit(td_engine_stalls(engine), flow->index)->stall)->resume_frame;
+        return td_stalls_hit(td_engine_stalls(engine), flow->index)->resume_frame;
     case TD_CAUSE_ECN_BLACKHOLE:
         return flow->hs.fallback_frame;
     case TD_CAUSE_MISSING_OPTIONS:

@@ -12,7 +12,7 @@ typedef struct host_gap {
 } host_gap;
 
 typedef struct flow_wait {
-    uint32_t flow;
+    uint32_t flow, end_frame;
     int64_t  start_ns, end_ns;
 } flow_wait;
 
@@ -143,7 +143,7 @@ void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, 
     int64_t since = waited_since(me, rec);
 
     if (h && since >= 0 && t - since >= min_ns) {
-        flow_wait w = { flow_index, since, t };
+        flow_wait w = { flow_index, rec->frame, since, t };
         append_bounded(s, &h->waits, sizeof w, MAX_WAITS_PER_HOST, &w);
     }
     if (h) {
@@ -184,6 +184,7 @@ static void note_hit(td_stalls *s, const flow_wait *w, uint32_t stall)
         return;
     }
     hit->stall = stall;
+    hit->resume_frame = w->end_frame;
     hit->wait_start_ns = w->start_ns;
     hit->wait_end_ns = w->end_ns;
 }

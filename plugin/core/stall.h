@@ -47,6 +47,7 @@ typedef struct td_stall {
  * includes the retransmission backoff after the host came back. */
 typedef struct td_stall_hit {
     uint32_t stall;                 /* index in td_stalls_at() */
+    uint32_t resume_frame;          /* the host's first packet on this flow after its silence */
     int64_t  wait_start_ns, wait_end_ns;
 } td_stall_hit;
 
