@@ -11,6 +11,7 @@
 
 #include "items.h"
 #include "tcpdiag.h"
+#include "core/ccid.h"
 
 static int hf_dir = -1;
 static int hf_reaction = -1;
@@ -29,6 +30,11 @@ static int hf_collapse_floor_mss = -1;
 static int hf_collapse_rounds = -1;
 static int hf_collapse_time = -1;
 static int hf_unobserved = -1;
+static int hf_cut_share = -1;
+static int hf_control_share = -1;
+static int hf_confidence = -1;
+static int hf_algorithm = -1;
+static int hf_algorithm_why = -1;
 static int hf_event = -1;
 static int hf_latency = -1;
 static int hf_flight_before = -1;
@@ -46,6 +52,23 @@ static const char *const feedback_names[] = { "none", "classic", "accecn" };
 static const char *signal_of(td_cc_event_kind kind)
 {
     return kind == TD_CC_LOSS ? "a loss" : kind == TD_CC_ACE ? "AccECN marks" : "an ECN echo";
+}
+
+/* Whether signals caused the cuts, how sure that is, and the algorithm it points to. */
+static void add_identity(proto_tree *tree, tvbuff_t *tvb, const td_flight *f)
+{
+    const td_cc *cc = &f->cc;
+    const char *why;
+    td_cc_algorithm algorithm = td_cc_identify(f, &why);
+
+    if (cc->reaction == TD_REACTION_LOSS_LIKE || cc->reaction == TD_REACTION_NONE) {
+        add_ratio(tree, hf_cut_share, tvb, cc->cut_share);
+        if (cc->control_share >= 0)
+            add_ratio(tree, hf_control_share, tvb, cc->control_share);
+        add_string(tree, hf_confidence, tvb, td_cc_confidence(cc, f->mss));
+    }
+    add_string(tree, hf_algorithm, tvb, td_cc_algorithm_name(algorithm));
+    add_string(tree, hf_algorithm_why, tvb, why);
 }
 
 static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender)
@@ -84,6 +107,7 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     }
     if (unobserved)
         add_string(sub, hf_unobserved, tvb, unobserved);
+    add_identity(sub, tvb, f);
 }
 
 static void add_event(proto_tree *tree, tvbuff_t *tvb, const td_cc_event *e)
@@ -186,6 +210,20 @@ void tcpdiag_cc_register(int proto, module_t *module, td_flight_config *cfg)
             NULL, 0x0, NULL, HFILL } },
         { &hf_unobserved, { "Not observable here", "tcpdiag.cc.unobserved", FT_STRING, BASE_NONE, NULL, 0x0,
             "Events this capture point cannot show, and why", HFILL } },
+        { &hf_cut_share, { "Cuts that lasted (%)", "tcpdiag.cc.cut_share", FT_DOUBLE, BASE_NONE, NULL, 0x0,
+            "Measured responses after which the flight stayed below 90 % of its size in both round trips after",
+            HFILL } },
+        { &hf_control_share, { "Dips without a signal (%)", "tcpdiag.cc.control_share", FT_DOUBLE, BASE_NONE, NULL,
+            0x0, "Comparable round trips with no signal near them whose flight dipped as much: the flow as its "
+            "own control (absent when fewer than 4)", HFILL } },
+        { &hf_confidence, { "Reaction confidence", "tcpdiag.cc.confidence", FT_STRING, BASE_NONE, NULL, 0x0,
+            "high, medium or low: how many responses were measured, and whether the flow was its own control",
+            HFILL } },
+        { &hf_algorithm, { "Congestion control", "tcpdiag.cc.algorithm", FT_STRING, BASE_NONE, NULL, 0x0,
+            "The sender's algorithm as its answers show it: cubic-like, reno-like, bbr-like, dctcp-like or unknown",
+            HFILL } },
+        { &hf_algorithm_why, { "Congestion control: why", "tcpdiag.cc.algorithm_why", FT_STRING, BASE_NONE, NULL,
+            0x0, "What the algorithm verdict rests on, or why it abstains", HFILL } },
         { &hf_event, { "Event", "tcpdiag.cc.event", FT_STRING, BASE_NONE, NULL, 0x0,
             "On this packet: ece-start, ece-end, cwr, ace or loss", HFILL } },
         { &hf_latency, { "Latency", "tcpdiag.cc.latency", FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,

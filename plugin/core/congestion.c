@@ -17,6 +17,10 @@ enum { UNKNOWN_PCT = 255 };
 enum { SIGNAL_MEMORY_ROUNDS = 2 };
 /* The smallest congestion window stacks keep (Linux, RFC 5681 after a loss). */
 enum { MIN_WINDOW_SEGMENTS = 2 };
+/* Comparable rounds without a signal needed before the flow can be its own control. */
+enum { MIN_CONTROL_ROUNDS = 4 };
+/* Persistent cuts after signals must exceed dips without them by this many points. */
+#define CAUSED_MARGIN_PCT 50.0
 
 void td_cc_begin(td_cc *cc, td_ecn_feedback feedback)
 {
@@ -88,6 +92,8 @@ static td_cc_event *respond(td_flight *f, uint32_t frame, td_cc_event_kind kind)
     if (kind == TD_CC_LOSS)
         drop_unmeasured_losses(cc);
     e = add_event(cc, frame, kind);
+    if (e)
+        e->round = f->rounds;
 
     cc->signal_round = f->rounds;
     cc->responses++;
@@ -226,6 +232,30 @@ static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t
     }
 }
 
+/* The flow as its own control: a round with no response in the round before it, in
+ * it or in the two after, measured as a response would be (the two rounds after it
+ * against it). A sender whose flight dips as often without signals as after them did
+ * not cut because of them. */
+static void note_control(td_flight *f, uint32_t index, uint32_t flight)
+{
+    td_cc *cc = &f->cc;
+    unsigned slot = index % 4;
+    uint32_t base, floor = MIN_WINDOW_SEGMENTS * (f->mss ? f->mss : 1);
+    bool quiet = true;
+
+    cc->recent_flight[slot] = flight;
+    cc->recent_response[slot] = cc->responses && cc->signal_round == index;
+    if (index < 3)
+        return;
+    for (unsigned i = 0; i < 4; i++)
+        quiet = quiet && !cc->recent_response[i];
+    base = cc->recent_flight[(index - 2) % 4];
+    if (!quiet || base <= floor)
+        return;
+    cc->control_rounds++;
+    cc->control_dips += MAX(cc->recent_flight[(index - 1) % 4], flight) < NO_CUT_RATIO * base;
+}
+
 void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t ns, const td_flight_config *cfg)
 {
     td_cc *cc = &f->cc;
@@ -242,12 +272,14 @@ void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t n
             e->after = flight;
             e->measured = e->before > 0;
         }
+        e->second_after = flight;
         if (index >= cc->pending_round[i] + 2)
             settle(cc, i);
         else
             i++;
     }
     cc->last_round_flight = flight;
+    note_control(f, index, flight);
     note_collapse(f, index, flight, ns, cfg);
 }
 
@@ -306,6 +338,31 @@ static bool cuts_follow_marks(const td_cc *cc)
     return known >= 3 && following * 3 >= known * 2;
 }
 
+/* Of the measured responses the median is taken over, the share (%) whose flight
+ * was still below NO_CUT_RATIO of the flight before in the second round after. */
+static double persisted_share(const td_cc *cc, uint32_t mss, bool ecn)
+{
+    unsigned n = 0, persisted = 0;
+
+    for (unsigned i = 0; i < cc->nevents; i++) {
+        const td_cc_event *e = &cc->events[i];
+        bool is_ecn = e->kind == TD_CC_CWR || e->kind == TD_CC_ACE;
+        if (!e->measured || e->before <= MIN_WINDOW_SEGMENTS * mss || (is_ecn ? !ecn : e->kind != TD_CC_LOSS || ecn))
+            continue;
+        n++;
+        persisted += e->second_after < NO_CUT_RATIO * e->before;
+    }
+    return n ? 100.0 * persisted / n : 0;
+}
+
+/* Most responses cut for good, well beyond how often the flow's flight dipped as
+ * deep at comparable rounds without a signal: the signals caused the cuts. BBR's
+ * flight moves with its gain cycle whether a signal came or not, and returns. */
+static bool caused_by_signals(const td_cc *cc)
+{
+    return cc->cut_share - MAX(cc->control_share, 0.0) >= CAUSED_MARGIN_PCT;
+}
+
 void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
 {
     td_cc *cc = &f->cc;
@@ -322,6 +379,8 @@ void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
     for (unsigned i = 0; i < cc->nevents; i++)
         cc->reductions += cc->events[i].measured && ratio_of(&cc->events[i]) < NO_CUT_RATIO;
     median = ecn_signals ? cc->ecn_ratio : cc->loss_ratio;
+    cc->cut_share = persisted_share(cc, f->mss, ecn_signals);
+    cc->control_share = cc->control_rounds >= MIN_CONTROL_ROUNDS ? 100.0 * cc->control_dips / cc->control_rounds : -1;
     if (!ecn_signals && !cc->losses)
         cc->reaction = TD_REACTION_NO_SIGNAL;
     else if (median < 0)
@@ -329,7 +388,7 @@ void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
     else if (cuts_follow_marks(cc))
         cc->reaction = TD_REACTION_PROPORTIONAL;
     else
-        cc->reaction = median >= NO_CUT_RATIO ? TD_REACTION_NONE : TD_REACTION_LOSS_LIKE;
+        cc->reaction = median < NO_CUT_RATIO && caused_by_signals(cc) ? TD_REACTION_LOSS_LIKE : TD_REACTION_NONE;
 }
 
 const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame)
@@ -379,6 +438,19 @@ const char *td_cc_unobserved(const td_flight *f)
     if ((cc->ece_episodes || cc->ace_marks) && !cc->ce)
         return "ce: echoed but never seen here, so marked downstream of this capture point";
     return NULL;
+}
+
+const char *td_cc_confidence(const td_cc *cc, uint32_t mss)
+{
+    unsigned n = 0;
+    double margin = cc->cut_share - MAX(cc->control_share, 0.0);
+
+    for (unsigned i = 0; i < cc->nevents; i++)
+        n += cc->events[i].measured && cc->events[i].kind != TD_CC_ECE_START && cc->events[i].kind != TD_CC_ECE_END &&
+             cc->events[i].before > MIN_WINDOW_SEGMENTS * (mss ? mss : 1);
+    if (n >= 5 && (cc->control_share >= 0 || margin >= 80 || margin <= 20))
+        return "high";
+    return n >= 3 ? "medium" : "low";
 }
 
 const char *td_reaction_name(td_reaction reaction)

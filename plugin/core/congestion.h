@@ -40,6 +40,10 @@ typedef struct td_cc_event {
                                    view); -1 when not observable */
     uint32_t before, after;     /* flight of the round before the signal / the smaller of
                                    the two rounds after the response */
+    uint32_t second_after;      /* the second round after: a cut persists when it is still one
+                                   there (BBR's gain-cycle dip lasts one round; a loss's first
+                                   round after recovery may still hold SACKed data) */
+    uint32_t round;             /* the round trip it came in */
 } td_cc_event;
 
 enum { TD_CC_MAX_EVENTS = 512, TD_CC_PENDING = 4 };
@@ -70,8 +74,17 @@ typedef struct td_cc {
     int64_t  collapse_ns;
     uint32_t run_rounds, run_floor, run_start_frame;
     int64_t  run_ns;
+    /* the control: rounds with no response near them, and how many of those dipped as
+       deep as a persistent cut (BBR's gain cycle and ProbeRTT dip with no signal at all) */
+    uint32_t recent_flight[4];
+    bool     recent_response[4];
+    uint32_t control_rounds, control_dips;
     /* results, settled by td_cc_finish */
     double   ecn_ratio, loss_ratio;     /* medians, < 0 when none measured */
+    double   cut_share;                 /* % of the measured responses whose cut persisted
+                                           into the second round after */
+    double   control_share;             /* % of comparable rounds without a signal that
+                                           dipped as much; < 0 when too few to compare */
     uint32_t reductions;
     td_reaction reaction;
     td_cc_event *events;                /* in frame order after td_cc_finish */
@@ -106,6 +119,9 @@ bool td_cc_cuts_like_loss(double median_ratio);
 /* Which events this capture point cannot show (static text), NULL when none. */
 const char *td_cc_unobserved(const struct td_flight *f);
 
+/* How far the reaction can be trusted: high, medium or low, by how many responses
+ * were measured and whether the flow could be its own control. */
+const char *td_cc_confidence(const td_cc *cc, uint32_t mss);
 const char *td_reaction_name(td_reaction reaction);
 const char *td_cc_event_name(td_cc_event_kind kind);
 

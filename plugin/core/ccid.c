@@ -1,0 +1,122 @@
+#include "ccid.h"
+
+#include <stdlib.h>
+
+/* Responses needed before anything is named. */
+enum { MIN_RESPONSES = 3 };
+/* Below this window a cut is rounded to whole segments (CUBIC 7 -> 4 is 0.57, Reno
+ * 5 -> 2 is 0.4), which hides the factor. */
+enum { FACTOR_MIN_SEGMENTS = 8 };
+/* The multiplicative decrease of each family (RFC 9438: 0.7; RFC 5681: 0.5), and
+ * how far a median may stray from it. */
+#define CUBIC_LOW 0.6
+#define CUBIC_HIGH 0.85
+#define RENO_LOW 0.4
+#define RENO_HIGH 0.56
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static bool is_response(const td_cc_event *e)
+{
+    return e->kind == TD_CC_CWR || e->kind == TD_CC_ACE || e->kind == TD_CC_LOSS;
+}
+
+/* No other response within two round trips either side: the cut measured is this
+ * one's alone. A step marker often draws two CWRs in a row (0.7 x 0.57 = 0.4 over
+ * both), and the second one's "before" is the flight the first had not cut yet. */
+static bool isolated(const td_cc *cc, unsigned i)
+{
+    uint32_t round = cc->events[i].round;
+
+    for (unsigned j = 0; j < cc->nevents; j++) {
+        const td_cc_event *other = &cc->events[j];
+        if (j != i && is_response(other) && other->round + 2 >= round && other->round <= round + 2)
+            return false;
+    }
+    return true;
+}
+
+/* The median cut (the event's ratio) of the isolated responses that cut for good
+ * at windows large enough to show the factor. */
+static double median_factor(const td_flight *f, unsigned *n)
+{
+    double ratios[TD_CC_MAX_EVENTS];
+    uint32_t unit = f->mss ? f->mss : 1;
+
+    *n = 0;
+    for (unsigned i = 0; i < f->cc.nevents; i++) {
+        const td_cc_event *e = &f->cc.events[i];
+        if (e->measured && is_response(e) && isolated(&f->cc, i) && e->before >= FACTOR_MIN_SEGMENTS * unit &&
+            td_cc_cuts_like_loss((double)e->second_after / e->before))
+            ratios[(*n)++] = (double)e->after / e->before;
+    }
+    if (!*n)
+        return -1;
+    qsort(ratios, *n, sizeof ratios[0], compare_double);
+    return *n % 2 ? ratios[*n / 2] : (ratios[*n / 2 - 1] + ratios[*n / 2]) / 2;
+}
+
+static unsigned measured_responses(const td_cc *cc)
+{
+    return td_cc_measured_responses(cc, true) + td_cc_measured_responses(cc, false);
+}
+
+td_cc_algorithm td_cc_identify(const td_flight *f, const char **why)
+{
+    unsigned n;
+    double factor;
+
+    if (f->unknown_reason) {
+        *why = f->unknown_reason;
+        return TD_CC_ALGO_UNKNOWN;
+    }
+    if (measured_responses(&f->cc) < MIN_RESPONSES) {
+        *why = "fewer than 3 measured responses to congestion signals: an algorithm shows in how it answers them";
+        return TD_CC_ALGO_UNKNOWN;
+    }
+    switch (f->cc.reaction) {
+    case TD_REACTION_PROPORTIONAL:
+        *why = "cuts follow the share of marked segments (AccECN)";
+        return TD_CC_ALGO_DCTCP;
+    case TD_REACTION_NONE:
+        *why = "signals caused no lasting cut: the flight dipped no more after them than without them";
+        return TD_CC_ALGO_BBR;
+    case TD_REACTION_LOSS_LIKE:
+        break;
+    default:
+        *why = "reaction unknown";
+        return TD_CC_ALGO_UNKNOWN;
+    }
+    factor = median_factor(f, &n);
+    if (n < MIN_RESPONSES) {
+        *why = "fewer than 3 lasting, isolated cuts from windows of 8 MSS or more: smaller windows round the "
+               "factor away, and back-to-back cuts compound";
+        return TD_CC_ALGO_UNKNOWN;
+    }
+    if (factor >= CUBIC_LOW && factor <= CUBIC_HIGH) {
+        *why = "each signal cut the flight to about 0.7 of what it was (CUBIC's beta)";
+        return TD_CC_ALGO_CUBIC;
+    }
+    if (factor >= RENO_LOW && factor <= RENO_HIGH) {
+        *why = "each signal halved the flight (Reno's beta 0.5)";
+        return TD_CC_ALGO_RENO;
+    }
+    *why = "the median cut lies between or beyond the factors of the known families";
+    return TD_CC_ALGO_UNKNOWN;
+}
+
+const char *td_cc_algorithm_name(td_cc_algorithm algorithm)
+{
+    switch (algorithm) {
+    case TD_CC_ALGO_CUBIC: return "cubic-like";
+    case TD_CC_ALGO_RENO:  return "reno-like";
+    case TD_CC_ALGO_BBR:   return "bbr-like";
+    case TD_CC_ALGO_DCTCP: return "dctcp-like";
+    case TD_CC_ALGO_UNKNOWN: break;
+    }
+    return "unknown";
+}
