@@ -162,7 +162,13 @@ void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, 
         me->last_sent_ns = t;
     me->sent_any = true;
     me->owed_since_ns = -1;
-    me->sent_data |= rec->payload_len != 0;
+    /* Payload answers the peer's: the peer's turn is over, and its next payload
+     * after a silence starts a new exchange (a request on a kept-alive
+     * connection), not its transfer going on. */
+    if (rec->payload_len) {
+        me->sent_data = true;
+        peer->sent_data = false;
+    }
     if ((rec->payload_len || (rec->tcp_flags & (TD_TH_SYN | TD_TH_FIN))) && peer->owed_since_ns < 0)
         peer->owed_since_ns = t;
 }

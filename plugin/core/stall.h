@@ -31,7 +31,8 @@ typedef struct td_silence {
     int64_t last_sent_ns;   /* this endpoint's last packet on the flow */
     int64_t owed_since_ns;  /* the peer sent payload, SYN or FIN after it; -1 none */
     bool    sent_any;
-    bool    sent_data;      /* this endpoint has sent payload on the flow */
+    bool    sent_data;      /* this endpoint has sent payload since the peer last did:
+                               its transfer is in progress */
 } td_silence;
 
 void td_silence_init(td_silence silence[2]);

@@ -3,7 +3,9 @@
  * handshake path (retries, new ISNs, foreign addresses) is reached. */
 #include <stdint.h>
 #include <string.h>
+#include "advice.h"
 #include "options.h"
+#include "report.h"
 
 enum { RECORD_BYTES = 16 };
 
@@ -31,6 +33,52 @@ static void decode(const uint8_t *b, uint32_t frame, td_record *rec)
     td_options_parse(b + 12, 4, &rec->options);
 }
 
+static void check_stalls(const td_engine *engine, const td_config *cfg)
+{
+    const td_stalls *stalls = td_engine_stalls(engine);
+
+    for (guint i = 0; i < td_stalls_count(stalls); i++) {
+        const td_stall *s = td_stalls_at(stalls, i);
+        if (s->flows_hit < MAX(cfg->stall.min_flows, 1) || s->end_ns - s->start_ns < (int64_t)cfg->stall.min_ms * 1000000)
+            __builtin_trap();
+    }
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_stall_hit *hit = td_stalls_hit(stalls, i);
+        if (hit && (hit->stall >= td_stalls_count(stalls) || hit->wait_end_ns < hit->wait_start_ns))
+            __builtin_trap();
+    }
+    td_stalls_dropped(stalls);
+}
+
+/* Every flow gets one cause in range, a summary that fits a label, and a fix
+ * exactly when there is a cause to fix; the report covers them all. */
+static void check_diagnosis(const td_engine *engine)
+{
+    td_diagnoses *d = td_diagnose(engine);
+    GString *report = g_string_new(NULL);
+    char summary[4 * TD_SUMMARY_MAX], text[256];
+
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        const td_diagnosis *diag = td_diagnosis_of(d, flow);
+        bool fixable = diag->cause != TD_CAUSE_NONE && diag->cause != TD_CAUSE_UNKNOWN;
+        if (diag->cause >= TD_CAUSE_COUNT || diag->reference > TD_REF_OWN_RATE)
+            __builtin_trap();
+        td_advice_summary(d, flow, summary, sizeof summary);
+        if (strlen(summary) > TD_SUMMARY_MAX)
+            __builtin_trap();
+        if ((td_advice_fix(d, flow) != NULL) != fixable || (td_advice_confirm(d, flow) != NULL) != fixable)
+            __builtin_trap();
+        td_causes_list(diag->causes, text, sizeof text);
+        td_advice_cost(diag, text, sizeof text);
+    }
+    for (guint i = 0; i < td_stalls_count(td_engine_stalls(engine)); i++)
+        td_diagnoses_stall_active(d, i);
+    td_report_diagnosis(d, report);
+    g_string_free(report, TRUE);
+    td_diagnoses_free(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     td_tcp_options parsed;
@@ -44,6 +92,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.vantage_dominance_pct = size ? data[0] % 101 : 80;
     cfg.flight.plateau_min_rounds = size > 1 ? data[1] % 16 : 10;
     cfg.flight.plateau_band_pct = size > 2 ? data[2] % 101 : 5;
+    /* decode() makes times of at most 65 ms: thresholds of a few ms make stalls reachable */
+    cfg.stall.min_ms = size > 3 ? data[3] % 16 : 2;
+    cfg.stall.min_flows = size > 4 ? data[4] % 4 : 2;
     td_engine *engine = td_engine_new(&cfg);
     for (size_t at = 0, frame = 1; at + RECORD_BYTES <= size; at += RECORD_BYTES, frame++) {
         decode(data + at, (uint32_t)frame, &rec);
@@ -53,6 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             td_engine_add(engine, &rec, &sender);
     }
     td_engine_finish(engine);
+    check_stalls(engine, &cfg);
+    check_diagnosis(engine);
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         int64_t a, b;
