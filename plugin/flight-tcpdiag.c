@@ -105,13 +105,15 @@ static void sender_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
     double share = 100.0 * (double)p->ns / (double)td_flight_measured_ns(f);
     const char *after = p->onset == TD_ONSET_NONE ? "growth" : td_onset_name(p->onset);
 
+    char ceiling[32];
+
+    /* What matters first, within Wireshark's 240 characters. */
+    td_format_rate(td_plateau_ceiling(p), ceiling, sizeof ceiling);
     proto_tree_add_expert_format(tree, pinfo, &ei_sender_limited, tvb, 0, 0,
-        "Flight stuck at %u bytes = %.1f x MSS for %.0f%% of the transfer (%u round trips, after %s) "
-        "while the receiver offered %u bytes and nothing was lost: the sender limits itself "
-        "(send buffer or burst limit); ceiling %.0f B/s at %.1f ms per round trip",
+        "Sender holds its flight at %u B (%.1f MSS) for %.0f%% of the transfer (%u round trips, after %s) under a "
+        "%u B window, nothing lost; ceiling %s at %.1f ms a round trip",
         p->high, (double)p->high / f->mss, share, p->rounds, after,
-        p->min_window == UINT32_MAX ? f->max_window : p->min_window, td_plateau_ceiling(p),
-        (double)p->ns / p->rounds / 1e6);
+        p->min_window == UINT32_MAX ? f->max_window : p->min_window, ceiling, (double)p->ns / p->rounds / 1e6);
 }
 
 void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
