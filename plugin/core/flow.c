@@ -317,7 +317,8 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
     note_timestamps(flow, rec, from);
     update_ecn_outcome(flow, rec);
     note_flight(engine, flow, rec, from);
-    td_stalls_packet(engine->stalls, flow->silence, flow->index, from, rec);
+    td_stalls_packet(engine->stalls, flow->silence, flow->index, from, rec, flow->sent[from].payload_bytes,
+                     flow->sent[1 - from].payload_bytes);
     *sender = from;
     return flow;
 }

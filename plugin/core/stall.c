@@ -124,23 +124,25 @@ static bool append_bounded(td_stalls *s, GArray **array, size_t element, guint m
 
 /* When did this flow start waiting on the sender of rec, if it did: since the
  * peer asked something (payload, SYN, FIN) the sender had not answered, or, when
- * the sender now goes on with its own transfer unasked, since its last packet. */
-static int64_t waited_since(const td_silence *me, const td_record *rec)
+ * the sender of the flow's transfer (it has sent at least as much payload as its
+ * peer) goes on with it unasked, since its last packet. A client asking again
+ * while its request is unanswered is not a transfer going on. */
+static int64_t waited_since(const td_silence *me, const td_record *rec, uint64_t sent, uint64_t received)
 {
     if (me->owed_since_ns >= 0)
         return me->owed_since_ns;
-    if (me->sent_data && (rec->payload_len || (rec->tcp_flags & TD_TH_FIN)))
+    if (me->sent_data && sent >= received && (rec->payload_len || (rec->tcp_flags & TD_TH_FIN)))
         return me->last_sent_ns;
     return -1;
 }
 
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
-                      const td_record *rec)
+                      const td_record *rec, uint64_t sent, uint64_t received)
 {
     td_silence *me = &silence[sender], *peer = &silence[1 - sender];
     int64_t t = rec->time_ns, min_ns = (int64_t)s->cfg.min_ms * 1000000;
     host_state *h = host_of(s, me, rec);
-    int64_t since = waited_since(me, rec);
+    int64_t since = waited_since(me, rec, sent, received);
 
     if (h && since >= 0 && t - since >= min_ns) {
         flow_wait w = { flow_index, rec->frame, since, t };

@@ -57,9 +57,10 @@ typedef struct td_stalls td_stalls;
 td_stalls *td_stalls_new(const td_stall_config *cfg);
 void td_stalls_free(td_stalls *s);
 
-/* One segment of flow `flow_index`, sent by endpoint `sender` (rec->src). */
+/* One segment of flow `flow_index`, sent by endpoint `sender` (rec->src); the
+ * payload bytes the sender and its peer have sent on the flow so far. */
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
-                      const td_record *rec);
+                      const td_record *rec, uint64_t sent, uint64_t received);
 /* The capture has been read: pair host silences with the flows that waited. */
 void td_stalls_finish(td_stalls *s);
 
