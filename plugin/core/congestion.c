@@ -433,6 +433,10 @@ const char *td_cc_unobserved(const td_flight *f)
 
     if (cc->feedback == TD_FEEDBACK_NONE)
         return NULL;
+    if (f->ctx.no_handshake)
+        return cc->feedback == TD_FEEDBACK_ACCECN
+            ? "handshake not captured: AccECN taken from the AE flag; marks before the capture are not counted"
+            : "handshake not captured: classic ECN taken from the ECT, ECE and CWR seen";
     if (f->ctx.seen_from == TD_SEEN_SENDER)
         return "ce: routers mark downstream of the sender, so its side never shows CE";
     if ((cc->ece_episodes || cc->ace_marks) && !cc->ce)

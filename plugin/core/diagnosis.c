@@ -417,6 +417,10 @@ static td_cause no_cause(const td_flow *flow, const flow_facts *x, const char **
         *reason = x->f ? x->f->unknown_reason : "no data direction could be analysed";
         return TD_CAUSE_UNKNOWN;
     }
+    if (x->f->ctx.no_handshake) {
+        *reason = "handshake not captured: the window scale and the capture point are unknown";
+        return TD_CAUSE_UNKNOWN;
+    }
     if (x->f->ctx.rcv_wscale < 0) {
         *reason = "window scale unknown (handshake options not captured): the receive window cannot be judged";
         return TD_CAUSE_UNKNOWN;

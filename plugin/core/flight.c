@@ -65,6 +65,14 @@ static bool measuring(const td_flight *f)
     return !f->unknown_reason;
 }
 
+void td_flight_learn_feedback(td_flight *f, td_ecn_feedback feedback)
+{
+    if (!measuring(f) || !f->ctx.no_handshake || f->ctx.feedback != TD_FEEDBACK_NONE)
+        return;
+    f->ctx.feedback = feedback;
+    f->cc.feedback = feedback;
+}
+
 static uint32_t band_of(const td_flight *f, uint32_t high, const td_flight_config *cfg)
 {
     uint32_t share = (uint32_t)((uint64_t)high * cfg->plateau_band_pct / 100);
@@ -448,6 +456,12 @@ td_limit td_flight_limit(const td_flight *f, const char **why)
     *why = NULL;
     if (!measuring(f)) {
         *why = f->unknown_reason;
+        return TD_LIMIT_UNKNOWN;
+    }
+    /* Rounds measured from timestamps alone serve the congestion analysis; which
+     * factor held the flight needs the window scale and the capture point. */
+    if (f->ctx.no_handshake) {
+        *why = "handshake not captured: the window scale and the capture point are unknown";
         return TD_LIMIT_UNKNOWN;
     }
     if (f->rounds < MIN_ROUNDS_FOR_VERDICT || td_flight_measured_ns(f) <= 0) {

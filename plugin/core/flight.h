@@ -53,6 +53,9 @@ typedef struct td_flight_context {
     int      rcv_wscale;    /* the receiver's window shift, -1 when unknown */
     uint32_t peer_mss;      /* MSS the receiver announced, 0 when unknown */
     td_ecn_feedback feedback;   /* how the receiver echoes CE marks */
+    bool     no_handshake;  /* measured from the data's timestamps alone (a capture that
+                               starts mid-flow): no window scale, no vantage, and ECN
+                               feedback taken from the flags once they show it */
 } td_flight_context;
 
 /* ACKs on their way to the sender: slots of one timestamp tick (or 1/64 of the
@@ -127,6 +130,10 @@ void td_flight_free(td_flight *f);
 /* An ACK from this direction's receiver, and a data segment of its sender. */
 void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *cfg);
 void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *cfg);
+
+/* A flow without its handshake showed ECN in use (ECT data, ECE, CWR, or AE for
+ * AccECN): its congestion signals are read from here on. */
+void td_flight_learn_feedback(td_flight *f, td_ecn_feedback feedback);
 
 /* End of capture: deliver the ACKs still on their way and close the books. */
 void td_flight_finish(td_flight *f, const td_flight_config *cfg);

@@ -265,6 +265,40 @@ static const char *flight_context(const td_flow *flow, int sender, const td_conf
     return NULL;
 }
 
+/* Without a handshake, data that carries timestamps still says which ACK it
+ * answers (RFC 7323): flight and congestion signals can be measured from there,
+ * with the window scale and the vantage point unknown. */
+static const char *midflow_context(const td_record *rec, const char *why, td_flight_context *ctx)
+{
+    if (!rec->options.ts_valid)
+        return why;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->seen_from = TD_SEEN_UNKNOWN;
+    ctx->timestamps = true;
+    ctx->rcv_wscale = -1;
+    ctx->no_handshake = true;
+    return NULL;
+}
+
+/* A flow without its handshake shows ECN in use by its flags: AE only exists in
+ * AccECN; ECT data, ECE on ACKs or CWR on data mean classic ECN. */
+static void learn_feedback(td_flow *flow, const td_record *rec)
+{
+    td_ecn_feedback feedback;
+
+    if (flow->hs.synack_frame)
+        return;
+    if (rec->tcp_flags & TD_TH_AE)
+        feedback = TD_FEEDBACK_ACCECN;
+    else if ((rec->tcp_flags & (TD_TH_ECE | TD_TH_CWR)) || (rec->payload_len && rec->has_ip_ecn && rec->ip_ecn))
+        feedback = TD_FEEDBACK_CLASSIC;
+    else
+        return;
+    for (int sender = 0; sender < 2; sender++)
+        if (flow->flight[sender])
+            td_flight_learn_feedback(flow->flight[sender], feedback);
+}
+
 static void note_flight(td_engine *engine, td_flow *flow, const td_record *rec, int from)
 {
     const td_flight_config *cfg = &engine->cfg->flight;
@@ -275,11 +309,15 @@ static void note_flight(td_engine *engine, td_flow *flow, const td_record *rec, 
         if (!flow->flight[from]) {
             td_flight_context ctx;
             const char *why = flight_context(flow, from, engine->cfg, &ctx);
+            if (why && !flow->hs.synack_frame)
+                why = midflow_context(rec, why, &ctx);
             flow->flight[from] = g_new(td_flight, 1);
             td_flight_begin(flow->flight[from], why ? NULL : &ctx, why);
         }
-        td_flight_data(flow->flight[from], rec, cfg);
     }
+    learn_feedback(flow, rec);
+    if (rec->payload_len)
+        td_flight_data(flow->flight[from], rec, cfg);
     if (flow->flight[1 - from])
         td_flight_ack(flow->flight[1 - from], rec, cfg);
 }

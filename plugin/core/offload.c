@@ -162,6 +162,11 @@ void td_offload_judge(td_flight *f, const td_flight_config *cfg)
         out->reason = f->unknown_reason;
         return;
     }
+    /* Sizes say nothing about offload without knowing which side the capture saw. */
+    if (f->ctx.no_handshake) {
+        out->reason = "handshake not captured: the capture point, and so TSO from GRO, cannot be told";
+        return;
+    }
     if (f->new_bytes < MIN_BYTES) {
         out->reason = "too little data: under 64 kB";
         return;
