@@ -41,13 +41,14 @@ def marker(cfg):
     return None
 
 
-def holds_floor(cfg):
+def holds_floor(cfg, index):
     """Whether marks keep a loss-like sender at its floor for a collapse's length: the
-    scenario says so (`collapse`: the lab's own check from TCP_INFO), or a random marker
+    scenario says so (`collapse`, per connection where a list: the lab's own check from
+    TCP_INFO), or a random marker
     with p >= 1/COLLAPSE_MSS still marks about one packet per round trip of a
     COLLAPSE_MSS-segment window, so each round trip's cut (at most one per window) undoes
     its growth, and the transfer lasts COLLAPSE_ROUNDS round trips even at that window."""
-    return cfg.get("collapse") or (cfg.get("mark", 0) * COLLAPSE_MSS >= 1 and
+    return per_conn(cfg.get("collapse"), index) or (cfg.get("mark", 0) * COLLAPSE_MSS >= 1 and
                                    cfg["bytes"] >= COLLAPSE_ROUNDS * COLLAPSE_MSS * MSS)
 
 
@@ -59,10 +60,10 @@ def expected_cause(cfg, index):
     ecn_fact = f"client tcp_ecn={ecn}, server tcp_ecn={cfg['server_ecn']}"
     negotiated = ecn == 1 and cfg["server_ecn"] != 0 and not cfg.get("blackhole")
     marks = marker(cfg) if negotiated and not cfg.get("bleach") else None
-    loss_like = cfg["cc"] in LOSS_LIKE_CC
+    loss_like = per_conn(cfg["cc"], index) in LOSS_LIKE_CC
     drops = cfg.get("bottleneck_drops") or cfg.get("shaper", {}).get("drops")
     opts = per_conn(cfg.get("client_opts", 1), index) and cfg.get("server_opts", 1)
-    cc = cfg["cc"].upper()
+    cc = per_conn(cfg["cc"], index).upper()
     size = f"{cfg['bytes']} B {cc} download"
 
     if cfg.get("midflow"):
@@ -74,9 +75,9 @@ def expected_cause(cfg, index):
         return "ecn-blackhole", (f"{ecn_fact}: the router drops SYNs carrying ECE+CWR, so the "
                                  "client (tcp_ecn_fallback=1) retries without them after a 1 s "
                                  "retransmission timeout")
-    if marks and loss_like and holds_floor(cfg):
+    if marks and loss_like and holds_floor(cfg, index):
         held = ("the lab's TCP_INFO check proved cwnd at its floor under continuing marks"
-                if cfg.get("collapse") else
+                if per_conn(cfg.get("collapse"), index) else
                 f"at p x {COLLAPSE_MSS} >= 1 even a {COLLAPSE_MSS}-segment window draws about "
                 "one mark per round trip, whose cut undoes that round trip's growth, and "
                 f"{cfg['bytes']} B is {cfg['bytes'] // (COLLAPSE_MSS * MSS)} such windows "
@@ -106,11 +107,19 @@ def expected_cause(cfg, index):
         return "ecn-loss-reaction", (
             f"{ecn_fact}: ECN negotiated and {marks}; the {cc} sender cuts its window on each "
             "echo as on a loss, and the marks are not frequent enough to hold it at "
-            f"{COLLAPSE_MSS} segments" + (", and nothing drops: no loss recovery"
-                                          if not drops else ""))
+            f"{COLLAPSE_MSS} segments" + (
+                ", and nothing drops: no loss recovery" if not drops else
+                "; the queue also drops, but marks come first and the lab checked that the "
+                "kernel's ECN responses are at least as many as its loss recoveries (TCP_INFO)"))
     if drops and loss_like:
         return "path-loss", (f"a {size} through a bottleneck queue that drops: "
                              f"{cc} cuts its window by a constant factor in each loss recovery")
+    if drops and per_conn(cfg.get("bbr_cuts", 0), index) >= 2:
+        return ["none", "path-loss"], (
+            f"a {size} through a queue that drops, {ecn_fact}: BBR v1 does not cut by a constant "
+            "factor, but in loss recovery it sets cwnd to the packets still in flight, and the "
+            f"lab's TCP_INFO shows {per_conn(cfg['bbr_cuts'], index)} episodes where that shrank "
+            "the flight: path-loss (two recoveries that cut) may hold or not")
     if cfg.get("burst"):
         b, pause = cfg["burst"]
         return "app-limited", (f"the server writes {b} B and sleeps {pause:g} s, over and over: "
@@ -125,6 +134,9 @@ def expected_cause(cfg, index):
     if marks and not loss_like:
         facts.append(f"{marks}, but {cc} does not cut its cwnd on ECE (BBR v1 sets it from its "
                      "bandwidth x min_rtt model)")
+    if drops and not loss_like:
+        facts.append(f"the queue drops, but {cc} does not cut by a constant factor on loss "
+                     "(its cwnd follows its model)")
     if cfg.get("offload", {}).get("tso") is False:
         facts.append("TSO/GSO off on the server's veth caps every flow of that sender alike: a "
                      "host setting, not a per-flow cap (no flow of it used offload)")
@@ -144,5 +156,6 @@ def add_diag(flow, cfg, index):
     if "stall" not in cfg and "long_pause" not in cfg:
         flow["expect"]["tcpdiag.host.stall"] = None
         why += "; no host was silenced, so no host stall"
-    flow["why"] = flow["why"].split("; " + WHY_MARK)[0] + "; " + WHY_MARK + cause + ": " + why
+    label = cause if isinstance(cause, str) else " or ".join(cause)     # a list: any of them
+    flow["why"] = flow["why"].split("; " + WHY_MARK)[0] + "; " + WHY_MARK + label + ": " + why
     return flow

@@ -33,8 +33,9 @@ import sys
 import tempfile
 import time
 
+import ccid
 import reductions
-from diagnosis_truth import add_diag
+from diagnosis_truth import add_diag, per_conn
 
 LAB = os.path.dirname(os.path.abspath(__file__))
 CAPTURES = os.path.dirname(LAB)
@@ -334,6 +335,9 @@ SCENARIOS = {
         burst=STALL_BURST, parallel=True, long_pause=(STALL["seconds"], STALL_PAUSE_AT),
         diag_cause="app-limited", captures=FLIGHT_CAPTURES),
 }
+# cc-id-* and cc-bbr-step-2-of-10 (tcpdiag issue 12): see ccid.py. cc may be a list (one
+# per connection); cc_id: the kernel's samples give each flow's algorithm and reaction.
+SCENARIOS.update(ccid.SCENARIOS)
 
 
 # ----------------------------------------------------------------------------------
@@ -611,7 +615,12 @@ else:
 
 
 def polls_tcpinfo(cfg):
-    return "flight" in cfg or "reaction" in cfg or "offload" in cfg
+    return "flight" in cfg or cc_checked(cfg) or "offload" in cfg
+
+
+def cc_checked(cfg):
+    """cc-*: the server's samples are turned into the kernel's reduction episodes."""
+    return "reaction" in cfg or "cc_id" in cfg
 
 
 def silence_server(stall):
@@ -665,7 +674,8 @@ def do_run(name, cfg, tmp):
         server_log = os.path.join(tmp, "server.jsonl")
         client_log = os.path.join(tmp, "client.jsonl")
         server_cmd = [PY, os.path.join(LAB, "peer.py"), "server", "--bind", a["server"],
-                      "--port", str(PORT), "--bytes", str(cfg["bytes"]), "--cc", cfg["cc"],
+                      "--port", str(PORT), "--bytes", str(cfg["bytes"]),
+                      "--cc", ",".join(cfg["cc"]) if isinstance(cfg["cc"], list) else cfg["cc"],
                       "--pace", str(cfg.get("pace", 0)), "--count", str(n), "--log", server_log]
         if polls_tcpinfo(cfg):
             server_cmd += ["--tcpinfo", os.path.join(tmp, "tcpinfo.csv.gz"),
@@ -812,9 +822,12 @@ def conn_truth(cfg, res, i, point):
         s2c_data = "ect"
     ce = 0
     if negotiated and ce_marker(cfg) and downstream:
-        # Only this flow's packets are ECT. Behind a GSO sender a mark covers a whole GSO
-        # packet: the segments the client received CE are then its kernel's count.
-        ce = c["tcp_info"]["received_ce"] if gso_marked(cfg) else marks(res)
+        # With one ECN flow only its packets are ECT, so every mark is its own. Behind a
+        # GSO sender a mark covers a whole GSO packet, and with several ECN flows the
+        # marks are shared: the segments the client received CE are then its kernel's
+        # count (ccid.ce_problems checks they add up to the marker's).
+        shared = sum(x["tcp_info"]["ecn_negotiated"] for x in res["client"]) > 1
+        ce = c["tcp_info"]["received_ce"] if gso_marked(cfg) or shared else marks(res)
     truth = dict(index=i, client=a["client"], server=a["server"], client_port=c["local"][1],
                  server_port=PORT, ecn_sysctl=ecn, requested=requested, outcome=outcome,
                  negotiated=negotiated, s2c_data=s2c_data, ce=ce, downstream=downstream,
@@ -944,7 +957,7 @@ def flow_expect(cfg, res, t, point):
         opts_expect(cfg, t, e, why)
     if "flight" in cfg:
         flight_expect(res["server"][t["index"]]["flight"], e, why)
-    if "reaction" in cfg:
+    if cc_checked(cfg):
         cc_expect(cfg, res["kernel_cc"][t["index"]], e, why)
     if "offload" in cfg:
         offload_expect(cfg, res["kernel_offload"][t["index"]], t, point, e, why)
@@ -972,8 +985,6 @@ def flight_expect(f, e, why):
 # Congestion response (cc-*): the kernel's reduction episodes (reductions.py) and what
 # they say about the sender's reaction
 # ----------------------------------------------------------------------------------
-LOSS_LIKE_RATIO = (0.45, 0.8)   # median cwnd after/before of a multiplicative cut (CUBIC 0.7)
-NO_CUT_RATIO = 0.9              # BBR: median after/before at least this, i.e. no cut
 WIRE_MATCH = 0.95               # share of the real reductions the server's capture must answer
 
 
@@ -984,7 +995,11 @@ def kernel_cc(cfg, res, csv_path):
     for i, rows in sorted(reductions.read_samples(csv_path).items()):
         k = reductions.summarize(rows)
         k["index"] = i
-        k["problems"] = cc_problems(cfg, res, i, k)
+        if "cc_id" in cfg:
+            k["ccid"] = ccid.judge(cfg, i, k, collapsed(k["low_stretch"]))
+            k["problems"] = k["ccid"]["problems"]
+        else:
+            k["problems"] = cc_problems(cfg, res, i, k)
         out.append(k)
     return out
 
@@ -998,13 +1013,13 @@ def cc_problems(cfg, res, i, k):
     if k["recoveries"] < cfg.get("min_recoveries", 0):
         bad.append(f"{tag}: {k['recoveries']} reductions by Recovery/Loss, the scenario needs "
                    f"{cfg['min_recoveries']}")
-    if cfg["reaction"] == "loss-like" and not (med and LOSS_LIKE_RATIO[0] <= med <= LOSS_LIKE_RATIO[1]):
+    if cfg["reaction"] == "loss-like" and not (med and reductions.LOSS_LIKE_RATIO[0] <= med <= reductions.LOSS_LIKE_RATIO[1]):
         bad.append(f"{tag}: median cwnd after/before {med} over {n} episodes: not a "
-                   f"multiplicative cut ({LOSS_LIKE_RATIO[0]}-{LOSS_LIKE_RATIO[1]})")
+                   f"multiplicative cut ({reductions.LOSS_LIKE_RATIO[0]}-{reductions.LOSS_LIKE_RATIO[1]})")
     echo = k["echo_response"]["median_ratio"]
-    if cfg["reaction"] == "none" and not (med and med >= NO_CUT_RATIO and echo >= NO_CUT_RATIO):
+    if cfg["reaction"] == "none" and not (med and med >= reductions.NO_CUT_RATIO and echo >= reductions.NO_CUT_RATIO):
         bad.append(f"{tag}: median cwnd after/before {med} over {n} CWR entries, {echo} over "
-                   f"round trips with echoes: BBR's cwnd followed the echoes (needs >= {NO_CUT_RATIO})")
+                   f"round trips with echoes: BBR's cwnd followed the echoes (needs >= {reductions.NO_CUT_RATIO})")
     if cfg["client_ecn"]:
         c, srv = res["client"][i]["tcp_info"], res["server"][i]["tcp_info"]
         if not c["ecn_seen"] or c.get("received_ce", 1) < 1 or srv["delivered_ce"] < 1:
@@ -1041,15 +1056,18 @@ def episodes_story(k):
 
 
 def cc_expect(cfg, k, e, why):
-    e["tcpdiag.cc.reaction"] = cfg["reaction"]      # cc_problems failed the run unless confirmed
-    why.append(episodes_story(k) + {
-        "loss-like": ": each signal cut the window by a constant factor, as CUBIC does "
-                     "(ssthresh = 0.7 x cwnd rounded down, at least 2, so windows of a few "
-                     "segments give 0.5-0.67: 4 -> 2, 5 -> 3, 7 -> 4; Reno 0.5), so the "
-                     "reaction is loss-like",
-        "none": ": the kernel entered CWR on the echoes (and set CWR on the wire) but BBR sets "
-                "cwnd from its model, which did not drop, so the reaction is none",
-    }[e["tcpdiag.cc.reaction"]])
+    if "cc_id" in cfg:
+        ccid.expect(k["ccid"], e, why)
+    else:
+        e["tcpdiag.cc.reaction"] = cfg["reaction"]      # cc_problems failed the run unless confirmed
+        why.append(episodes_story(k) + {
+            "loss-like": ": each signal cut the window by a constant factor, as CUBIC does "
+                         "(ssthresh = 0.7 x cwnd rounded down, at least 2, so windows of a few "
+                         "segments give 0.5-0.67: 4 -> 2, 5 -> 3, 7 -> 4; Reno 0.5), so the "
+                         "reaction is loss-like",
+            "none": ": the kernel entered CWR on the echoes (and set CWR on the wire) but BBR sets "
+                    "cwnd from its model, which did not drop, so the reaction is none",
+        }[e["tcpdiag.cc.reaction"]])
     low = k["low_stretch"]
     if collapsed(low):
         e["tcpdiag.cc.collapse"] = "yes"
@@ -1091,17 +1109,24 @@ def match_wire(k, pcap, t):
             "visible_cuts": len(visible), "cuts_answered": sum(h for h, _ in visible)}
 
 
-def reductions_expect(k):
-    """One "kernel_reductions" entry: the times of the real reductions, and every
-    episode (with its state and cwnd ratio) for reference."""
+def reductions_expect(cfg, k):
+    """One "kernel_reductions" entry: the configured congestion control, the times of
+    the real reductions, and every episode (with its state and cwnd ratio) for reference."""
     eps = k["episodes"]
     gaps = [x["gap_ms"] for x in eps]
     w = k["wire"]
-    return {"select": {"tcp.stream": k["index"]}, "rtt_s": round(k["srtt_median_s"], 6),
+    return {"select": {"tcp.stream": k["index"]}, "cc": per_conn(cfg["cc"], k["index"]),
+            "rtt_s": round(k["srtt_median_s"], 6),
             "times": [round(x["t"], 6) for x in eps if x["cut"] and not x["silent"]],
+            # every episode in which cwnd fell below 0.9 x the flight it had: tcpdiag's own
+            # threshold for a reduction (its ratio < 0.9), so a tcpdiag reduction of a BBR
+            # flow away from all of these is one the kernel did not make
+            "flight_reduction_times": [round(x["t"], 6) for x in eps
+                                       if x["flight_ratio"] < reductions.NO_CUT_RATIO],
             "episodes": {"times": [round(x["t"], 6) for x in eps],
                          "states": [x["state"] for x in eps],
-                         "cwnd_ratios": [x["ratio"] for x in eps]},
+                         "cwnd_ratios": [x["ratio"] for x in eps],
+                         "flight_ratios": [x["flight_ratio"] for x in eps]},
             "why": episodes_story(k) + f"; times: the {w['visible_cuts']} real reductions after "
                    f"which the server still sent something ({k['cuts'] - w['visible_cuts']} more came "
                    "with the last ACKs, invisible on the wire), each the CLOCK_REALTIME "
@@ -1110,7 +1135,8 @@ def reductions_expect(k):
                    f"max {max(gaps, default=0):g} ms); the server's capture shows a CWR or a "
                    f"retransmission within [-gap-1 ms, +1 RTT] of {w['cuts_answered']} of them "
                    f"({w['answered']} of all {w['episodes']} episodes; "
-                   f"{w['wire_responses']} such segments in all)"}
+                   f"{w['wire_responses']} such segments in all); flight_reduction_times: the "
+                   "episodes whose cwnd fell below 0.9 x the smaller of cwnd and unacked before"}
 
 
 # ----------------------------------------------------------------------------------
@@ -1820,8 +1846,9 @@ def scenario(name):
             problems.append(f"the server's accept {s['index']} came from port {s['remote'][1]}, "
                             f"the client's connection {c['index']} from {c['local'][1]}")
     for s in res["server"]:
-        if s["cc"] != cfg["cc"]:
-            problems.append(f"server used {s['cc']}, not {cfg['cc']}")
+        if s["cc"] != per_conn(cfg["cc"], s["index"]):
+            problems.append(f"connection {s['index']}: server used {s['cc']}, not "
+                            f"{per_conn(cfg['cc'], s['index'])}")
         if "flight" in cfg and s["flight"]["dominant"] not in cfg["flight"]:
             problems.append(f"the kernel's dominant flight limit is {s['flight']['dominant']} "
                             f"({s['flight']['shares']}), the scenario needs one of {cfg['flight']}")
@@ -1835,7 +1862,7 @@ def scenario(name):
                             f"the scenario needs {'loss' if cfg['bottleneck_drops'] else 'none'}")
     if len(res["client"]) > 1:
         res["slowdown"] = measure_slowdown(res)
-    if "reaction" in cfg:
+    if cc_checked(cfg):
         res["kernel_cc"] = kernel_cc(cfg, res, os.path.join(tmp, "tcpinfo.csv.gz"))
         problems += [p for k in res["kernel_cc"] for p in k["problems"]]
         for k in res["kernel_cc"]:
@@ -1843,6 +1870,15 @@ def scenario(name):
             if k["wire"]["cuts_answered"] < WIRE_MATCH * k["wire"]["visible_cuts"]:
                 problems.append(f"connection {k['index']}: of the kernel's reductions only "
                                 f"{k['wire']} have a CWR or retransmission in the server's capture")
+
+    if "cc_id" in cfg:
+        problems += ccid.ce_problems(res["client"], marks(res))
+        # Per connection, what diagnosis_truth needs from the samples: the lab's own
+        # collapse rule (as `collapse` is for cc-cubic-ecn-collapse), and how often a BBR
+        # sender's flight really shrank (its loss recovery: see ccid.judge).
+        cfg = dict(cfg, collapse=[collapsed(k["low_stretch"]) for k in res["kernel_cc"]],
+                   bbr_cuts=[k["ccid"]["cuts"] if k["ccid"]["cc"] == "bbr" else 0
+                             for k in res["kernel_cc"]])
 
     if "offload" in cfg:
         res["kernel_offload"] = kernel_offload(res, os.path.join(tmp, "tcpinfo.csv.gz"))
@@ -1880,8 +1916,8 @@ def scenario(name):
         }
         if not exp["hosts"]:
             del exp["hosts"]
-        if "reaction" in cfg:
-            exp["kernel_reductions"] = [reductions_expect(k) for k in res["kernel_cc"]]
+        if cc_checked(cfg):
+            exp["kernel_reductions"] = [reductions_expect(cfg, k) for k in res["kernel_cc"]]
         if "offload" in cfg:
             exp["senders"] = senders_expect(truths)
         outputs.append((pcap, base, exp))

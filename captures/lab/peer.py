@@ -4,7 +4,8 @@
 server: accepts connections and sends each one BYTES bytes, then closes; one
         connection after another, or each in its own thread (--concurrent).
         Congestion control is chosen per socket with setsockopt(TCP_CONGESTION)
-        (the per-namespace sysctl is refused on this kernel); an optional
+        (the per-namespace sysctl is refused on this kernel), one for all
+        connections or one per connection in accept order (--cc cubic,reno,bbr); an optional
         SO_MAX_PACING_RATE makes a transfer last a known time, an optional
         SO_SNDBUF bounds what the kernel may hold unacked, and --burst/--pause
         make the application the bottleneck; --long-pause D --long-pause-at
@@ -37,6 +38,10 @@ import time
 
 TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
 TCP_INFO = getattr(socket, "TCP_INFO", 11)
+TCP_CC_INFO = 26
+# struct tcp_bbr_info (linux/inet_diag.h): bw_lo, bw_hi, min_rtt, pacing_gain, cwnd_gain
+BBR_INFO = struct.Struct("5I")
+BBR_UNIT = 256
 SO_MAX_PACING_RATE = 47
 TCPI_OPT_ECN = 8             # "ECN was negotiated at TCP session init"
 TCPI_OPT_ECN_SEEN = 16       # "we received at least one packet with ECT"
@@ -133,10 +138,18 @@ class Poller(threading.Thread):
         while True:
             done = self.written.is_set()    # read first: the sample then follows the FIN
             s = tcpi(raw_tcp_info(self.conn), SAMPLE_FIELDS)
+            s["pacing_gain"] = pacing_gain(self.conn)
             self.samples.append((time.monotonic(), time.time(), s))
             if done and s["unacked"] == 0:
                 return
             time.sleep(POLL_S)
+
+
+def pacing_gain(sock):
+    """BBR's pacing gain now, x BBR_UNIT (ProbeBW cycles 320, 192, 256 x 6; startup 739,
+    drain 88), from TCP_CC_INFO; 0 for cubic and reno, whose modules report nothing."""
+    raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_CC_INFO, BBR_INFO.size)
+    return BBR_INFO.unpack(raw)[3] if len(raw) == BBR_INFO.size else 0
 
 
 def flight_verdict(samples, t_first_write):
@@ -162,7 +175,7 @@ def flight_verdict(samples, t_first_write):
 def write_samples(out, index, t0, samples):
     for t, wall, s in samples:
         out.write(f"{index},{round((t - t0) * 1e6)}," + ",".join(str(s[k]) for k in SAMPLE_FIELDS)
-                  + f",{round(wall * 1e6)}\n")
+                  + f",{round(wall * 1e6)},{s['pacing_gain']}\n")
 
 
 def cc_of(sock):
@@ -207,15 +220,16 @@ def serve(args):
     family = socket.AF_INET6 if ":" in args.bind else socket.AF_INET
     ls = socket.socket(family, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # Set on the listener so the SYN-ACK and the accepted socket already use it.
-    ls.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, args.cc.encode())
+    ccs = args.cc.split(",")
+    if len(ccs) > 1 and len(ccs) != args.count:
+        sys.exit("--cc needs one value, or one per connection")
     ls.bind((args.bind, args.port))
     ls.listen(16)
     log = open(args.log, "a") if args.log else sys.stdout
-    emit(log, {"event": "listening", "bind": args.bind, "port": args.port, "cc": cc_of(ls)})
+    emit(log, {"event": "listening", "bind": args.bind, "port": args.port, "cc": ccs})
     series = gzip.open(args.tcpinfo, "wt") if args.tcpinfo else None
     if series:
-        series.write("conn,t_us," + ",".join(SAMPLE_FIELDS) + ",epoch_us\n")
+        series.write("conn,t_us," + ",".join(SAMPLE_FIELDS) + ",epoch_us,pacing_gain\n")
     payload = bytes(range(256)) * 256           # 64 KiB, not all zeros
     pause_at = [float(x) for x in args.long_pause_at.split(",")] if args.long_pause_at else []
     if pause_at and len(pause_at) != args.count:
@@ -223,8 +237,14 @@ def serve(args):
     lock = threading.Lock()     # the log and the sample file are shared by concurrent connections
     threads = []
     served = 0
+    # Set on the listener so the SYN-ACK and the accepted socket already use it: a child
+    # socket takes the listener's congestion control when its handshake completes. The
+    # next connection's is set as soon as this one is accepted; sequential clients
+    # connect the next only after this one closed (lab.py checks each accepted socket's).
+    ls.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, ccs[0].encode())
     while args.count == 0 or served < args.count:
         conn, peer = ls.accept()
+        ls.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, ccs[(served + 1) % len(ccs)].encode())
         job = (args, log, series, lock, payload, conn, peer, served,
                pause_at[served] if pause_at else None)
         if args.concurrent:
@@ -362,7 +382,8 @@ def main():
     s.add_argument("--bind", required=True)
     s.add_argument("--port", type=int, default=5001)
     s.add_argument("--bytes", type=int, required=True, help="bytes sent per connection")
-    s.add_argument("--cc", default="cubic", help="cubic, reno or bbr")
+    s.add_argument("--cc", default="cubic", help="cubic, reno or bbr; or one per connection, "
+                   "e.g. cubic,reno,bbr")
     s.add_argument("--pace", type=int, default=0, help="SO_MAX_PACING_RATE in bytes/s")
     s.add_argument("--sndbuf", type=int, default=0, help="SO_SNDBUF of each accepted socket")
     s.add_argument("--burst", type=int, default=0, help="write this many bytes at a time ...")

@@ -20,9 +20,12 @@ measured, not assumed: cwnd before = the sample before the start; after = the mi
 over the episode, from its start through the first sample after it (CUBIC's cwnd is
 then exactly ssthresh), but at most two median round trips after the start (so a
 long BBR CWR stretch or an RTO's slow start is judged by its first round trips).
-An episode whose cwnd fell to CUT x before or less is one of the kernel's real cwnd
-reductions ("cut"); the others are responses the window did not follow (BBR, whose
-cwnd comes from its model; CUBIC already at its floor of 2). The median ratio is taken
+An episode whose cwnd fell to CUT x before or less, and to CUT x the segments then
+unacked or less, is one of the kernel's real reductions ("cut"): one that shrinks the
+flight; the others are responses the window did not follow (BBR, whose cwnd comes
+from its model, and whose loss recovery sets cwnd to the flight it already has;
+CUBIC already at its floor of 2). "flight_ratio" is cwnd after / the smaller of cwnd
+and unacked before. The median ratio is taken
 over the episodes that started above that floor, where a cut was possible. An
 episode after which the sender sent nothing more (at the very end of a transfer) is
 "silent": real, but invisible in any capture.
@@ -33,8 +36,13 @@ import statistics
 
 CA_CWR, CA_LOSS = 2, 4
 CUT = 0.85          # an episode whose cwnd fell to this share or less is a real reduction
+# median cwnd after/before of a multiplicative cut: CUBIC 0.7, Reno 0.5, both rounded down
+# (Reno 7 -> 3 = 0.43, 9 -> 4 = 0.44)
+LOSS_LIKE_RATIO = (0.4, 0.8)
+NO_CUT_RATIO = 0.9              # BBR: median after/before at least this, i.e. no cut
 FLOOR = 2           # the smallest ssthresh CUBIC/Reno set (tcp_reno_ssthresh, cubictcp_recalc_ssthresh)
 CA_NAMES = {2: "CWR", 3: "Recovery", 4: "Loss"}
+PROBE_UP = 320      # BBR's ProbeBW pacing gain 1.25 x BBR_UNIT (256): the phase that starts a gain cycle
 
 
 def read_samples(path):
@@ -67,10 +75,16 @@ def episodes(rows, rtt_us):
         span = [r for r in rows[i:min(end, nxt, len(rows) - 1) + 1] if r["t_us"] <= t0 + 2 * rtt_us]
         before = rows[i - 1]["snd_cwnd"]
         after = min(r["snd_cwnd"] for r in span)
+        # What the sender had out (tcpi_unacked, packets_out): a cwnd that falls only to
+        # the flight it already had (BBR paces below its cwnd, and its loss recovery
+        # sets cwnd to the packets in flight) shrinks nothing on the wire.
+        flight = min(before, rows[i - 1]["unacked"]) or before
         out.append({"t": rows[i]["epoch_us"] / 1e6, "state": CA_NAMES[rows[i]["ca_state"]],
                     "gap_ms": round((t0 - rows[i - 1]["t_us"]) / 1000, 2),
                     "cwnd_before": before, "cwnd_after": after, "ratio": round(after / before, 3),
-                    "cut": after <= CUT * before,
+                    "unacked_before": rows[i - 1]["unacked"],
+                    "flight_ratio": round(after / flight, 3),
+                    "cut": after <= CUT * flight,
                     # nothing was sent after it (the transfer's last ACKs): no CWR flag or
                     # retransmission can show it on the wire
                     "silent": rows[-1]["bytes_sent"] == rows[i]["bytes_sent"],
@@ -138,4 +152,8 @@ def summarize(rows):
                               if a["ca_state"] < CA_CWR and b["ca_state"] < CA_CWR),
             "delivered_ce": rows[-1]["delivered_ce"], "total_retrans": rows[-1]["total_retrans"],
             "low_stretch": longest_low_stretch(rows, rtt_us),
+            # BBR (TCP_CC_INFO, files since the cc-id scenarios): ProbeBW's 1.25 phases
+            # begun; two of them span one whole gain cycle (~8 round trips)
+            "probe_up_entries": sum(b.get("pacing_gain") == PROBE_UP != a.get("pacing_gain")
+                                    for a, b in zip(rows, rows[1:])),
             "echo_response": echo_response(rows, rtt_us)}

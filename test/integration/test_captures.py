@@ -137,6 +137,8 @@ def check_robustness(pcap):
 
 
 RESPONSES = 'tcpdiag.cc.event == "cwr" || tcpdiag.cc.event == "ace" || tcpdiag.cc.event == "loss"'
+# The responses tcpdiag calls reductions (the frames with the tcpdiag.cc.reduction Note).
+REDUCTIONS = f"({RESPONSES}) && tcpdiag.cc.ratio < 0.9"
 KERNEL_PCAPS = [p for p in PCAPS if "kernel_reductions" in expected_of(p)]
 
 
@@ -144,8 +146,13 @@ KERNEL_PCAPS = [p for p in PCAPS if "kernel_reductions" in expected_of(p)]
 def test_kernel_reductions_are_found(pcap):
     """At least 95 % of the sender kernel's own cwnd reductions (its TCP_INFO,
     polled every millisecond during the lab run) have a tcpdiag response event
-    within one round trip, at either capture point."""
+    within one round trip, at either capture point. For flows whose configured
+    congestion control is BBR, also the converse (issue 12): every tcpdiag reduction
+    has a kernel episode within one round trip in which cwnd fell below 0.9 x the
+    flight it had, so none is BBR's own flight change (its ProbeBW 0.75 phase, ProbeRTT)
+    taken for a reaction."""
     rows = fields(pcap, ["tcp.stream", "frame.time_epoch"], extra=["-Y", RESPONSES])
+    cuts = fields(pcap, ["tcp.stream", "frame.time_epoch", "tcpdiag.cc.ratio"], extra=["-Y", REDUCTIONS])
     for truth in expected_of(pcap)["kernel_reductions"]:
         stream = str(truth["select"]["tcp.stream"])
         events = [float(r["frame.time_epoch"]) for r in rows if r["tcp.stream"] == stream]
@@ -154,3 +161,11 @@ def test_kernel_reductions_are_found(pcap):
         assert len(found) >= 0.95 * len(truth["times"]), (
             f"stream {stream}: {len(found)} of {len(truth['times'])} kernel reductions have a tcpdiag "
             f"response within {rtt * 1000:.1f} ms; tcpdiag's: {events} -- {truth['why']}")
+        if truth.get("cc") != "bbr":
+            continue
+        kernel = truth["flight_reduction_times"]
+        invented = [(r["frame.time_epoch"], r["tcpdiag.cc.ratio"]) for r in cuts if r["tcp.stream"] == stream
+                    and not any(abs(float(r["frame.time_epoch"]) - t) <= rtt for t in kernel)]
+        assert not invented, (
+            f"stream {stream} (BBR): {len(invented)} tcpdiag reductions (epoch, ratio) with no kernel "
+            f"reduction within {rtt * 1000:.1f} ms: {invented[:5]}; kernel's: {kernel} -- {truth['why']}")
