@@ -146,13 +146,6 @@ static void collapse_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
         (double)cc->collapse_ns / 1e9, cc->feedback == TD_FEEDBACK_NONE ? "losses" : "congestion signals");
 }
 
-/* A Note only where the flight really fell: a response that cut nothing (BBR's
- * CWR, a window already at its floor) or grew the flight is not news. */
-static bool real_cut(const td_cc_event *e)
-{
-    return e->measured && e->kind != TD_CC_ECE_START && e->kind != TD_CC_ECE_END &&
-           td_cc_cuts_like_loss((double)e->after / e->before);
-}
 
 void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
@@ -164,7 +157,9 @@ void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
         if (td_cc_collapsed(&f->cc, config) && pinfo->num == f->cc.collapse_start_frame)
             collapse_expert(tree, pinfo, tvb, f);
         e = td_cc_event_at(&f->cc, pinfo->num);
-        if (e && real_cut(e))
+        /* A Note only where the flight really fell and stayed down: a response that cut
+         * nothing (BBR's CWR, a window at its floor) or grew the flight is not news. */
+        if (e && td_cc_lasting_cut(e))
             proto_tree_add_expert_format(tree, pinfo, &ei_reduction, tvb, 0, 0,
                 "Congestion response (%s) to %s: flight %u -> %u bytes (ratio %.2f)",
                 td_cc_event_name((td_cc_event_kind)e->kind), signal_of((td_cc_event_kind)e->kind),

@@ -152,11 +152,13 @@ def judge(cfg, i, k, collapsed):
                             f"(median {ratio} of the flight before) and restored it on leaving "
                             "recovery (BBR v1's packet conservation): none or loss-like")
         rounds = echo["slots_with_echo"]
-        enough = rounds >= MIN_SIGNALS or quiet_losses >= MIN_SIGNALS or k["probe_up_entries"] >= 2
+        # An algorithm shows in how it answers signals (the issue's rule, docs/congestion.md):
+        # BBR's gain cycle without signals is not an answer, so it alone is not enough.
+        enough = rounds >= MIN_SIGNALS or quiet_losses >= MIN_SIGNALS
         rule = (f"{'enough' if enough else 'not enough'}: {rounds} round trips with echoes, "
-                f"{quiet_losses} loss episodes without a cut, {k['probe_up_entries']} ProbeBW 1.25 "
-                f"phases (TCP_CC_INFO pacing gain; two span a whole gain cycle), needs "
-                f"{MIN_SIGNALS}, {MIN_SIGNALS} or 2")
+                f"{quiet_losses} loss episodes without a cut, needs {MIN_SIGNALS} of either "
+                f"({k['probe_up_entries']} ProbeBW 1.25 phases, TCP_CC_INFO pacing gain, are BBR's own "
+                "and answer no signal)")
     algorithm = ALGORITHM[cc] if enough else [ALGORITHM[cc], "unknown"]
     return {"cc": cc, "ecn": ecn, "algorithm": algorithm, "reaction": reaction,
             "enough": enough, "cwr_episodes": len(cwrs), "loss_episodes": len(losses),

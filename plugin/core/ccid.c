@@ -1,9 +1,10 @@
 #include "ccid.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-/* Responses needed before anything is named. */
-enum { MIN_RESPONSES = 3 };
+/* Responses needed before anything is named, and cuts that show the factor. */
+enum { MIN_RESPONSES = 3, MIN_FACTORS = 2 };
 /* Below this window a cut is rounded to whole segments (CUBIC 7 -> 4 is 0.57, Reno
  * 5 -> 2 is 0.4), which hides the factor. */
 enum { FACTOR_MIN_SEGMENTS = 8 };
@@ -25,34 +26,50 @@ static bool is_response(const td_cc_event *e)
     return e->kind == TD_CC_CWR || e->kind == TD_CC_ACE || e->kind == TD_CC_LOSS;
 }
 
-/* No other response within two round trips either side: the cut measured is this
- * one's alone. A step marker often draws two CWRs in a row (0.7 x 0.57 = 0.4 over
- * both), and the second one's "before" is the flight the first had not cut yet. */
-static bool isolated(const td_cc *cc, unsigned i)
+/* The measured response before i within two round trips, if any: then i's
+ * "before" is a flight that response had not cut yet. */
+static bool follows_closely(const td_cc *cc, unsigned i)
 {
-    uint32_t round = cc->events[i].round;
-
-    for (unsigned j = 0; j < cc->nevents; j++) {
+    for (unsigned j = 0; j < i; j++) {
         const td_cc_event *other = &cc->events[j];
-        if (j != i && is_response(other) && other->round + 2 >= round && other->round <= round + 2)
-            return false;
+        if (is_response(other) && other->measured && other->round + 2 >= cc->events[i].round)
+            return true;
     }
-    return true;
+    return false;
 }
 
-/* The median cut (the event's ratio) of the isolated responses that cut for good
- * at windows large enough to show the factor. */
+/* The median cut factor of the sender's responses past slow start, from windows
+ * large enough to show it. A step marker often draws responses in consecutive
+ * round trips (two CWRs: 0.7 x 0.7 for CUBIC): such a burst of k responses is
+ * measured as a whole, before the first to after the last, and its factor is the
+ * k-th root. */
 static double median_factor(const td_flight *f, unsigned *n)
 {
     double ratios[TD_CC_MAX_EVENTS];
+    const td_cc *cc = &f->cc;
     uint32_t unit = f->mss ? f->mss : 1;
 
     *n = 0;
-    for (unsigned i = 0; i < f->cc.nevents; i++) {
-        const td_cc_event *e = &f->cc.events[i];
-        if (e->measured && is_response(e) && isolated(&f->cc, i) && e->before >= FACTOR_MIN_SEGMENTS * unit &&
-            td_cc_cuts_like_loss((double)e->second_after / e->before))
-            ratios[(*n)++] = (double)e->after / e->before;
+    for (unsigned i = 0; i < cc->nevents; i++) {
+        const td_cc_event *first = &cc->events[i], *last = first;
+        unsigned k = 1;
+        if (!is_response(first) || !first->measured)
+            continue;
+        for (unsigned j = i + 1; j < cc->nevents; j++) {
+            const td_cc_event *next = &cc->events[j];
+            if (!is_response(next))
+                continue;
+            if (!next->measured || next->round > last->round + 1)
+                break;
+            last = next;
+            k++;
+        }
+        bool usable = !first->slow_start && first->before >= FACTOR_MIN_SEGMENTS * unit &&
+                      !follows_closely(cc, i) && td_cc_cuts_like_loss((double)last->second_after / first->before);
+        if (usable)
+            ratios[(*n)++] = pow((double)last->after / first->before, 1.0 / k);
+        while (i + 1 < cc->nevents && &cc->events[i + 1] <= last)
+            i++;
     }
     if (!*n)
         return -1;
@@ -92,9 +109,9 @@ td_cc_algorithm td_cc_identify(const td_flight *f, const char **why)
         return TD_CC_ALGO_UNKNOWN;
     }
     factor = median_factor(f, &n);
-    if (n < MIN_RESPONSES) {
-        *why = "fewer than 3 lasting, isolated cuts from windows of 8 MSS or more: smaller windows round the "
-               "factor away, and back-to-back cuts compound";
+    if (n < MIN_FACTORS) {
+        *why = "fewer than 2 lasting cuts past slow start from windows of 8 MSS or more: smaller windows round "
+               "the factor away";
         return TD_CC_ALGO_UNKNOWN;
     }
     if (factor >= CUBIC_LOW && factor <= CUBIC_HIGH) {

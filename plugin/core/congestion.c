@@ -21,6 +21,10 @@ enum { MIN_WINDOW_SEGMENTS = 2 };
 enum { MIN_CONTROL_ROUNDS = 4 };
 /* Persistent cuts after signals must exceed dips without them by this many points. */
 #define CAUSED_MARGIN_PCT 50.0
+/* A sender that cut because of a signal does not grow its flight past what it was
+ * within the next two round trips; BBR, probing at gain 1.25 whatever the signals,
+ * does so after about as many signals as it dips after. Room for measurement noise. */
+#define ROSE_MAX_PCT 10.0
 
 void td_cc_begin(td_cc *cc, td_ecn_feedback feedback)
 {
@@ -83,6 +87,29 @@ static bool recovering(const td_flight *f)
     return f->cc.in_recovery && (int32_t)(f->una - f->cc.recovery_point) < 0;
 }
 
+static uint32_t median3(uint32_t a, uint32_t b, uint32_t c)
+{
+    return MAX(MIN(a, b), MIN(MAX(a, b), c));
+}
+
+/* The level the flight held before the signal, from the last three closed round
+ * trips, and whether it was still in slow start (the exit from slow start cuts
+ * whatever the algorithm: CUBIC, Reno and BBR's drain alike). */
+static void note_level(const td_cc *cc, uint32_t round, td_cc_event *e)
+{
+    const uint32_t *f = cc->recent_flight;
+
+    e->slow_start = true;
+    if (round < 4)
+        return;
+    e->typical = median3(f[(round - 1) % 4], f[(round - 2) % 4], f[(round - 3) % 4]);
+    /* Grown by half in one of the last three round trips: slow start, or just out
+     * of it (BBR drains its startup queue over the next rounds). */
+    e->slow_start = false;
+    for (uint32_t back = 1; back <= 3; back++)
+        e->slow_start |= 2 * (uint64_t)f[(round - back) % 4] >= 3 * (uint64_t)f[(round - back - 1) % 4];
+}
+
 /* The sender answered a signal: the round trips after this one show the cut. */
 static td_cc_event *respond(td_flight *f, uint32_t frame, td_cc_event_kind kind)
 {
@@ -102,6 +129,7 @@ static td_cc_event *respond(td_flight *f, uint32_t frame, td_cc_event_kind kind)
     /* The flight the signal found: in slow start the open round already holds
      * twice the last one, and a cut is measured from there. */
     e->before = cc->last_round_flight > f->round_flight ? cc->last_round_flight : f->round_flight;
+    note_level(cc, f->rounds, e);
     if (cc->npending == TD_CC_PENDING)
         settle(cc, 0);                  /* the oldest keeps what it has measured */
     cc->pending[cc->npending] = (uint16_t)(e - cc->events);
@@ -268,6 +296,8 @@ void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t n
             i++;
             continue;
         }
+        if (!e->measured)
+            e->first_after = flight;
         if (!e->measured || flight < e->after) {
             e->after = flight;
             e->measured = e->before > 0;
@@ -338,20 +368,24 @@ static bool cuts_follow_marks(const td_cc *cc)
     return known >= 3 && following * 3 >= known * 2;
 }
 
-/* Of the measured responses the median is taken over, the share (%) whose flight
- * was still below NO_CUT_RATIO of the flight before in the second round after. */
-static double persisted_share(const td_cc *cc, uint32_t mss, bool ecn)
+/* Of the measured responses past slow start, the share (%) whose flight was still
+ * below NO_CUT_RATIO of the level before the signal in the second round after (and,
+ * in *rose_share, the share after which it had grown past that level instead). */
+static double persisted_share(const td_cc *cc, uint32_t mss, bool ecn, double *rose_share)
 {
-    unsigned n = 0, persisted = 0;
+    unsigned n = 0, persisted = 0, rose = 0;
 
     for (unsigned i = 0; i < cc->nevents; i++) {
         const td_cc_event *e = &cc->events[i];
         bool is_ecn = e->kind == TD_CC_CWR || e->kind == TD_CC_ACE;
-        if (!e->measured || e->before <= MIN_WINDOW_SEGMENTS * mss || (is_ecn ? !ecn : e->kind != TD_CC_LOSS || ecn))
+        if (!e->measured || e->slow_start || e->typical <= MIN_WINDOW_SEGMENTS * mss ||
+            (is_ecn ? !ecn : e->kind != TD_CC_LOSS || ecn))
             continue;
         n++;
-        persisted += e->second_after < NO_CUT_RATIO * e->before;
+        persisted += e->second_after < NO_CUT_RATIO * e->typical;
+        rose += e->second_after * NO_CUT_RATIO > e->typical;
     }
+    *rose_share = n ? 100.0 * rose / n : 0;
     return n ? 100.0 * persisted / n : 0;
 }
 
@@ -360,7 +394,7 @@ static double persisted_share(const td_cc *cc, uint32_t mss, bool ecn)
  * flight moves with its gain cycle whether a signal came or not, and returns. */
 static bool caused_by_signals(const td_cc *cc)
 {
-    return cc->cut_share - MAX(cc->control_share, 0.0) >= CAUSED_MARGIN_PCT;
+    return cc->cut_share - MAX(cc->control_share, 0.0) >= CAUSED_MARGIN_PCT && cc->rose_share <= ROSE_MAX_PCT;
 }
 
 void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
@@ -377,9 +411,9 @@ void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
     cc->loss_ratio = median_ratio(cc, f->mss, false);
     cc->reductions = 0;
     for (unsigned i = 0; i < cc->nevents; i++)
-        cc->reductions += cc->events[i].measured && ratio_of(&cc->events[i]) < NO_CUT_RATIO;
+        cc->reductions += td_cc_lasting_cut(&cc->events[i]);
     median = ecn_signals ? cc->ecn_ratio : cc->loss_ratio;
-    cc->cut_share = persisted_share(cc, f->mss, ecn_signals);
+    cc->cut_share = persisted_share(cc, f->mss, ecn_signals, &cc->rose_share);
     cc->control_share = cc->control_rounds >= MIN_CONTROL_ROUNDS ? 100.0 * cc->control_dips / cc->control_rounds : -1;
     if (!ecn_signals && !cc->losses)
         cc->reaction = TD_REACTION_NO_SIGNAL;
@@ -408,6 +442,16 @@ const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame)
 bool td_cc_collapsed(const td_cc *cc, const td_flight_config *cfg)
 {
     return cc->collapse_rounds && cc->collapse_rounds >= cfg->collapse_min_rounds;
+}
+
+bool td_cc_lasting_cut(const td_cc_event *e)
+{
+    /* The exit from slow start cuts whatever the algorithm (CUBIC's and Reno's first
+     * response, BBR's drain of its startup queue): only a response past it tells. The
+     * level is the flight the last round trips held, which one probing spike does
+     * not set. */
+    return e->measured && !e->slow_start && e->kind != TD_CC_ECE_START && e->kind != TD_CC_ECE_END &&
+           e->second_after < NO_CUT_RATIO * e->typical && e->after < NO_CUT_RATIO * e->before;
 }
 
 unsigned td_cc_measured_responses(const td_cc *cc, bool ecn)

@@ -40,10 +40,15 @@ typedef struct td_cc_event {
                                    view); -1 when not observable */
     uint32_t before, after;     /* flight of the round before the signal / the smaller of
                                    the two rounds after the response */
+    uint32_t first_after;       /* the first round after alone: a response followed by another
+                                   in the next round shows its own cut only there */
     uint32_t second_after;      /* the second round after: a cut persists when it is still one
                                    there (BBR's gain-cycle dip lasts one round; a loss's first
                                    round after recovery may still hold SACKed data) */
     uint32_t round;             /* the round trip it came in */
+    uint32_t typical;           /* median flight of the three round trips before it: the level a
+                                   one-round spike (BBR's probe at gain 1.25) does not set */
+    bool     slow_start;        /* the flight was still growing by half or more a round trip */
 } td_cc_event;
 
 enum { TD_CC_MAX_EVENTS = 512, TD_CC_PENDING = 4 };
@@ -83,6 +88,8 @@ typedef struct td_cc {
     double   ecn_ratio, loss_ratio;     /* medians, < 0 when none measured */
     double   cut_share;                 /* % of the measured responses whose cut persisted
                                            into the second round after */
+    double   rose_share;                /* % of them after which the flight grew past
+                                           1/0.9 of what it was */
     double   control_share;             /* % of comparable rounds without a signal that
                                            dipped as much; < 0 when too few to compare */
     uint32_t reductions;
@@ -114,6 +121,10 @@ const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame);
 bool td_cc_collapsed(const td_cc *cc, const struct td_flight_config *cfg);
 /* Responses whose cut was measured: to ECN (CWR, AccECN marks) or to losses. */
 unsigned td_cc_measured_responses(const td_cc *cc, bool ecn);
+/* A response after which the flight fell below 0.9 of its level and was still there
+ * in the second round trip after: a reduction (BBR's one-round drain after its probe
+ * is none). */
+bool td_cc_lasting_cut(const td_cc_event *e);
 /* A median response ratio (ecn_ratio, loss_ratio) that cut like a loss does. */
 bool td_cc_cuts_like_loss(double median_ratio);
 /* Which events this capture point cannot show (static text), NULL when none. */

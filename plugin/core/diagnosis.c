@@ -203,13 +203,16 @@ static bool ecn_loss_reaction(const flow_facts *x)
     unsigned ecn = td_cc_measured_responses(cc, true);
 
     return x->ecn && x->limit == TD_LIMIT_CWND && ecn >= MIN_RESPONSES && ecn >= cc->losses &&
-           td_cc_cuts_like_loss(cc->ecn_ratio);
+           cc->reaction == TD_REACTION_LOSS_LIKE && td_cc_cuts_like_loss(cc->ecn_ratio);
 }
 
 static bool path_loss(const flow_facts *x)
 {
     const td_cc *cc = &x->f->cc;
-    return x->limit == TD_LIMIT_CWND && x->lossy && td_cc_cuts_like_loss(cc->loss_ratio);
+    /* The cuts must be the losses' doing (cc.reaction): BBR's loss recovery shrinks
+     * the flight for a round trip and restores it. */
+    return x->limit == TD_LIMIT_CWND && x->lossy && cc->reaction == TD_REACTION_LOSS_LIKE &&
+           td_cc_cuts_like_loss(cc->loss_ratio);
 }
 
 /* Capped with nothing in the flow to explain it, while the sender's offloaded

@@ -43,7 +43,9 @@ static void cubic_like(bool at_receiver)
     g_assert_cmpuint(cc->cwr, ==, 4);
     g_assert_cmpuint(cc->ece_episodes, ==, 4);
     g_assert_cmpuint(events_of(cc, TD_CC_CWR), ==, 4);
-    g_assert_cmpuint(cc->reductions, ==, 4);
+    /* a reduction needs the level of the three round trips before it and no growth by
+       half among them: the first echo comes in the first round trip */
+    g_assert_cmpuint(cc->reductions, ==, 3);
     g_assert_cmpfloat(cc->ecn_ratio, >=, 0.65);
     g_assert_cmpfloat(cc->ecn_ratio, <=, 0.8);
     g_assert_cmpuint(cc->losses, ==, 0);
