@@ -77,8 +77,11 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     const td_cc *cc = &f->cc;
     const char *dir = td_flow_dir_name(flow, sender);
     td_reaction reaction = f->unknown_reason ? TD_REACTION_UNKNOWN : cc->reaction;
+    char label[TD_DIR_LABEL_SIZE];
+
+    td_flow_dir_label(flow, sender, label, sizeof label);
     proto_tree *sub = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_cc, NULL, "Congestion %s: %s",
-                                                    dir ? dir : "", td_reaction_name(reaction));
+                                                    label, td_reaction_name(reaction));
     const char *unobserved = td_cc_unobserved(f);
 
     if (dir)

@@ -62,8 +62,11 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     const char *dir = td_flow_dir_name(flow, sender);
     const char *why;
     td_limit limit = td_flight_limit(f, &why);
+    char label[TD_DIR_LABEL_SIZE];
+
+    td_flow_dir_label(flow, sender, label, sizeof label);
     proto_tree *sub = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_flight, NULL,
-                                                    "Flight %s: %s", dir ? dir : "", td_limit_name(limit));
+                                                    "Flight %s: %s", label, td_limit_name(limit));
 
     if (dir)
         add_string(sub, hf_dir, tvb, dir);

@@ -34,8 +34,11 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     const td_flight *f = flow->flight[sender];
     const char *dir = td_flow_dir_name(flow, sender);
     const td_offload_result *r = &f->seg.result;
+    char label[TD_DIR_LABEL_SIZE];
+
+    td_flow_dir_label(flow, sender, label, sizeof label);
     proto_tree *sub = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_offload, NULL, "Offload %s: %s",
-                                                    dir ? dir : "", td_offload_verdict_name(r->verdict));
+                                                    label, td_offload_verdict_name(r->verdict));
 
     if (dir)
         add_string(sub, hf_dir, tvb, dir);

@@ -62,6 +62,8 @@ static int hf_flow_irtt = -1;
 static int hf_flow_vantage = -1;
 static int hf_flow_duration = -1;
 static int hf_flow_packets = -1;
+static int hf_flow_icmp_quotes = -1;
+static int hf_flow_sizes_from_ip = -1;
 static int hf_flow_bytes[2] = { -1, -1 };
 static int hf_ecn_outcome = -1;
 static int hf_ecn_reason = -1;
@@ -72,6 +74,7 @@ static int hf_ecn_count[2][4] = { { -1, -1, -1, -1 }, { -1, -1, -1, -1 } };
 static int hf_ecn_data[2] = { -1, -1 };
 static int hf_opts_announced[2] = { -1, -1 };
 static int hf_opts_wscale[2] = { -1, -1 };
+static int hf_opts_unreadable[2] = { -1, -1 };
 static int hf_opts_used[3] = { -1, -1, -1 };
 static int hf_opts_missing = -1;
 static int hf_opts_left_out[2] = { -1, -1 };
@@ -195,35 +198,54 @@ static bool bytes_equal(tvbuff_t *tvb, int offset, const td_addr *addr)
     return tvb_memeql(tvb, offset, addr->bytes, addr->len) == 0;
 }
 
-/* The IP ECN codepoint (and an IPv4 total length of 0: TSO as its sender
- * captured it) of the header right before the TCP header at tcp_at.
- * It counts only if that header really is this segment's: version, protocol,
- * length and both addresses must agree. IPv6 extension headers and IP headers in
- * another buffer (reassembly) leave the codepoint unknown, never guessed. */
-static bool ip_ecn_before(tvbuff_t *tvb, int tcp_at, td_record *rec, uint8_t *ecn)
+/* The offset of the IP header right before the TCP header at tcp_at, -1 when
+ * none. It counts only if that header really is this segment's: version,
+ * protocol, length and both addresses must agree. IPv6 extension headers and IP
+ * headers in another buffer (reassembly) leave it unknown, never guessed. */
+static int ip_header_before(tvbuff_t *tvb, int tcp_at, const td_record *rec)
 {
     if (rec->src.len == 4) {
         for (int ihl = 5; ihl <= 15; ihl++) {
             int at = tcp_at - 4 * ihl;
             if (at < 0 || !tvb_bytes_exist(tvb, at, IPV4_MIN_HEADER))
-                return false;
+                return -1;
             if (tvb_get_guint8(tvb, at) == (0x40 | ihl) &&
                 tvb_get_guint8(tvb, at + 9) == IPPROTO_TCP_NUMBER &&
-                bytes_equal(tvb, at + 12, &rec->src) && bytes_equal(tvb, at + 16, &rec->dst)) {
-                *ecn = tvb_get_guint8(tvb, at + 1) & 3;
-                rec->ip_len_zero = tvb_get_ntohs(tvb, at + 2) == 0;
-                return true;
-            }
+                bytes_equal(tvb, at + 12, &rec->src) && bytes_equal(tvb, at + 16, &rec->dst))
+                return at;
         }
-        return false;
+        return -1;
     }
     int at = tcp_at - IPV6_HEADER;
     if (at < 0 || !tvb_bytes_exist(tvb, at, IPV6_HEADER) ||
         (tvb_get_guint8(tvb, at) >> 4) != 6 || tvb_get_guint8(tvb, at + 6) != IPPROTO_TCP_NUMBER ||
         !bytes_equal(tvb, at + 8, &rec->src) || !bytes_equal(tvb, at + 24, &rec->dst))
-        return false;
-    *ecn = (uint8_t)((tvb_get_ntohl(tvb, at) >> 20) & 3);
-    return true;
+        return -1;
+    return at;
+}
+
+/* The ECN codepoint of this segment's IP header at ip_at, and an IPv4 total
+ * length of 0 (TSO as its sender captured it). Returns the TCP payload length the
+ * IP header gives when the frame ends before it (a tool rewrote the record's
+ * original length down to the captured one, so tcp.len follows the cut), else 0. */
+static uint32_t read_ip_header(tvbuff_t *tvb, int ip_at, int tcp_at, td_record *rec)
+{
+    int ip_len;             /* the whole IP packet, 0 when its length field is 0 */
+
+    if (rec->src.len == 4) {
+        rec->ip_ecn = tvb_get_guint8(tvb, ip_at + 1) & 3;
+        ip_len = tvb_get_ntohs(tvb, ip_at + 2);
+        rec->ip_len_zero = ip_len == 0;
+    } else {
+        rec->ip_ecn = (uint8_t)((tvb_get_ntohl(tvb, ip_at) >> 20) & 3);
+        ip_len = tvb_get_ntohs(tvb, ip_at + 4);       /* 0: a jumbogram or TSO, left alone */
+        ip_len = ip_len ? ip_len + IPV6_HEADER : 0;
+    }
+    int tcp_header = (tvb_get_guint8(tvb, tcp_at + TCP_FLAGS_AT) >> 4) * 4;
+    int payload = ip_len - (tcp_at - ip_at) - tcp_header;
+    if (tvb_reported_length_remaining(tvb, ip_at) >= ip_len || tcp_header < TCP_MIN_HEADER || payload <= 0)
+        return 0;
+    return (uint32_t)payload;
 }
 
 /* The options of the TCP header at tcp_at, as far as they were captured. */
@@ -237,16 +259,17 @@ static void read_options(tvbuff_t *tvb, int tcp_at, td_tcp_options *options)
     if (wanted < 0 || captured < 0)
         return;                         /* a data offset below 5 words: malformed */
     int len = MIN(wanted, captured);
-    td_options_parse(len ? tvb_get_ptr(tvb, tcp_at + TCP_MIN_HEADER, len) : NULL, (size_t)len, options);
-    options->complete = options->complete && captured >= wanted;
+    td_options_parse(len ? tvb_get_ptr(tvb, tcp_at + TCP_MIN_HEADER, len) : NULL, (size_t)captured,
+                     (size_t)wanted, options);
 }
 
 /* Flags and the IP codepoint straight from the bytes that tcp.seq_raw was
- * dissected from: the TCP header starts 4 bytes before the sequence number. */
-static bool header_bytes_of(proto_tree *tree, td_record *rec)
+ * dissected from: the TCP header starts 4 bytes before the sequence number.
+ * *ip_payload: the payload length the IP header gives a cut record, else 0. */
+static bool header_bytes_of(proto_tree *tree, td_record *rec, uint32_t *ip_payload)
 {
     field_info *seq = last_field(tree, WF_TCP_SEQ);
-    int tcp_at;
+    int tcp_at, ip_at;
 
     if (!seq || !seq->ds_tvb || seq->start < 4)
         return false;
@@ -259,7 +282,9 @@ static bool header_bytes_of(proto_tree *tree, td_record *rec)
     rec->has_window = tvb_bytes_exist(seq->ds_tvb, tcp_at + TCP_WINDOW_AT, 2);
     if (rec->has_window)
         rec->window = tvb_get_ntohs(seq->ds_tvb, tcp_at + TCP_WINDOW_AT);
-    rec->has_ip_ecn = ip_ecn_before(seq->ds_tvb, tcp_at, rec, &rec->ip_ecn);
+    ip_at = ip_header_before(seq->ds_tvb, tcp_at, rec);
+    rec->has_ip_ecn = ip_at >= 0;
+    *ip_payload = rec->has_ip_ecn ? read_ip_header(seq->ds_tvb, ip_at, tcp_at, rec) : 0;
     read_options(seq->ds_tvb, tcp_at, &rec->options);
     return true;
 }
@@ -281,6 +306,8 @@ static bool inside_icmp_error(const packet_info *pinfo)
  * segment; frames without complete TCP/IP headers are FRAME_OTHER. */
 static frame_kind read_record(packet_info *pinfo, proto_tree *tree, td_record *rec)
 {
+    uint32_t ip_payload;
+
     memset(rec, 0, sizeof *rec);
     if (!read_uint(tree, WF_TCP_STREAM, &rec->stream) ||
         !to_td_addr(&pinfo->net_src, &rec->src) ||
@@ -292,11 +319,15 @@ static frame_kind read_record(packet_info *pinfo, proto_tree *tree, td_record *r
      * version: from 4.4 on the ICMP dissector puts back its own (none) after the quote. */
     if (inside_icmp_error(pinfo))
         return FRAME_QUOTED_SEGMENT;
-    if (pinfo->ptype != PT_TCP || !header_bytes_of(tree, rec))
+    if (pinfo->ptype != PT_TCP || !header_bytes_of(tree, rec, &ip_payload))
         return FRAME_OTHER;
     rec->sport = (uint16_t)pinfo->srcport;
     rec->dport = (uint16_t)pinfo->destport;
     read_uint(tree, WF_TCP_LEN, &rec->payload_len);
+    if (ip_payload > rec->payload_len) {
+        rec->payload_len = ip_payload;
+        rec->payload_from_ip = true;
+    }
     return FRAME_SEGMENT;
 }
 
@@ -345,6 +376,10 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
         add_string(flow_tree, hf_flow_data_sender, tvb, td_flow_data_sender(flow));
         add_relative_time(flow_tree, hf_flow_duration, tvb, flow->last_ns - flow->first_ns);
         add_uint(flow_tree, hf_flow_packets, tvb, flow->packets);
+        if (flow->icmp_quotes)
+            add_uint(flow_tree, hf_flow_icmp_quotes, tvb, flow->icmp_quotes);
+        if (flow->sizes_from_ip)
+            add_uint(flow_tree, hf_flow_sizes_from_ip, tvb, flow->sizes_from_ip);
         for (int dir = C2S; dir <= S2C && td_flow_roles_known(flow); dir++)
             proto_item_set_generated(proto_tree_add_uint64(flow_tree, hf_flow_bytes[dir], tvb, 0, 0,
                                                            flow->sent[td_flow_sender_at(flow, dir)].payload_bytes));
@@ -400,10 +435,17 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     for (int dir = C2S; dir <= S2C; dir++) {
         int sender = td_flow_sender_at(flow, dir);
         const td_tcp_options *opts = &flow->hs.opts[sender];
-        if (!flow->hs.opts_seen[sender] || !opts->complete)
+        if (!flow->hs.opts_seen[sender])
             continue;
-        td_options_list(opts->present, text, sizeof text);
-        add_string(opts_tree, hf_opts_announced[dir], tvb, text);
+        /* "none" only when nothing was left unread */
+        if (opts->present || !opts->unknown) {
+            td_options_list(opts->present, text, sizeof text);
+            add_string(opts_tree, hf_opts_announced[dir], tvb, text);
+        }
+        if (opts->unknown) {
+            td_options_list(opts->unknown, text, sizeof text);
+            add_string(opts_tree, hf_opts_unreadable[dir], tvb, text);
+        }
         if (opts->present & TD_OPT_WSCALE)
             add_uint(opts_tree, hf_opts_wscale[dir], tvb, opts->wscale);
     }
@@ -420,7 +462,7 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     }
     for (int i = 0; i < 3; i++)
         add_string(opts_tree, hf_opts_used[i], tvb, td_tristate_name(audit.used[i]));
-    if (audit.client_seen && audit.server_seen) {
+    if (audit.settled) {
         td_options_missing_list(audit.missing, text, sizeof text);
         add_string(opts_tree, hf_opts_missing, tvb, text);
     }
@@ -799,7 +841,12 @@ static void register_fields(void)
         { &hf_flow_duration, { "Duration", "tcpdiag.flow.duration", FT_RELATIVE_TIME, BASE_NONE,
             NULL, 0x0, "First to last captured packet of the flow", HFILL } },
         { &hf_flow_packets, { "Packets", "tcpdiag.flow.packets", FT_UINT32, BASE_DEC,
-            NULL, 0x0, NULL, HFILL } },
+            NULL, 0x0, "TCP segments of the flow (ICMP errors quoting one are counted apart)", HFILL } },
+        { &hf_flow_icmp_quotes, { "ICMP errors quoting the flow", "tcpdiag.flow.icmp_quotes", FT_UINT32,
+            BASE_DEC, NULL, 0x0, "Not part of the TCP exchange: left out of packets and duration", HFILL } },
+        { &hf_flow_sizes_from_ip, { "Payload sizes from the IP length", "tcpdiag.flow.sizes_from_ip",
+            FT_UINT32, BASE_DEC, NULL, 0x0,
+            "Segments whose record was cut below the IP length: payload taken from the IP header", HFILL } },
         { &hf_flow_bytes[C2S], { "Payload bytes client to server", "tcpdiag.flow.c2s.bytes",
             FT_UINT64, BASE_DEC, NULL, 0x0, "Retransmissions included", HFILL } },
         { &hf_flow_bytes[S2C], { "Payload bytes server to client", "tcpdiag.flow.s2c.bytes",
@@ -838,6 +885,10 @@ static void register_fields(void)
             "Options in the client's SYN, or none"),
         OPT_STRING(hf_opts_announced[S2C], "Server options", "tcpdiag.opts.server",
             "Options in the server's SYN-ACK, or none"),
+        OPT_STRING(hf_opts_unreadable[C2S], "Client options unreadable", "tcpdiag.opts.client_unreadable",
+            "Options the SYN's cut or malformed bytes may hold"),
+        OPT_STRING(hf_opts_unreadable[S2C], "Server options unreadable", "tcpdiag.opts.server_unreadable",
+            "Options the SYN-ACK's cut or malformed bytes may hold"),
         { &hf_opts_wscale[C2S], { "Client window scale", "tcpdiag.opts.client_wscale", FT_UINT8,
             BASE_DEC, NULL, 0x0, "Shift announced in the SYN", HFILL } },
         { &hf_opts_wscale[S2C], { "Server window scale", "tcpdiag.opts.server_wscale", FT_UINT8,

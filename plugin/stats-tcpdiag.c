@@ -80,7 +80,7 @@ static void draw_flows(void *tapdata _U_)
         format_endpoints(flow, endpoints, sizeof endpoints);
         format_flight(flow, limit, sizeof limit, plateau, sizeof plateau);
         td_options_audit_flow(flow, &audit);
-        if (audit.client_seen && audit.server_seen)
+        if (audit.settled)
             td_options_missing_list(audit.missing, missing, sizeof missing);
         printf("%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n", flow->stream, endpoints,
                (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,

@@ -29,7 +29,34 @@ from rfc_tables import (ACCECN_FEEDBACK, ACCECN_SYNACK_OUTCOME, CLASSIC_SYNACK_O
 FIELDS = ["frame.number", "tcp.stream", "tcp.port", "ip.src", "ip.dst",
           "ipv6.src", "ipv6.dst", "tcp.srcport", "tcp.dstport", "tcp.flags",
           "tcp.seq_raw", "tcp.len", "ip.dsfield.ecn", "ipv6.tclass.ecn",
-          "tcp.options.mss_val", "icmp.type", "icmpv6.type"]
+          "tcp.options.mss_val", "icmp.type", "icmpv6.type",
+          "frame.len", "ip.len", "ip.hdr_len", "ipv6.plen", "tcp.hdr_len"]
+
+
+def payload(r):
+    """(payload bytes, from the IP header?): tcp.len, or what the IP length gives when
+    the frame is shorter than it (a record whose original length was rewritten)."""
+    n = int(r["tcp.len"] or 0)
+    if not r["tcp.hdr_len"]:
+        return n, False
+    if r["ip.len"]:
+        whole, before = int(r["ip.len"]), int(r["ip.hdr_len"])
+    elif r["ipv6.plen"] and int(r["ipv6.plen"]):
+        whole, before = int(r["ipv6.plen"]) + 40, 40
+    else:
+        return n, False
+    ip_n = whole - before - int(r["tcp.hdr_len"])
+    return (ip_n, True) if whole and int(r["frame.len"]) - 14 < whole and ip_n > n else (n, False)
+
+
+def full_mss(sizes, announced=1460):
+    """docs/offload.md "The MSS": the largest full segment, alone or as k = ceil(n / MSS)
+    equal segments of a super-packet within the MSS less the 12-byte timestamp option
+    (every crafted data segment above the MSS carries it); None when none."""
+    full = [n for n in sizes if 0 < n <= announced]
+    full += [n // k for n in sizes if n > announced for k in (-(-n // announced),)
+             if n % k == 0 and n // k <= announced - 12]
+    return max(full) if full else None
 
 
 def tshark_rows(pcap, fields, occurrence="f", prefs=()):
@@ -49,7 +76,9 @@ def tshark_rows(pcap, fields, occurrence="f", prefs=()):
 
 
 OPT_FIELDS = ["tcp.stream", "tcp.srcport", "tcp.dstport", "tcp.flags", "tcp.option_kind",
-              "tcp.options.wscale.shift", "tcp.len", "ipv6.src"]
+              "tcp.options.wscale.shift", "tcp.len", "ipv6.src", "tcp.options", "tcp.hdr_len"]
+OPT_KIND_NAMES = {2: "mss", 3: "wscale", 4: "sack_perm", 8: "ts", 34: "tfo", 30: "mptcp",
+                  172: "accecn", 174: "accecn"}
 # docs/fields.md "tcpdiag.opts": option names in their fixed order, by TCP option kind
 OPT_NAMES = (("mss", {"2"}), ("wscale", {"3"}), ("sack_perm", {"4"}), ("ts", {"8"}),
              ("tfo", {"34"}), ("mptcp", {"30"}), ("accecn", {"172", "174"}))
@@ -59,6 +88,30 @@ def opt_list(r):
     kinds = set(r["tcp.option_kind"].split(",")) if r["tcp.option_kind"] else set()
     names = [n for n, k in OPT_NAMES if kinds & k]
     return names, ",".join(names) or "none"
+
+
+def unreadable(r):
+    """The option names a SYN's bytes leave open, from the raw option bytes (RFC 9293
+    §3.2 format): after a cut, or a length below 2, anything not read; after an option
+    that overruns the header, that option only. None when every byte was read."""
+    declared = int(r["tcp.hdr_len"] or 20) - 20
+    shown = r["tcp.options"] if r["tcp.options"] != "<MISSING>" else ""      # cut by the snaplen
+    raw = bytes.fromhex(shown)
+    read, at = set(), 0
+    all_names = [n for n, _ in OPT_NAMES]
+    if len(raw) < declared:
+        return [n for n in all_names if n not in opt_list(r)[0]]
+    while at < len(raw) and raw[at] != 0:
+        if raw[at] == 1:
+            at += 1
+            continue
+        if at + 1 >= len(raw) or at + raw[at + 1] > len(raw):
+            return [OPT_KIND_NAMES[raw[at]]] if raw[at] in OPT_KIND_NAMES else None
+        if raw[at + 1] < 2:
+            return [n for n in all_names if n not in read]
+        read.add(OPT_KIND_NAMES.get(raw[at]))
+        at += raw[at + 1]
+    return None
 
 
 def opts_analyse(rows, cport):
@@ -71,16 +124,34 @@ def opts_analyse(rows, cport):
     (cn, out["tcpdiag.opts.client"]), (sn, out["tcpdiag.opts.server"]) = opt_list(syn[-1]), opt_list(sa[-1])
     ws = lambda r: int(r["tcp.options.wscale.shift"]) if r["tcp.options.wscale.shift"] else None
     out["tcpdiag.opts.client_wscale"], out["tcpdiag.opts.server_wscale"] = ws(syn[-1]), ws(sa[-1])
-    both = {k: (a in cn and a in sn) for k, a in (("wscale", "wscale"), ("sack", "sack_perm"), ("ts", "ts"))}
-    for k in both:
-        out["tcpdiag.opts.%s_used" % k] = "yes" if both[k] else "no"
-    out["tcpdiag.opts.missing"] = ",".join(k for k in both if not both[k]) or "none"
-    lo = lambda n: ",".join(k for k, a in (("mss", "mss"), ("wscale", "wscale"), ("sack", "sack_perm"),
-                                           ("ts", "ts")) if a not in n) or "none"
-    out["tcpdiag.opts.left_out_by_client"], out["tcpdiag.opts.left_out_by_server"] = lo(cn), lo(sn)
-    out["tcpdiag.opts.window_ceiling"] = None if both["wscale"] else 65535
+    # RFC 7323 §3.2: timestamps after the handshake prove both SYNs carried them
+    later_ts = any("ts" in opt_list(r)[0] for r in rows if int(r["tcp.flags"] or "0", 16) & 0x02 == 0)
+    open_c, open_s = unreadable(syn[-1]) or [], unreadable(sa[-1]) or []
+    for role, names, left in (("client", cn, open_c), ("server", sn, open_s)):
+        out["tcpdiag.opts.%s_unreadable" % role] = ",".join(left) or None
+        if left and not names:
+            out["tcpdiag.opts." + role] = None
+        if later_ts:
+            names.append("ts")
+            if "ts" in left:
+                left.remove("ts")
+    used = {}
+    for k, a in (("wscale", "wscale"), ("sack", "sack_perm"), ("ts", "ts")):
+        known_absent = any(a not in n and a not in left for n, left in ((cn, open_c), (sn, open_s)))
+        used[k] = "no" if known_absent else "yes" if a in cn and a in sn else "unknown"
+        out["tcpdiag.opts.%s_used" % k] = used[k]
+    settled = "unknown" not in used.values()
+    out["tcpdiag.opts.missing"] = (",".join(k for k in used if used[k] == "no") or "none") if settled else None
+    audited = (("mss", "mss"), ("wscale", "wscale"), ("sack", "sack_perm"), ("ts", "ts"))
+    lo = lambda n, left: (None if any(a in left for _, a in audited)
+                          else ",".join(k for k, a in audited if a not in n) or "none")
+    out["tcpdiag.opts.left_out_by_client"] = lo(cn, open_c)
+    out["tcpdiag.opts.left_out_by_server"] = lo(sn, open_s)
+    both = {k: used[k] == "yes" for k in used}
+    out["tcpdiag.opts.window_ceiling"] = 65535 if used["wscale"] == "no" else None
     v6 = bool(syn[-1]["ipv6.src"])
-    out["tcpdiag.opts.default_mss"] = None if ("mss" in cn and "mss" in sn) else (1220 if v6 else 536)
+    sent_mss = all("mss" in n or "mss" in left for n, left in ((cn, open_c), (sn, open_s)))
+    out["tcpdiag.opts.default_mss"] = None if sent_mss else (1220 if v6 else 536)
     stripped = []
     if both["ts"]:
         for d, mine in (("c2s", True), ("s2c", False)):
@@ -167,7 +238,7 @@ def plateau(rounds, mss):
 def flight_analyse(rows, cport):
     """tcpdiag.flight.* values of the server's data, and the rounds (for the claims)."""
     seen_from, rounds, acks = flight_rounds(rows, cport)
-    mss = max(int(r["tcp.len"] or 0) for r in rows)
+    mss = full_mss([int(r["tcp.len"] or 0) for r in rows if r["tcp.srcport"] != cport])
     out = {"tcpdiag.flight.dir": "s2c", "tcpdiag.flight.seen_from": seen_from,
            "tcpdiag.flight.rwnd": max(int(r["tcp.window_size"]) for r in acks)}
     p = plateau(rounds, mss)
@@ -217,6 +288,9 @@ FLIGHT_CLAIMS = {
             lambda r: _segs(r) == [16] * 30 and all(x["idle"] for x in r[1:]) and not _retx(r)),
     40906: ("10, 20, 40, 80, 160, 320 and 363 segments (525624 B >= 512 KiB), no loss",
             lambda r: _segs(r) == [10, 20, 40, 80, 160, 320, 363] and not _retx(r)),
+    41201: ("after the short first write, 8 segments in flight in every round but the "
+            "ramp at the start and the drain at the end, no loss",
+            lambda r: not _retx(r) and max(_segs(r)) == 8 and _segs(r).count(8) >= 40),
 }
 
 
@@ -266,10 +340,9 @@ def offload_profile(rows, cport, written_len):
     sizes = [int(r["tcp.len"]) for r in data]
     announced = int(syn["tcp.options.mss_val"])
     fits = [n for n in sizes if n <= announced]
-    # docs/fields.md: the largest segment at or below the announced MSS, absent when none
-    mss = max(fits) if fits else None
+    mss = full_mss(sizes, announced)
     # with no segment that fits, a super-packet is one above the announced MSS
-    unit = announced if mss is None else mss
+    unit = max(fits) if fits else announced
     big = [n for n in sizes if n > unit]
     top, new = 0, []                # new data: not below the highest sequence number sent
     for r in data:
@@ -341,6 +414,8 @@ OFFLOAD_CLAIMS = {
             and max(p["sizes"]) >= sum(p["sizes"]) * 1000.0 / (p["t"][-1] - p["t"][0] + 1000)),
     41006: ("20000 bytes in 2 super-packets",
             lambda p: len(p["sizes"]) == 2 and min(p["sizes"]) > 1448 and sum(p["sizes"]) == 20000),
+    41201: ("one 880-byte segment, then 200 packets of 2 x 1448 bytes, 5.5 ms apart",
+            lambda p: p["sizes"] == [880] + [2 * 1448] * 200 and spaced(p, 1, 5500, 5500)),
 }
 
 
@@ -412,8 +487,9 @@ def outcome_of(syns, synacks):
 def analyse(rows):
     """Per-flow facts Wireshark shows, for one flow's frames (in order)."""
     syns, synacks, syn_rows, synack_rows = [], [], [], []
+    quotes = [r for r in rows if r["icmp.type"] or r["icmpv6.type"]]      # quoted headers
+    rows = [r for r in rows if not (r["icmp.type"] or r["icmpv6.type"])]
     packets = len(rows)
-    rows = [r for r in rows if not (r["icmp.type"] or r["icmpv6.type"])]  # quoted headers
     for r in rows:
         if not r["tcp.flags"]:
             continue
@@ -437,6 +513,7 @@ def analyse(rows):
     out["tcpdiag.ecn.outcome"] = outcome
     out["tcpdiag.ecn.accecn_feedback"] = fb
     out["tcpdiag.flow.packets"] = packets
+    out["tcpdiag.flow.icmp_quotes"] = len(quotes) or None
     if client is None:
         out["tcpdiag.flow.roles"] = "unknown"
         out["tcpdiag.flow.data_sender"] = "unknown"
@@ -455,8 +532,10 @@ def analyse(rows):
     out["tcpdiag.ecn.synack_ip_ecn"] = ecn_of(synack_rows[-1]) if synack_rows else None
     counts = {"c2s": dict.fromkeys(CODEPOINTS, 0), "s2c": dict.fromkeys(CODEPOINTS, 0)}
     nbytes = {"c2s": 0, "s2c": 0}
+    from_ip = 0
     for r in rows:
-        n = int(r["tcp.len"] or 0)
+        n, derived = payload(r)
+        from_ip += derived
         if n <= 0:
             continue
         d = "c2s" if (src(r), r["tcp.srcport"]) == (client, cport) else "s2c"
@@ -468,6 +547,7 @@ def analyse(rows):
         out["tcpdiag.ecn.%s.data" % d] = data_class(outcome, counts[d])
         out["tcpdiag.flow.%s.bytes" % d] = nbytes[d]
     out["tcpdiag.flow.data_sender"] = data_sender(nbytes["c2s"] > 0, nbytes["s2c"] > 0)
+    out["tcpdiag.flow.sizes_from_ip"] = from_ip or None
     return out
 
 

@@ -21,6 +21,7 @@ from tcpdiag's output.  See captures/crafted/README.md.
 import os
 import sys
 
+from scenarios.accuracy import build_accuracy
 from scenarios.ecn_tables import ACCECN_V4, ACCECN_V6, build_accecn_table, build_classic_table
 from scenarios.fallback import build_fallback
 from scenarios.flight import build_flight
@@ -47,6 +48,7 @@ def main():
     build_opts(outdir)
     build_flight(outdir)
     build_offload(outdir)
+    build_accuracy(outdir)
 
 
 if __name__ == "__main__":

@@ -373,9 +373,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
 
     if (!rec->payload_len)
         return;
-    /* the MSS: the largest segment at or below the announced one (or 1460) */
-    if (rec->payload_len <= f->seg.unit && rec->payload_len > f->mss)
-        f->mss = rec->payload_len;
+    /* the MSS: the largest full segment, seen alone or inside a super-packet */
+    f->mss = MAX(f->mss, td_offload_full_segment(&f->seg, rec));
     td_offload_data(&f->seg, rec);
     if (!measuring(f))
         return;

@@ -84,7 +84,7 @@ typedef struct td_plateau {
 typedef struct td_flight {
     td_flight_context ctx;
     const char *unknown_reason;     /* static text; set when flight cannot be measured */
-    uint32_t mss;                   /* largest segment at or below the announced MSS */
+    uint32_t mss;                   /* largest full segment (td_offload_full_segment) */
 
     /* sequence space as the sender knows it */
     uint32_t nxt, una, edge;

@@ -1,4 +1,5 @@
 #include "flow.h"
+#include "options.h"
 
 #include <arpa/inet.h>
 #include <string.h>
@@ -207,24 +208,29 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
     const td_handshake *hs = &flow->hs;
     td_dir_stats *dir = &flow->sent[sender];
 
-    if (dir->first_frame_without_ts || !hs->synack_frame || (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)) ||
-        !rec->options.complete || (rec->options.present & TD_OPT_TS))
+    if (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST))
+        return;
+    if (rec->options.present & TD_OPT_TS)
+        dir->sent_ts = true;
+    if (dir->first_frame_without_ts || !hs->synack_frame || (rec->options.unknown & TD_OPT_TS) ||
+        (rec->options.present & TD_OPT_TS))
         return;
     if ((hs->opts[0].present & TD_OPT_TS) && (hs->opts[1].present & TD_OPT_TS))
         dir->first_frame_without_ts = rec->frame;
 }
 
 /* The receiver's window shift: its announced one when both sides announced
- * window scaling, 0 when either did not, -1 when the options were not captured. */
-static int receiver_wscale(const td_handshake *hs, int receiver)
+ * window scaling, 0 when either did not, -1 when that cannot be read. */
+static int receiver_wscale(const td_flow *flow, int receiver)
 {
-    const td_tcp_options *opts = hs->opts;
+    uint8_t shift = flow->hs.opts[receiver].wscale;
 
-    if (!hs->opts_seen[0] || !hs->opts_seen[1] || !opts[0].complete || !opts[1].complete)
-        return -1;
-    if (!(opts[0].present & TD_OPT_WSCALE) || !(opts[1].present & TD_OPT_WSCALE))
-        return 0;
-    return opts[receiver].wscale > 14 ? 14 : opts[receiver].wscale;   /* RFC 7323 §2.3 */
+    switch (td_options_used(flow, TD_OPT_WSCALE)) {
+    case TD_YES:     return shift > 14 ? 14 : shift;     /* RFC 7323 §2.3 */
+    case TD_NO:      return 0;
+    case TD_UNKNOWN: break;
+    }
+    return -1;
 }
 
 enum { TURNAROUND_ALLOWANCE_NS = 1000000 };
@@ -255,7 +261,7 @@ static const char *flight_context(const td_flow *flow, int sender, const td_conf
     ctx->seen_from = vantage == near_sender     ? TD_SEEN_SENDER
                      : vantage == near_receiver ? TD_SEEN_RECEIVER
                      : vantage == TD_VANTAGE_MIDDLE ? TD_SEEN_MIDDLE : TD_SEEN_UNKNOWN;
-    ctx->rcv_wscale = receiver_wscale(&flow->hs, 1 - sender);
+    ctx->rcv_wscale = receiver_wscale(flow, 1 - sender);
     ctx->timestamps = flow->hs.opts_seen[0] && flow->hs.opts_seen[1] &&
                       (flow->hs.opts[0].present & flow->hs.opts[1].present & TD_OPT_TS);
     if (flow->hs.opts[1 - sender].present & TD_OPT_MSS)
@@ -337,6 +343,7 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
         return NULL;
 
     flow->packets++;
+    flow->sizes_from_ip += rec->payload_from_ip;
     flow->last_frame = rec->frame;
     if (rec->time_ns > flow->last_ns || flow->packets == 1)
         flow->last_ns = rec->time_ns;
@@ -365,12 +372,8 @@ td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec)
 {
     td_flow *flow = g_hash_table_lookup(engine->by_stream, GUINT_TO_POINTER(rec->stream));
 
-    if (!flow)
-        return NULL;
-    flow->packets++;
-    flow->last_frame = rec->frame;
-    if (rec->time_ns > flow->last_ns)
-        flow->last_ns = rec->time_ns;
+    if (flow)
+        flow->icmp_quotes++;
     return flow;
 }
 
@@ -429,6 +432,29 @@ const char *td_flow_dir_name(const td_flow *flow, int sender)
     if (!td_flow_roles_known(flow))
         return NULL;
     return sender == flow->client ? "c2s" : "s2c";
+}
+
+static void format_endpoint(const td_flow *flow, int endpoint, char *buf, size_t size)
+{
+    char addr[64];
+
+    td_addr_format(&flow->addr[endpoint], addr, sizeof addr);
+    g_snprintf(buf, (gulong)size, flow->addr[endpoint].len == 16 ? "[%s]:%u" : "%s:%u", addr,
+               flow->port[endpoint]);
+}
+
+void td_flow_dir_label(const td_flow *flow, int sender, char *buf, size_t size)
+{
+    const char *name = td_flow_dir_name(flow, sender);
+    char from[72], to[72];
+
+    if (name) {
+        g_strlcpy(buf, name, size);
+        return;
+    }
+    format_endpoint(flow, sender, from, sizeof from);
+    format_endpoint(flow, 1 - sender, to, sizeof to);
+    g_snprintf(buf, (gulong)size, "%s \u2192 %s", from, to);
 }
 
 const char *td_flow_data_sender(const td_flow *flow)

@@ -40,6 +40,7 @@ typedef struct td_dir_stats {
     uint32_t first_ect_frame;       /* first data segment sent ECT or CE */
     int64_t  first_data_ns, last_data_ns;
     uint32_t first_frame_without_ts; /* after timestamps were negotiated */
+    bool     sent_ts;               /* a segment after the handshake carried timestamps */
 } td_dir_stats;
 
 typedef struct td_handshake {
@@ -59,8 +60,10 @@ typedef struct td_flow {
     td_addr  addr[2];               /* endpoint 0 sent the first captured packet */
     uint16_t port[2];
     int8_t   client;                /* endpoint index of the client, -1 unknown */
-    uint32_t packets, first_frame, last_frame;
+    uint32_t packets, first_frame, last_frame;  /* of the TCP exchange: ICMP quotes left out */
     int64_t  first_ns, last_ns;
+    uint32_t icmp_quotes;           /* ICMP errors quoting one of its segments */
+    uint32_t sizes_from_ip;         /* segments whose payload length came from the IP header */
     td_dir_stats sent[2];           /* by sending endpoint */
     td_handshake hs;
     td_ecn_outcome ecn_outcome;
@@ -81,8 +84,9 @@ void td_engine_free(td_engine *engine);
  * claims (addresses match neither endpoint). */
 td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender);
 
-/* A frame that quotes a segment of a known flow (an ICMP error): counted as a
- * packet of that flow, as Wireshark's tcp.stream counts it, but not analysed. */
+/* A frame that quotes a segment of a known flow (an ICMP error): Wireshark's
+ * tcp.stream puts it in the flow, but it is not part of the TCP exchange, so it
+ * is counted on its own and leaves the packets, the frames and the duration alone. */
 td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec);
 
 /* The capture has been read completely: settle what is still pending. */
@@ -105,6 +109,10 @@ int td_flow_server(const td_flow *flow);
 int td_flow_sender_at(const td_flow *flow, int i);
 /* "c2s" or "s2c" for data sent by that endpoint; NULL when roles are unknown. */
 const char *td_flow_dir_name(const td_flow *flow, int sender);
+/* The direction for a label: its role name, or by its addresses when roles are
+ * unknown ("192.0.2.1:443 → 198.51.100.2:5000", IPv6 in brackets). */
+enum { TD_DIR_LABEL_SIZE = 128 };    /* two bracketed IPv6 endpoints fit */
+void td_flow_dir_label(const td_flow *flow, int sender, char *buf, size_t size);
 const char *td_flow_data_sender(const td_flow *flow);
 /* The data direction that carried most payload (the transfer an analyst cares
  * about): its sender's endpoint index, -1 when no direction carried data. */

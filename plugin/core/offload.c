@@ -74,6 +74,20 @@ void td_offload_data(td_offload *o, const td_record *rec)
     note_super_packet(o, (uint8_t)(bin < TD_SIZE_BINS ? bin : TD_SIZE_BINS), rec->frame, len);
 }
 
+/* The timestamp option with its two NOPs of padding, as every stack sends it. */
+enum { TS_OPTION_BYTES = 12 };
+
+uint32_t td_offload_full_segment(const td_offload *o, const td_record *rec)
+{
+    uint32_t len = rec->payload_len;
+    uint32_t n = (len + o->unit - 1) / o->unit;
+    uint32_t room = o->unit - ((rec->options.present & TD_OPT_TS) ? TS_OPTION_BYTES : 0);
+
+    if (len <= o->unit)
+        return len;
+    return len % n == 0 && len / n <= room ? len / n : 0;
+}
+
 void td_offload_round(td_offload *o, uint32_t flight, uint32_t mss)
 {
     if (mss && flight >= BUSY_MSS * mss)

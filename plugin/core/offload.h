@@ -58,6 +58,13 @@ struct td_flight_config;
 void td_offload_begin(td_offload *o, uint32_t announced_mss);
 void td_offload_free(td_offload *o);
 void td_offload_data(td_offload *o, const td_record *rec);
+/* The size of a full segment this data segment shows, 0 when none: its own
+ * length up to the announced MSS, or for a super-packet of n = ceil(len / MSS)
+ * segments that is an exact multiple of n, len / n, when that fits under the
+ * announced MSS less the timestamp option it carries (RFC 9293 §3.7.1: options
+ * come out of the MSS). A sender capturing its own GSO packets, or a receiver
+ * its GRO packets, may show no single full-sized segment at all. */
+uint32_t td_offload_full_segment(const td_offload *o, const td_record *rec);
 void td_offload_round(td_offload *o, uint32_t flight, uint32_t mss);
 /* Settles f->seg.result once the capture has been read (after flight and congestion). */
 void td_offload_judge(struct td_flight *f, const struct td_flight_config *cfg);

@@ -21,9 +21,26 @@ static unsigned experiment_bit(const uint8_t *option, size_t len)
     return (exid == EXP_ACCECN0 || exid == EXP_ACCECN1) ? TD_OPT_ACCECN : 0;
 }
 
-void td_options_parse(const uint8_t *bytes, size_t len, td_tcp_options *out)
+/* The option bits a kind may announce; an experiment names its own in its ExID. */
+static unsigned kind_bits(uint8_t kind)
 {
-    size_t at = 0;
+    switch (kind) {
+    case KIND_MSS:        return TD_OPT_MSS;
+    case KIND_WSCALE:     return TD_OPT_WSCALE;
+    case KIND_SACK_PERM:  return TD_OPT_SACK_PERM;
+    case KIND_TS:         return TD_OPT_TS;
+    case KIND_MPTCP:      return TD_OPT_MPTCP;
+    case KIND_TFO:        return TD_OPT_TFO;
+    case KIND_ACCECN0:
+    case KIND_ACCECN1:    return TD_OPT_ACCECN;
+    case KIND_EXPERIMENT: return TD_OPT_TFO | TD_OPT_ACCECN;
+    default:              return 0;
+    }
+}
+
+void td_options_parse(const uint8_t *bytes, size_t captured, size_t declared, td_tcp_options *out)
+{
+    size_t len = MIN(captured, declared), at = 0;
 
     memset(out, 0, sizeof *out);
     while (at < len) {
@@ -34,8 +51,12 @@ void td_options_parse(const uint8_t *bytes, size_t len, td_tcp_options *out)
             at++;
             continue;
         }
-        if (at + 1 >= len || bytes[at + 1] < 2 || at + bytes[at + 1] > len)
-            return;                     /* cut by the snaplen, or malformed */
+        if (at + 1 >= len || bytes[at + 1] < 2 || at + bytes[at + 1] > len) {
+            /* An option that overruns a header captured whole hides only itself. */
+            bool overruns = captured >= declared && (at + 1 >= len || at + bytes[at + 1] > len);
+            out->unknown = (uint8_t)((overruns ? kind_bits(kind) : TD_OPT_ALL) & ~out->present);
+            return;
+        }
         const uint8_t *option = bytes + at;
         size_t option_len = bytes[at + 1];
         switch (kind) {
@@ -69,7 +90,9 @@ void td_options_parse(const uint8_t *bytes, size_t len, td_tcp_options *out)
         }
         at += option_len;
     }
-    out->complete = true;
+    out->complete = captured >= declared;
+    if (!out->complete && at >= len)        /* cut between options */
+        out->unknown = (uint8_t)(TD_OPT_ALL & ~out->present);
 }
 
 static const struct {
@@ -129,36 +152,63 @@ static uint16_t default_mss(const td_addr *addr)
     return addr->len == 16 ? 1220 : 536;
 }
 
+/* What an endpoint's SYN (or SYN-ACK) is known to have announced, and which
+ * options' presence is known at all; timestamps on a later segment of either
+ * side prove both announced them (RFC 7323 §3.2). */
+static void announced_by(const td_flow *flow, int endpoint, unsigned *announced, unsigned *known)
+{
+    const td_tcp_options *opts = &flow->hs.opts[endpoint];
+    bool later_ts = flow->sent[0].sent_ts || flow->sent[1].sent_ts;
+
+    *announced = flow->hs.opts_seen[endpoint] ? opts->present : 0;
+    *known = flow->hs.opts_seen[endpoint] ? TD_OPT_ALL & ~opts->unknown : 0;
+    if (later_ts) {
+        *announced |= TD_OPT_TS;
+        *known |= TD_OPT_TS;
+    }
+}
+
+td_tristate td_options_used(const td_flow *flow, unsigned option)
+{
+    unsigned announced[2], known[2];
+
+    for (int i = 0; i < 2; i++) {
+        announced_by(flow, i, &announced[i], &known[i]);
+        if (known[i] & ~announced[i] & option)
+            return TD_NO;
+    }
+    return announced[0] & announced[1] & option ? TD_YES : TD_UNKNOWN;
+}
+
 void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
 {
     static const unsigned negotiated[3] = { TD_OPT_WSCALE, TD_OPT_SACK_PERM, TD_OPT_TS };
-    const td_handshake *hs = &flow->hs;
+    static const unsigned audited = TD_OPT_MSS | TD_OPT_NEGOTIATED;
     int client = flow->client, server = td_flow_server(flow);
+    unsigned announced[2], known[2];
     int64_t to_server, to_client;
 
     memset(audit, 0, sizeof *audit);
     if (client < 0)
         return;
-    audit->client_seen = hs->opts_seen[client] && hs->opts[client].complete;
-    audit->server_seen = hs->opts_seen[server] && hs->opts[server].complete;
-    unsigned announced_by_client = hs->opts[client].present, announced_by_server = hs->opts[server].present;
-    if (audit->client_seen) {
-        audit->left_out_by_client = (TD_OPT_MSS | TD_OPT_NEGOTIATED) & ~announced_by_client;
-        if (!(announced_by_client & TD_OPT_MSS))
-            audit->default_mss[0] = default_mss(&flow->addr[client]);
+    announced_by(flow, client, &announced[0], &known[0]);
+    announced_by(flow, server, &announced[1], &known[1]);
+    for (int role = 0; role < 2; role++) {
+        if ((known[role] & TD_OPT_MSS) && !(announced[role] & TD_OPT_MSS))
+            audit->default_mss[role] = default_mss(&flow->addr[role == 0 ? client : server]);
     }
-    if (audit->server_seen) {
-        audit->left_out_by_server = (TD_OPT_MSS | TD_OPT_NEGOTIATED) & ~announced_by_server;
-        if (!(announced_by_server & TD_OPT_MSS))
-            audit->default_mss[1] = default_mss(&flow->addr[server]);
-    }
-    if (!audit->client_seen || !audit->server_seen)
-        return;
+    audit->client_seen = (known[0] & audited) == audited;
+    audit->server_seen = (known[1] & audited) == audited;
+    if (audit->client_seen)
+        audit->left_out_by_client = audited & ~announced[0];
+    if (audit->server_seen)
+        audit->left_out_by_server = audited & ~announced[1];
+    audit->settled = true;
     for (int i = 0; i < 3; i++) {
-        bool both = (announced_by_client & announced_by_server & negotiated[i]) != 0;
-        audit->used[i] = both ? TD_YES : TD_NO;
-        if (!both)
+        audit->used[i] = td_options_used(flow, negotiated[i]);
+        if (audit->used[i] == TD_NO)
             audit->missing |= negotiated[i];
+        audit->settled = audit->settled && audit->used[i] != TD_UNKNOWN;
     }
     audit->ts_stripped[0] = flow->sent[client].first_frame_without_ts != 0;
     audit->ts_stripped[1] = flow->sent[server].first_frame_without_ts != 0;

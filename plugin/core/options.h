@@ -6,8 +6,12 @@
 #include <stddef.h>
 #include "flow.h"
 
-/* Reads the option bytes of a TCP header (after the fixed 20 bytes). */
-void td_options_parse(const uint8_t *bytes, size_t len, td_tcp_options *out);
+/* Reads the option bytes of a TCP header (after the fixed 20 bytes): `captured`
+ * of the `declared` ones (the data offset's) are in bytes. Every well-formed option
+ * before a bad or cut one is kept; `unknown` marks what the rest may hold: only
+ * the bad option's own kind when it overruns a fully captured header (nothing can
+ * follow it), everything not read when the snaplen cut it or its length is below 2. */
+void td_options_parse(const uint8_t *bytes, size_t captured, size_t declared, td_tcp_options *out);
 
 /* The three options that work only when both sides announce them. */
 enum { TD_OPT_NEGOTIATED = TD_OPT_WSCALE | TD_OPT_SACK_PERM | TD_OPT_TS };
@@ -17,9 +21,10 @@ enum { TD_NO_WSCALE_WINDOW = 65535 };
 typedef enum td_tristate { TD_UNKNOWN = 0, TD_NO, TD_YES } td_tristate;
 
 typedef struct td_options_audit {
-    bool        client_seen, server_seen;   /* SYN / SYN-ACK options captured */
+    bool        client_seen, server_seen;   /* SYN / SYN-ACK: MSS and the three negotiated known */
     td_tristate used[3];                    /* wscale, sack, ts */
-    unsigned    missing;                    /* TD_OPT_NEGOTIATED bits the flow lacks */
+    unsigned    missing;                    /* TD_OPT_NEGOTIATED bits the flow surely lacks */
+    bool        settled;                    /* every used[] is known: `missing` is the whole list */
     unsigned    left_out_by_client;         /* MSS and negotiated bits not announced */
     unsigned    left_out_by_server;
     uint32_t    window_ceiling;             /* 0 when window scaling is in use or unknown */
@@ -35,6 +40,12 @@ enum { TD_USED_WSCALE = 0, TD_USED_SACK = 1, TD_USED_TS = 2 };
 #define TD_AT_CEILING_SHARE 0.8
 
 void td_options_audit_flow(const td_flow *flow, td_options_audit *audit);
+
+/* Whether the flow uses a negotiated option (TD_OPT_WSCALE, _SACK_PERM or _TS):
+ * yes when both SYNs announced it, no when either is known to have left it out
+ * (even if the other's options were cut), unknown otherwise. Timestamps on any
+ * later segment prove their use (RFC 7323 §3.2: sent only once negotiated). */
+td_tristate td_options_used(const td_flow *flow, unsigned option);
 
 /* "mss,wscale,sack_perm,ts,tfo,mptcp,accecn" subset, or "none". */
 void td_options_list(unsigned present, char *buf, size_t size);

@@ -36,11 +36,13 @@ enum {
     TD_OPT_TFO       = 1 << 4,
     TD_OPT_MPTCP     = 1 << 5,
     TD_OPT_ACCECN    = 1 << 6,
+    TD_OPT_ALL       = (1 << 7) - 1,
 };
 
 typedef struct td_tcp_options {
     bool     complete;      /* every option byte was captured and well formed */
-    uint8_t  present;       /* TD_OPT_* */
+    uint8_t  present;       /* TD_OPT_*: the well-formed options, also those before a bad one */
+    uint8_t  unknown;       /* TD_OPT_* the unreadable bytes may hold (none when complete) */
     uint16_t mss;
     uint8_t  wscale;
     bool     ts_valid;      /* a well-formed timestamps option: */
@@ -66,6 +68,7 @@ typedef struct td_record {
     uint16_t window;         /* raw window field, unscaled */
     bool     has_window;     /* false when the capture cut the header before it */
     uint32_t payload_len;
+    bool     payload_from_ip; /* the record was cut below the IP length, which gave payload_len */
     td_tcp_options options;
 } td_record;
 

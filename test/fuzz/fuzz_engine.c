@@ -30,7 +30,7 @@ static void decode(const uint8_t *b, uint32_t frame, td_record *rec)
     rec->window = (uint16_t)(b[13] << 4);
     rec->payload_len = (uint32_t)(b[9] | (b[10] << 8)) * (b[11] & 1);
     rec->ip_len_zero = b[11] & 2;
-    td_options_parse(b + 12, 4, &rec->options);
+    td_options_parse(b + 12, 4, 4 + (b[11] & 4), &rec->options);     /* cut or whole */
 }
 
 static void check_stalls(const td_engine *engine, const td_config *cfg)
@@ -82,7 +82,7 @@ static void check_diagnosis(const td_engine *engine)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     td_tcp_options parsed;
-    td_options_parse(data, size > 60 ? 60 : size, &parsed);     /* raw option bytes too */
+    td_options_parse(data, size > 60 ? 60 : size, 40, &parsed);    /* raw option bytes too */
     td_config cfg;
     td_record rec;
     char text[64];

@@ -222,3 +222,13 @@ def test_midflow_sizes_profiled_with_an_inferred_mss():
     assert {(r["tcpdiag.offload.verdict"], r["tcpdiag.offload.mss"], r["tcpdiag.offload.mss_source"])
             for r in rows} == {("unknown", "1448", "inferred")}
     assert all("handshake" in r["tcpdiag.offload.reason"] for r in rows)
+
+
+def test_directions_without_roles_are_named_by_address():
+    """crafted-accuracy 41207 was captured mid-flow (no roles): each per-direction
+    subtree names its direction by the addresses the generator wrote."""
+    out = run(["-2", "-r", CAPTURES / "crafted-accuracy.pcap", "-Y", "tcp.port == 41207", "-V"]).stdout
+    server_to_client = "198.51.100.80:443 \u2192 192.0.2.80:41207"
+    for subtree in ("Flight", "Congestion", "Offload"):
+        assert f"{subtree} {server_to_client}: " in out, subtree
+    assert not re.search(r"(Flight|Congestion|Offload) : ", out)

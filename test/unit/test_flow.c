@@ -149,18 +149,24 @@ static void test_client_ack_not_captured(fixture *f, gconstpointer data G_GNUC_U
     g_assert_cmpint(flow->ecn_decided_frame, ==, 2);
 }
 
-static void test_quoted_segment_counts_but_is_not_analysed(fixture *f, gconstpointer data G_GNUC_UNUSED)
+/* An ICMP error quoting the SYN after the flow's last segment: counted apart,
+ * so the flow keeps its 1 packet and its 20 ms duration, not 3.4 s. */
+static void test_quoted_segment_is_counted_apart(fixture *f, gconstpointer data G_GNUC_UNUSED)
 {
     td_record quoted;
     td_flow *flow = send(f, true, 0, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
 
+    send(f, false, 20 * MS, CLASSIC_SYNACK, 9, 0, TD_NOT_ECT, NULL);
     memset(&quoted, 0, sizeof quoted);
-    quoted.frame = 2;
-    quoted.time_ns = 5 * MS;
+    quoted.frame = 3;
+    quoted.time_ns = 3400 * MS;
     quoted.tcp_flags = TD_TH_SYN;         /* flags cleared by a middlebox, as quoted */
     quoted.seq = 7;
     g_assert_true(td_engine_add_quoted(f->engine, &quoted) == flow);
+    g_assert_cmpuint(flow->icmp_quotes, ==, 1);
     g_assert_cmpuint(flow->packets, ==, 2);
+    g_assert_cmpuint(flow->last_frame, ==, 2);
+    g_assert_cmpint(flow->last_ns - flow->first_ns, ==, 20 * MS);
     g_assert_cmpuint(flow->hs.fallback_frame, ==, 0);
     quoted.stream = 42;
     g_assert_null(td_engine_add_quoted(f->engine, &quoted));
@@ -242,6 +248,28 @@ static void test_addr_format(void)
     g_assert_cmpstr(buf, ==, "?");
 }
 
+/* Subtree labels name a direction by its role, or by its addresses without roles. */
+static void test_direction_labels(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_record rec = segment(false, 443, 0, TD_TH_ACK, 100, 1448);
+    td_flow *flow;
+    char label[TD_DIR_LABEL_SIZE];
+    int sender;
+
+    rec.frame = 1;
+    flow = td_engine_add(f->engine, &rec, &sender);
+    td_flow_dir_label(flow, sender, label, sizeof label);
+    g_assert_cmpstr(label, ==, "10.0.0.2:443 \u2192 10.0.0.1:40000");
+    td_flow_dir_label(flow, 1 - sender, label, sizeof label);
+    g_assert_cmpstr(label, ==, "10.0.0.1:40000 \u2192 10.0.0.2:443");
+    flow->addr[0].len = flow->addr[1].len = 16;
+    td_flow_dir_label(flow, sender, label, sizeof label);
+    g_assert_cmpstr(label, ==, "[a00:2::]:443 \u2192 [a00:1::]:40000");
+    flow->client = (int8_t)(1 - sender);
+    td_flow_dir_label(flow, sender, label, sizeof label);
+    g_assert_cmpstr(label, ==, "s2c");
+}
+
 #define ADD(path, fn) g_test_add(path, fixture, NULL, setup, fn, teardown)
 
 int main(int argc, char **argv)
@@ -255,7 +283,8 @@ int main(int argc, char **argv)
     ADD("/flow/syn-retransmitted-with-ecn", test_syn_retransmitted_with_ecn_is_not_fallback);
     ADD("/flow/synack-lost-then-fallback", test_synack_lost_then_fallback);
     ADD("/flow/client-ack-not-captured", test_client_ack_not_captured);
-    ADD("/flow/quoted-segment", test_quoted_segment_counts_but_is_not_analysed);
+    ADD("/flow/quoted-segment", test_quoted_segment_is_counted_apart);
+    ADD("/flow/direction-labels", test_direction_labels);
     ADD("/flow/midflow-unknown", test_midflow_unknown);
     ADD("/flow/syn-without-synack", test_syn_without_synack);
     ADD("/flow/codepoint-counts", test_codepoint_counts);

@@ -179,6 +179,58 @@ static void test_run_stack_is_bounded(void)
     td_offload_free(&f.seg);
 }
 
+/* Issue 12 item 3: a paced sender captured on its own host: one early short
+ * segment, then only 2-segment GSO packets. The MSS is the GSO packets' segment
+ * size, 1448, not the short segment's 880. */
+static void test_mss_of_a_paced_gso_flow(void)
+{
+    td_flight *f = g_new(td_flight, 1);
+    td_flight_config cfg;
+    td_record rec;
+
+    td_flight_config_defaults(&cfg);
+    direction(f, TD_SEEN_SENDER);
+    f->mss = 0;
+    memset(&rec, 0, sizeof rec);
+    rec.options.present = TD_OPT_TS;
+    rec.payload_len = 880;
+    td_flight_data(f, &rec, &cfg);
+    g_assert_cmpuint(f->mss, ==, 880);
+    for (int i = 0; i < 20; i++) {
+        rec.seq = 880 + (uint32_t)i * 2 * MSS;
+        rec.payload_len = 2 * MSS;
+        td_flight_data(f, &rec, &cfg);
+    }
+    g_assert_cmpuint(f->mss, ==, MSS);
+    td_flight_free(f);
+}
+
+/* Which super-packets show a full segment: n = ceil(len / 1460) equal parts,
+ * each within the 1448 bytes a segment carrying timestamps has room for. */
+static void test_full_segment_of_super_packets(void)
+{
+    static const struct { uint32_t len; bool ts; uint32_t full; } rows[] = {
+        { 880, true, 880 },             /* at or below the MSS: itself */
+        { 2 * MSS, true, MSS },         /* a 2-segment GSO packet */
+        { 45 * MSS, true, MSS },        /* the 64 KB TSO maximum */
+        { 2 * MSS + 1176, true, 0 },    /* a short tail: not equal parts */
+        { 2 * MSS + 2, true, 0 },       /* 2 x 1449 would not fit beside the timestamps */
+        { 2 * MSS + 2, false, 1449 },   /* without them it would */
+        { 2 * ANNOUNCED, false, ANNOUNCED },
+    };
+    td_offload o;
+    td_record rec;
+
+    td_offload_begin(&o, ANNOUNCED);
+    for (gsize i = 0; i < G_N_ELEMENTS(rows); i++) {
+        memset(&rec, 0, sizeof rec);
+        rec.payload_len = rows[i].len;
+        rec.options.present = rows[i].ts ? TD_OPT_TS : 0;
+        g_assert_cmpuint(td_offload_full_segment(&o, &rec), ==, rows[i].full);
+    }
+    td_offload_free(&o);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -192,5 +244,7 @@ int main(int argc, char **argv)
     g_test_add_func("/offload/full-size-is-not-a-cap", test_full_size_is_not_a_cap);
     g_test_add_func("/offload/ip-len-zero", test_ip_len_zero_counted);
     g_test_add_func("/offload/run-stack-is-bounded", test_run_stack_is_bounded);
+    g_test_add_func("/offload/mss-of-a-paced-gso-flow", test_mss_of_a_paced_gso_flow);
+    g_test_add_func("/offload/full-segment-of-super-packets", test_full_segment_of_super_packets);
     return g_test_run();
 }

@@ -10,7 +10,7 @@ static void test_parse_linux_syn(void)
     td_tcp_options o;
     char text[64];
 
-    td_options_parse(syn, sizeof syn, &o);
+    td_options_parse(syn, sizeof syn, sizeof syn, &o);
     g_assert_true(o.complete);
     g_assert_cmpuint(o.present, ==, TD_OPT_MSS | TD_OPT_SACK_PERM | TD_OPT_TS | TD_OPT_WSCALE);
     g_assert_cmpuint(o.mss, ==, 1460);
@@ -24,7 +24,7 @@ static void test_parse_no_options(void)
     td_tcp_options o;
     char text[16];
 
-    td_options_parse(NULL, 0, &o);
+    td_options_parse(NULL, 0, 0, &o);
     g_assert_true(o.complete);
     g_assert_cmpuint(o.present, ==, 0);
     td_options_list(o.present, text, sizeof text);
@@ -37,11 +37,30 @@ static void test_parse_cut_and_malformed(void)
     static const uint8_t zero_len[] = { 3, 0, 7 };                         /* length below 2 */
     td_tcp_options o;
 
-    td_options_parse(cut, sizeof cut, &o);
+    td_options_parse(cut, sizeof cut, 12, &o);
     g_assert_false(o.complete);
     g_assert_cmpuint(o.present, ==, TD_OPT_MSS);
-    td_options_parse(zero_len, sizeof zero_len, &o);
+    g_assert_cmpuint(o.unknown, ==, TD_OPT_ALL & ~TD_OPT_MSS);    /* anything may follow a cut */
+    td_options_parse(zero_len, sizeof zero_len, sizeof zero_len, &o);
     g_assert_false(o.complete);
+    g_assert_cmpuint(o.unknown, ==, TD_OPT_ALL);                /* the next option cannot be found */
+}
+
+/* Issue 12 item 4: MSS 1460, window scale 3, SACK-permitted, then a timestamps
+ * option claiming 10 bytes where the 20-byte option space leaves 9. */
+static const uint8_t bad_last_ts[] = { 2, 4, 0x05, 0xb4, 3, 3, 3, 4, 2, 1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0 };
+
+static void test_parse_malformed_last_option_keeps_the_good_ones(void)
+{
+    td_tcp_options o;
+
+    td_options_parse(bad_last_ts, sizeof bad_last_ts, sizeof bad_last_ts, &o);
+    g_assert_false(o.complete);
+    g_assert_cmpuint(o.present, ==, TD_OPT_MSS | TD_OPT_WSCALE | TD_OPT_SACK_PERM);
+    g_assert_cmpuint(o.mss, ==, 1460);
+    g_assert_cmpuint(o.wscale, ==, 3);
+    g_assert_cmpuint(o.unknown, ==, TD_OPT_TS);    /* it overruns the header: nothing follows */
+    g_assert_false(o.ts_valid);
 }
 
 static void test_parse_experimental_and_others(void)
@@ -51,7 +70,7 @@ static void test_parse_experimental_and_others(void)
     td_tcp_options o;
     char text[64];
 
-    td_options_parse(opts, sizeof opts, &o);
+    td_options_parse(opts, sizeof opts, sizeof opts, &o);
     g_assert_true(o.complete);
     td_options_list(o.present, text, sizeof text);
     g_assert_cmpstr(text, ==, "tfo,mptcp,accecn");
@@ -102,6 +121,22 @@ static void test_audit_noopt_client(void)
     g_assert_cmpuint(a.window_ceiling, ==, 65535);
     g_assert_cmpfloat_with_epsilon(a.ceiling_throughput, 65535 / 0.020, 1e-6);
     g_assert_cmpint(a.at_ceiling, ==, TD_UNKNOWN);      /* no data, nothing to compare */
+
+    /* Issue 12 item 4, related: the same SYN-ACK with only an MSS, the SYN's options
+     * cut by the snaplen: window scaling, SACK and timestamps were still not used. */
+    flow->hs.opts[flow->client].complete = false;
+    flow->hs.opts[flow->client].unknown = TD_OPT_ALL;
+    td_options_audit_flow(flow, &a);
+    for (int i = 0; i < 3; i++)
+        g_assert_cmpint(a.used[i], ==, TD_NO);
+    g_assert_true(a.settled);
+    g_assert_false(a.client_seen);
+    g_assert_cmpuint(a.default_mss[0], ==, 0);          /* the client's MSS is not known */
+    td_options_missing_list(a.missing, text, sizeof text);
+    g_assert_cmpstr(text, ==, "wscale,sack,ts");
+    td_options_missing_list(a.left_out_by_server, text, sizeof text);
+    g_assert_cmpstr(text, ==, "wscale,sack,ts");
+    g_assert_cmpuint(a.window_ceiling, ==, 65535);
     td_engine_free(engine);
 }
 
@@ -139,6 +174,57 @@ static void test_audit_healthy(void)
     td_engine_free(engine);
 }
 
+/* A later segment of the server (frame 4) with the given options. */
+static void server_segment(td_engine *engine, unsigned options)
+{
+    td_record rec;
+    int sender;
+
+    memset(&rec, 0, sizeof rec);
+    rec.frame = 4;
+    rec.time_ns = 30000000;
+    rec.src.len = rec.dst.len = 4;
+    rec.src.bytes[0] = 2;
+    rec.dst.bytes[0] = 1;
+    rec.sport = 80;
+    rec.dport = 40000;
+    rec.tcp_flags = TD_TH_ACK;
+    rec.payload_len = 1448;
+    rec.options.complete = true;
+    rec.options.present = (uint8_t)options;
+    td_engine_add(engine, &rec, &sender);
+}
+
+/* Issue 12 item 4: the SYN-ACK's timestamps option is malformed after three good
+ * options: only ts is open, until a later segment carries timestamps. */
+static void test_audit_malformed_synack_ts(void)
+{
+    td_config cfg;
+    td_options_audit a;
+    char text[64];
+
+    td_config_defaults(&cfg);
+    td_engine *engine = td_engine_new(&cfg);
+    td_flow *flow = handshake(engine, TD_OPT_MSS | TD_OPT_NEGOTIATED, 0, false);
+    td_options_parse(bad_last_ts, sizeof bad_last_ts, sizeof bad_last_ts, &flow->hs.opts[td_flow_server(flow)]);
+    td_options_audit_flow(flow, &a);
+    g_assert_cmpint(a.used[TD_USED_WSCALE], ==, TD_YES);
+    g_assert_cmpint(a.used[TD_USED_SACK], ==, TD_YES);
+    g_assert_cmpint(a.used[TD_USED_TS], ==, TD_UNKNOWN);
+    g_assert_false(a.settled);
+    g_assert_false(a.server_seen);
+    g_assert_cmpuint(a.default_mss[1], ==, 0);
+    server_segment(engine, TD_OPT_TS);          /* RFC 7323 §3.2: only sent once negotiated */
+    td_options_audit_flow(flow, &a);
+    g_assert_cmpint(a.used[TD_USED_TS], ==, TD_YES);
+    g_assert_true(a.settled && a.server_seen);
+    td_options_missing_list(a.missing, text, sizeof text);
+    g_assert_cmpstr(text, ==, "none");
+    td_options_missing_list(a.left_out_by_server, text, sizeof text);
+    g_assert_cmpstr(text, ==, "none");
+    td_engine_free(engine);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -149,5 +235,7 @@ int main(int argc, char **argv)
     g_test_add_func("/options/audit-noopt-client", test_audit_noopt_client);
     g_test_add_func("/options/audit-server-drops-wscale-v6", test_audit_server_drops_wscale_v6);
     g_test_add_func("/options/audit-healthy", test_audit_healthy);
+    g_test_add_func("/options/parse-malformed-last", test_parse_malformed_last_option_keeps_the_good_ones);
+    g_test_add_func("/options/audit-malformed-synack-ts", test_audit_malformed_synack_ts);
     return g_test_run();
 }

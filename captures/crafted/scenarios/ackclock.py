@@ -168,7 +168,10 @@ class AckClock:
 
     def write(self, now, _):
         self.take_write()
-        self.pump(now)
+        if self.pace:
+            self.tick(now, 0)       # a paced sender's ticks stopped when its queue ran dry
+        else:
+            self.pump(now)
 
     # -- client ------------------------------------------------------------
     def land(self, now, seg):

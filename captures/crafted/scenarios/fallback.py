@@ -122,7 +122,8 @@ def build_fallback(outdir):
                  ICMP(type=11, code=0) / Raw(bytes(q)))
     c.t += 9000
     cap.add(c.t, icmp)
-    c.packets += 1                              # Wireshark gives the quote the flow's tcp.stream
+    # Wireshark gives the quote the flow's tcp.stream, but it is no segment of the
+    # exchange: tcpdiag counts it apart (icmp_quotes), not in packets
     c.syn((1, 1, 1), dt=1000.0)
     c.synack((0, 0, 0))
     finish(c)
@@ -135,10 +136,11 @@ def build_fallback(outdir):
         "The client then sends the same AccECN SYN with TTL 64; the middlebox clears the "
         "flags again, so the server answers (0,0,0): AccECN SYN + SYN-ACK (0,0,0) = "
         "'declined' (RFC 9768 Table 2 'Not ECN'). syn_ip_ecn is the real SYN's (not-ect), "
-        "not the ICMP packet's outer CS6 byte. packets counts the ICMP frame, which carries "
-        "the flow's tcp.stream. " + WHY_DATA + WHY_SNAP,
+        "not the ICMP packet's outer CS6 byte. The ICMP frame carries the flow's tcp.stream "
+        "but is not part of the TCP exchange: packets counts the 13 TCP segments, "
+        "icmp_quotes the one ICMP error. " + WHY_DATA + WHY_SNAP,
         cause=short("declined; the ICMP quote is no fall-back and the resent SYN kept its "
-                    "flags")))
+                    "flags"), overrides={"tcpdiag.flow.icmp_quotes": 1}))
 
     write_capture(outdir, cap,
                   "IPv4, client 192.0.2.40, server 198.51.100.40:443. ECN SYNs retried "

@@ -62,8 +62,10 @@ def offload_expect(c, sim, at_sender, why, verdict, cap=None, cap_start=None, ip
     share = 100.0 * sum(big) / sum(sizes)
     fields = {
         "tcpdiag.offload.verdict": verdict,
-        # docs/fields.md: the largest segment at or below the announced MSS (absent when none)
-        "tcpdiag.offload.mss": SEG if min(sizes) <= SEG else None,
+        # docs/offload.md "The MSS": the largest full segment, alone (at most 1448) or as
+        # n = ceil(len / 1460) equal segments of a super-packet: every frame here is whole
+        # segments of 1448 but for a short tail
+        "tcpdiag.offload.mss": SEG if any(x <= SEG or x % SEG == 0 for x in sizes) else None,
         "tcpdiag.offload.max": max(sizes),
         "tcpdiag.offload.super_packets": len(big),
         # rounding, and whether the one retransmission (flow 1) counts
