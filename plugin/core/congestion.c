@@ -87,27 +87,37 @@ static bool recovering(const td_flight *f)
     return f->cc.in_recovery && (int32_t)(f->una - f->cc.recovery_point) < 0;
 }
 
-static uint32_t median3(uint32_t a, uint32_t b, uint32_t c)
+static uint32_t recent(const td_cc *cc, uint32_t round)
 {
-    return MAX(MIN(a, b), MIN(MAX(a, b), c));
+    return cc->recent_flight[round % TD_CC_HISTORY];
 }
 
-/* The level the flight held before the signal, from the last three closed round
- * trips, and whether it was still in slow start (the exit from slow start cuts
- * whatever the algorithm: CUBIC, Reno and BBR's drain alike). */
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+enum { LEVEL_ROUNDS = 5 };
+
+/* The level the flight held before the signal: the median of the last five closed
+ * round trips. A response counts as in slow start until two round trips after the
+ * flight first fell, or while it grows by half a round trip: the exit from slow
+ * start cuts whatever the algorithm (CUBIC's and Reno's first response, BBR's drain
+ * of its startup queue). */
 static void note_level(const td_cc *cc, uint32_t round, td_cc_event *e)
 {
-    const uint32_t *f = cc->recent_flight;
+    uint32_t level[LEVEL_ROUNDS];
 
-    e->slow_start = true;
-    if (round < 4)
+    e->slow_start = !cc->growth_end_round || round <= cc->growth_end_round + 1 || round <= LEVEL_ROUNDS;
+    if (round <= LEVEL_ROUNDS)
         return;
-    e->typical = median3(f[(round - 1) % 4], f[(round - 2) % 4], f[(round - 3) % 4]);
-    /* Grown by half in one of the last three round trips: slow start, or just out
-     * of it (BBR drains its startup queue over the next rounds). */
-    e->slow_start = false;
+    for (uint32_t back = 1; back <= LEVEL_ROUNDS; back++)
+        level[back - 1] = recent(cc, round - back);
+    qsort(level, LEVEL_ROUNDS, sizeof level[0], compare_u32);
+    e->typical = level[LEVEL_ROUNDS / 2];
     for (uint32_t back = 1; back <= 3; back++)
-        e->slow_start |= 2 * (uint64_t)f[(round - back) % 4] >= 3 * (uint64_t)f[(round - back - 1) % 4];
+        e->slow_start |= 2 * (uint64_t)recent(cc, round - back) >= 3 * (uint64_t)recent(cc, round - back - 1);
 }
 
 /* The sender answered a signal: the round trips after this one show the cut. */
@@ -267,21 +277,22 @@ static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t
 static void note_control(td_flight *f, uint32_t index, uint32_t flight)
 {
     td_cc *cc = &f->cc;
-    unsigned slot = index % 4;
     uint32_t base, floor = MIN_WINDOW_SEGMENTS * (f->mss ? f->mss : 1);
     bool quiet = true;
 
-    cc->recent_flight[slot] = flight;
-    cc->recent_response[slot] = cc->responses && cc->signal_round == index;
+    cc->recent_flight[index % TD_CC_HISTORY] = flight;
+    cc->recent_response[index % TD_CC_HISTORY] = cc->responses && cc->signal_round == index;
     if (index < 3)
         return;
-    for (unsigned i = 0; i < 4; i++)
-        quiet = quiet && !cc->recent_response[i];
-    base = cc->recent_flight[(index - 2) % 4];
+    if (!cc->growth_end_round && recent(cc, index - 1) > floor && flight < NO_CUT_RATIO * recent(cc, index - 1))
+        cc->growth_end_round = index + 1;
+    for (uint32_t back = 0; back < 4; back++)
+        quiet = quiet && !cc->recent_response[(index - back) % TD_CC_HISTORY];
+    base = recent(cc, index - 2);
     if (!quiet || base <= floor)
         return;
     cc->control_rounds++;
-    cc->control_dips += MAX(cc->recent_flight[(index - 1) % 4], flight) < NO_CUT_RATIO * base;
+    cc->control_dips += MAX(recent(cc, index - 1), flight) < NO_CUT_RATIO * base;
 }
 
 void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t ns, const td_flight_config *cfg)

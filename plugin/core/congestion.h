@@ -46,12 +46,13 @@ typedef struct td_cc_event {
                                    there (BBR's gain-cycle dip lasts one round; a loss's first
                                    round after recovery may still hold SACKed data) */
     uint32_t round;             /* the round trip it came in */
-    uint32_t typical;           /* median flight of the three round trips before it: the level a
-                                   one-round spike (BBR's probe at gain 1.25) does not set */
-    bool     slow_start;        /* the flight was still growing by half or more a round trip */
+    uint32_t typical;           /* median flight of the five round trips before it: the level a
+                                   probing spike (BBR's gain 1.25, a round trip or two) does not set */
+    bool     slow_start;        /* before, or just after, the flight's first fall (slow start;
+                                   BBR's startup and drain), or growing by half a round trip */
 } td_cc_event;
 
-enum { TD_CC_MAX_EVENTS = 512, TD_CC_PENDING = 4 };
+enum { TD_CC_MAX_EVENTS = 512, TD_CC_PENDING = 4, TD_CC_HISTORY = 8 };
 
 typedef struct td_cc {
     td_ecn_feedback feedback;
@@ -81,8 +82,10 @@ typedef struct td_cc {
     int64_t  run_ns;
     /* the control: rounds with no response near them, and how many of those dipped as
        deep as a persistent cut (BBR's gain cycle and ProbeRTT dip with no signal at all) */
-    uint32_t recent_flight[4];
-    bool     recent_response[4];
+    uint32_t recent_flight[TD_CC_HISTORY];
+    bool     recent_response[TD_CC_HISTORY];
+    uint32_t growth_end_round;          /* the first round whose flight fell: the end of
+                                           slow start (BBR: of startup), +1; 0 before */
     uint32_t control_rounds, control_dips;
     /* results, settled by td_cc_finish */
     double   ecn_ratio, loss_ratio;     /* medians, < 0 when none measured */
