@@ -288,12 +288,14 @@ class Conn:
         self.emit("c", FIN | ACK | self.ecn_flags("c", 0), dt=0.3, window=c_window)
         self.emit("s", ACK | self.ecn_flags("s", 0), dt=20.0)
 
-    def exchange(self, req=(("not-ect", 180),), resp=(), opt=False, rtt=20.0):
-        """Client request(s), server response segments, client ACKs every 2nd."""
+    def exchange(self, req=(("not-ect", 180),), resp=(), opt=False, rtt=20.0, close=True):
+        """Client request(s), server response segments, client ACKs every 2nd; then
+        the FINs unless close is False."""
         for i, (ecn, n) in enumerate(req):
             self.data("c", n, ecn, dt=0.1 if i == 0 else 0.05, accecn_opt=False)
         for i, (ecn, n) in enumerate(resp):
             self.data("s", n, ecn, dt=rtt if i == 0 else 0.12)
             if i % 2 == 1 or i == len(resp) - 1:
                 self.pure_ack("c", dt=0.05, accecn_opt=opt)
-        self.close()
+        if close:
+            self.close()
