@@ -162,7 +162,7 @@ void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
         e = td_cc_event_at(&f->cc, pinfo->num);
         /* A Note only where the flight really fell and stayed down: a response that cut
          * nothing (BBR's CWR, a window at its floor) or grew the flight is not news. */
-        if (e && td_cc_lasting_cut(e))
+        if (e && td_cc_is_reduction(&f->cc, e))
             proto_tree_add_expert_format(tree, pinfo, &ei_reduction, tvb, 0, 0,
                 "Congestion response (%s) to %s: flight %u -> %u bytes (ratio %.2f)",
                 td_cc_event_name((td_cc_event_kind)e->kind), signal_of((td_cc_event_kind)e->kind),

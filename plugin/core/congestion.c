@@ -420,9 +420,7 @@ void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
         qsort(cc->events, cc->nevents, sizeof cc->events[0], compare_frame);
     cc->ecn_ratio = median_ratio(cc, f->mss, true);
     cc->loss_ratio = median_ratio(cc, f->mss, false);
-    cc->reductions = 0;
-    for (unsigned i = 0; i < cc->nevents; i++)
-        cc->reductions += td_cc_lasting_cut(&cc->events[i]);
+
     median = ecn_signals ? cc->ecn_ratio : cc->loss_ratio;
     cc->cut_share = persisted_share(cc, f->mss, ecn_signals, &cc->rose_share);
     cc->control_share = cc->control_rounds >= MIN_CONTROL_ROUNDS ? 100.0 * cc->control_dips / cc->control_rounds : -1;
@@ -434,6 +432,9 @@ void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
         cc->reaction = TD_REACTION_PROPORTIONAL;
     else
         cc->reaction = median < NO_CUT_RATIO && caused_by_signals(cc) ? TD_REACTION_LOSS_LIKE : TD_REACTION_NONE;
+    cc->reductions = 0;
+    for (unsigned i = 0; i < cc->nevents; i++)
+        cc->reductions += td_cc_is_reduction(cc, &cc->events[i]);
 }
 
 const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame)
@@ -463,6 +464,12 @@ bool td_cc_lasting_cut(const td_cc_event *e)
      * not set. */
     return e->measured && !e->slow_start && e->kind != TD_CC_ECE_START && e->kind != TD_CC_ECE_END &&
            e->second_after < NO_CUT_RATIO * e->typical && e->after < NO_CUT_RATIO * e->before;
+}
+
+bool td_cc_is_reduction(const td_cc *cc, const td_cc_event *e)
+{
+    return (cc->reaction == TD_REACTION_LOSS_LIKE || cc->reaction == TD_REACTION_PROPORTIONAL) &&
+           td_cc_lasting_cut(e);
 }
 
 unsigned td_cc_measured_responses(const td_cc *cc, bool ecn)

@@ -128,6 +128,10 @@ unsigned td_cc_measured_responses(const td_cc *cc, bool ecn);
  * in the second round trip after: a reduction (BBR's one-round drain after its probe
  * is none). */
 bool td_cc_lasting_cut(const td_cc_event *e);
+/* A lasting cut of a sender whose signals caused its cuts (the reaction, settled by
+ * td_cc_finish, is loss-like or proportional): what tcpdiag calls a reduction. A
+ * sender whose flight dips as much without signals (BBR) makes none. */
+bool td_cc_is_reduction(const td_cc *cc, const td_cc_event *e);
 /* A median response ratio (ecn_ratio, loss_ratio) that cut like a loss does. */
 bool td_cc_cuts_like_loss(double median_ratio);
 /* Which events this capture point cannot show (static text), NULL when none. */
