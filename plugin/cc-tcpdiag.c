@@ -189,7 +189,7 @@ void tcpdiag_cc_register(int proto, module_t *module, td_flight_config *cfg)
         { &hf_ace_marks, { "ACE marks", "tcpdiag.cc.ace_marks", FT_UINT32, BASE_DEC, NULL, 0x0,
             "CE marks the AccECN receiver counted (ACE increments)", HFILL } },
         { &hf_losses, { "Loss episodes", "tcpdiag.cc.losses", FT_UINT32, BASE_DEC, NULL, 0x0,
-            "Recoveries: retransmissions after the previous recovery ended", HFILL } },
+            "Recoveries: retransmissions after the previous recovery ended, or resending what it resent", HFILL } },
         { &hf_reductions, { "Reductions", "tcpdiag.cc.reductions", FT_UINT32, BASE_DEC, NULL, 0x0,
             "Responses after which the flight fell below 90 % of its size", HFILL } },
         { &hf_ecn_ratio, { "ECN response ratio", "tcpdiag.cc.ecn_ratio", FT_DOUBLE, BASE_NONE, NULL, 0x0,

@@ -231,13 +231,21 @@ void td_cc_data(td_flight *f, const td_record *rec, bool retransmission)
             close_mark_window(f);
     }
     /* One recovery per loss episode: retransmissions until the ACK passes what
-     * had been sent when it began belong to it. */
-    if (retransmission && (!cc->in_recovery || (int32_t)(f->una - cc->recovery_point) >= 0)) {
+     * had been sent when it began belong to it, unless one sends again what this
+     * recovery already resent: the retransmission was lost (or a timeout went back
+     * to una), a new congestion event on which stacks cut again (RFC 6675 §5.1). */
+    if (!retransmission)
+        return;
+    bool resent = cc->in_recovery && (int32_t)(rec->seq - cc->resent_high) < 0;
+    if (!cc->in_recovery || (int32_t)(f->una - cc->recovery_point) >= 0 || resent) {
         cc->in_recovery = true;
         cc->recovery_point = f->nxt;
+        cc->resent_high = rec->seq;
         cc->losses++;
         respond(f, rec->frame, TD_CC_LOSS);
     }
+    if ((int32_t)(rec->seq + rec->payload_len - cc->resent_high) > 0)
+        cc->resent_high = rec->seq + rec->payload_len;
 }
 
 /* A collapse is one sustained stretch: rounds at the floor scattered over a long

@@ -69,6 +69,7 @@ typedef struct td_cc {
     uint32_t responses;
     bool     in_recovery;
     uint32_t recovery_point;
+    uint32_t resent_high;               /* end of the highest data this recovery resent */
     uint32_t last_round_flight, signal_round;
     /* responses waiting for the round trips that show their effect */
     uint16_t pending[TD_CC_PENDING];

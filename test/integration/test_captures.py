@@ -144,17 +144,7 @@ REDUCTIONS = "tcpdiag.cc.reduction"
 KERNEL_PCAPS = [p for p in PCAPS if "kernel_reductions" in expected_of(p)]
 
 
-# Known gap (issue 12, open): at the server of lab-cc-id-rtt120, the CUBIC flow's kernel
-# left and re-entered Recovery 0.33 s after its slow-start exit, inside the
-# retransmissions of the first loss burst; tcpdiag counts one recovery there, so 7 of
-# the 8 kernel reductions are matched. Strict: the test fails as soon as it passes.
-KNOWN_GAPS = {"lab-cc-id-rtt120-server.pcap"}
-
-
-@pytest.mark.parametrize("pcap", [pytest.param(p, marks=pytest.mark.xfail(
-                                      strict=True, reason="issue 12: two recoveries at a slow-start exit counted as one"))
-                                  if p.name in KNOWN_GAPS else p for p in KERNEL_PCAPS],
-                         ids=[p.name for p in KERNEL_PCAPS])
+@pytest.mark.parametrize("pcap", KERNEL_PCAPS, ids=[p.name for p in KERNEL_PCAPS])
 def test_kernel_reductions_are_found(pcap):
     """At least 95 % of the sender kernel's own cwnd reductions (its TCP_INFO,
     polled every millisecond during the lab run) have a tcpdiag response event
