@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addr.h"
+
 #include "options.h"
 
 /* Two measured responses make a reaction, as two recoveries make a lossy path. */
@@ -81,21 +83,6 @@ void td_causes_list(unsigned causes, char *buf, size_t size)
 }
 
 /* ---------------------------------------------------------------- groups */
-
-static guint addr_hash(gconstpointer key)
-{
-    const td_addr *a = key;
-    guint h = a->len;
-    for (unsigned i = 0; i < a->len && i < sizeof a->bytes; i++)
-        h = h * 31 + a->bytes[i];
-    return h;
-}
-
-static gboolean addr_equal(gconstpointer x, gconstpointer y)
-{
-    const td_addr *a = x, *b = y;
-    return a->len == b->len && memcmp(a->bytes, b->bytes, MIN(a->len, sizeof a->bytes)) == 0;
-}
 
 static void group_free(gpointer data)
 {
@@ -456,7 +443,7 @@ static void count_active(td_diagnoses *d, const td_stalls *stalls, const td_flow
 {
     for (guint i = 0; i < td_stalls_count(stalls); i++) {
         const td_stall *s = td_stalls_at(stalls, i);
-        if ((addr_equal(&s->host, &flow->addr[0]) || addr_equal(&s->host, &flow->addr[1])) &&
+        if ((td_addr_equal(&s->host, &flow->addr[0]) || td_addr_equal(&s->host, &flow->addr[1])) &&
             flow->first_ns <= s->start_ns && flow->last_ns >= s->end_ns)
             d->stall_active[i]++;
     }
@@ -468,8 +455,8 @@ td_diagnoses *td_diagnose(const td_engine *engine)
     guint n = td_engine_flow_count(engine);
     const td_stalls *stalls = td_engine_stalls(engine);
     flow_facts *facts = g_new(flow_facts, MAX(n, 1));
-    GHashTable *clients = g_hash_table_new_full(addr_hash, addr_equal, NULL, group_free);
-    GHashTable *senders = g_hash_table_new_full(addr_hash, addr_equal, NULL, group_free);
+    GHashTable *clients = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, group_free);
+    GHashTable *senders = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, group_free);
 
     d->engine = engine;
     d->nflows = n;

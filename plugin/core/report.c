@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "addr.h"
 #include "advice.h"
 #include "options.h"
 
@@ -124,9 +125,7 @@ static void ecn_share(const td_diagnoses *d, const td_addr *client, GString *out
 
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
-        if (!td_flow_roles_known(flow) || !flow->hs.first_syn_frame ||
-            flow->addr[flow->client].len != client->len ||
-            memcmp(flow->addr[flow->client].bytes, client->bytes, client->len) != 0)
+        if (!td_flow_roles_known(flow) || !flow->hs.first_syn_frame || !td_addr_equal(&flow->addr[flow->client], client))
             continue;
         conns++;
         negotiated += td_ecn_negotiated(flow->ecn_outcome);

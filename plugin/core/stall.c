@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "addr.h"
+
 /* Bounds per host, whatever the capture holds: silences of the whole host are
  * rare (each lasts at least the threshold), waits at most a few per flow. */
 enum { MAX_GAPS_PER_HOST = 64, MAX_WAITS_PER_HOST = 65536 };
@@ -47,21 +49,6 @@ void td_silence_init(td_silence silence[2])
     }
 }
 
-static guint addr_hash(gconstpointer key)
-{
-    const td_addr *a = key;
-    guint h = a->len;
-    for (unsigned i = 0; i < a->len && i < sizeof a->bytes; i++)
-        h = h * 31 + a->bytes[i];
-    return h;
-}
-
-static gboolean addr_equal(gconstpointer x, gconstpointer y)
-{
-    const td_addr *a = x, *b = y;
-    return a->len == b->len && memcmp(a->bytes, b->bytes, MIN(a->len, sizeof a->bytes)) == 0;
-}
-
 static void host_free(gpointer data)
 {
     host_state *h = data;
@@ -76,7 +63,7 @@ td_stalls *td_stalls_new(const td_stall_config *cfg)
 {
     td_stalls *s = g_new0(td_stalls, 1);
     s->cfg = *cfg;
-    s->hosts = g_hash_table_new_full(addr_hash, addr_equal, NULL, host_free);
+    s->hosts = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, host_free);
     s->stalls = g_array_new(FALSE, FALSE, sizeof(td_stall));
     s->hits = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     return s;
