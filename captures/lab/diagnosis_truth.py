@@ -156,6 +156,13 @@ def add_diag(flow, cfg, index):
     if "stall" not in cfg and "long_pause" not in cfg:
         flow["expect"]["tcpdiag.host.stall"] = None
         why += "; no host was silenced, so no host stall"
+    # Never a wrong algorithm name (docs/congestion.md): the configured congestion
+    # control or unknown, wherever the scenario does not judge whether the kernel's
+    # record gave enough answers to tell (captures/lab/ccid.py does for cc-id-*).
+    if "cc_id" not in cfg:
+        algorithm = per_conn(cfg["cc"], index) + "-like"
+        flow["expect"]["tcpdiag.cc.algorithm"] = [algorithm, "unknown"]
+        why += f"; the server's congestion control is {algorithm[:-5]}: cc.algorithm {algorithm} or unknown"
     label = cause if isinstance(cause, str) else " or ".join(cause)     # a list: any of them
     flow["why"] = flow["why"].split("; " + WHY_MARK)[0] + "; " + WHY_MARK + label + ": " + why
     return flow
