@@ -26,19 +26,26 @@ enum { MIN_CONTROL_ROUNDS = 4 };
  * does so after about as many signals as it dips after. Room for measurement noise. */
 #define ROSE_MAX_PCT 10.0
 
-void td_cc_begin(td_cc *cc, td_ecn_feedback feedback)
+static void cc_begin(td_flight *f)
 {
+    td_cc *cc = &f->cc;
+
     memset(cc, 0, sizeof *cc);
-    cc->feedback = feedback;
+    cc->feedback = f->ctx.feedback;
     cc->first_ce_ns = cc->first_echo_ns = -1;
     cc->ecn_ratio = cc->loss_ratio = -1;
     cc->window_event = -1;
 }
 
-void td_cc_free(td_cc *cc)
+static void cc_release(td_flight *f)
 {
-    g_free(cc->events);
-    cc->events = NULL;
+    g_free(f->cc.events);
+    f->cc.events = NULL;
+}
+
+static void cc_on_feedback(td_flight *f)
+{
+    f->cc.feedback = f->ctx.feedback;
 }
 
 static td_cc_event *add_event(td_cc *cc, uint32_t frame, td_cc_event_kind kind)
@@ -148,7 +155,7 @@ static td_cc_event *respond(td_flight *f, uint32_t frame, td_cc_event_kind kind)
     return e;
 }
 
-void td_cc_ack_seen(td_flight *f, const td_record *rec)
+static void cc_on_ack_seen(td_flight *f, const td_record *rec)
 {
     td_cc *cc = &f->cc;
     bool ece = rec->tcp_flags & TD_TH_ECE;
@@ -181,9 +188,11 @@ static void close_mark_window(td_flight *f)
     cc->window_event = -1;
 }
 
-void td_cc_ack_delivered(td_flight *f, bool ece, unsigned ace_marks, uint32_t acked, int64_t at_ns)
+static void cc_on_ack_delivered(td_flight *f, const td_ack_sample *s, uint32_t acked, int64_t at_ns)
 {
     td_cc *cc = &f->cc;
+    bool ece = s->ece;
+    unsigned ace_marks = s->ace_marks;
 
     if (cc->feedback == TD_FEEDBACK_CLASSIC && ece && cc->first_echo_ns < 0)
         cc->first_echo_ns = at_ns;
@@ -201,7 +210,7 @@ void td_cc_ack_delivered(td_flight *f, bool ece, unsigned ace_marks, uint32_t ac
         close_mark_window(f);
 }
 
-void td_cc_data(td_flight *f, const td_record *rec, bool retransmission)
+static void cc_on_data(td_flight *f, const td_record *rec, bool retransmission)
 {
     td_cc *cc = &f->cc;
     td_cc_event *e;
@@ -303,7 +312,7 @@ static void note_control(td_flight *f, uint32_t index, uint32_t flight)
     cc->control_dips += MAX(recent(cc, index - 1), flight) < NO_CUT_RATIO * base;
 }
 
-void td_cc_round_closed(td_flight *f, uint32_t index, uint32_t flight, int64_t ns, const td_flight_config *cfg)
+static void cc_on_round(td_flight *f, uint32_t index, uint32_t flight, int64_t ns, const td_flight_config *cfg)
 {
     td_cc *cc = &f->cc;
 
@@ -416,7 +425,7 @@ static bool caused_by_signals(const td_cc *cc)
     return cc->cut_share - MAX(cc->control_share, 0.0) >= CAUSED_MARGIN_PCT && cc->rose_share <= ROSE_MAX_PCT;
 }
 
-void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
+static void cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
 {
     td_cc *cc = &f->cc;
     bool ecn_signals = cc->ece_episodes || cc->ace_marks || cc->cwr;
@@ -444,6 +453,20 @@ void td_cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
     for (unsigned i = 0; i < cc->nevents; i++)
         cc->reductions += td_cc_is_reduction(cc, &cc->events[i]);
 }
+
+/* Signals and responses need the round trips: directions whose flight cannot be
+ * measured get no congestion analysis. */
+const td_dir_ops td_cc_ops = {
+    .measured_only = true,
+    .begin = cc_begin,
+    .release = cc_release,
+    .on_data = cc_on_data,
+    .on_ack_seen = cc_on_ack_seen,
+    .on_ack_delivered = cc_on_ack_delivered,
+    .on_round = cc_on_round,
+    .on_feedback = cc_on_feedback,
+    .finish = cc_finish,
+};
 
 const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame)
 {

@@ -1,12 +1,13 @@
 /* Congestion signals and what the sender did about them: CE marks on data,
  * ECE echo episodes (or AccECN ACE increments) on the ACKs, CWR, losses, and
  * the flight one and two round trips after each response, per data direction.
- * Fed by flight.c, which owns the round-trip bookkeeping. */
+ * It rides on flight.c's round trips through td_cc_ops (direction.h). */
 #ifndef TCPDIAG_CONGESTION_H
 #define TCPDIAG_CONGESTION_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "direction.h"
 #include "record.h"
 
 typedef enum td_ecn_feedback {
@@ -88,7 +89,7 @@ typedef struct td_cc {
     uint32_t growth_end_round;          /* the first round whose flight fell: the end of
                                            slow start (BBR: of startup), +1; 0 before */
     uint32_t control_rounds, control_dips;
-    /* results, settled by td_cc_finish */
+    /* results, settled by td_cc_ops.finish */
     double   ecn_ratio, loss_ratio;     /* medians, < 0 when none measured */
     double   cut_share;                 /* % of the measured responses whose cut persisted
                                            into the second round after */
@@ -98,27 +99,16 @@ typedef struct td_cc {
                                            dipped as much; < 0 when too few to compare */
     uint32_t reductions;
     td_reaction reaction;
-    td_cc_event *events;                /* in frame order after td_cc_finish */
+    td_cc_event *events;                /* in frame order after td_cc_ops.finish */
     uint16_t nevents, capacity;
 } td_cc;
 
 struct td_flight;
 struct td_flight_config;
 
-void td_cc_begin(td_cc *cc, td_ecn_feedback feedback);
-void td_cc_free(td_cc *cc);
-
-/* An ACK of the receiver in capture order (ECE episodes, CE → ECE latency). */
-void td_cc_ack_seen(struct td_flight *f, const td_record *rec);
-/* The sender has learnt of an ACK: its ECE flag, the AccECN marks it reports
- * and the bytes it acknowledged. */
-void td_cc_ack_delivered(struct td_flight *f, bool ece, unsigned ace_marks, uint32_t acked, int64_t at_ns);
-/* A data segment of the sender; retransmission as flight.c judged it. */
-void td_cc_data(struct td_flight *f, const td_record *rec, bool retransmission);
-/* A round trip closed with this flight and duration. */
-void td_cc_round_closed(struct td_flight *f, uint32_t index, uint32_t flight, int64_t ns,
-                        const struct td_flight_config *cfg);
-void td_cc_finish(struct td_flight *f, const struct td_flight_config *cfg);
+/* The ACKs seen in capture order give the ECE episodes and the CE → ECE latency;
+ * delivered to the sender, the echo and AccECN marks it can answer. */
+extern const td_dir_ops td_cc_ops;
 
 /* The event recorded at this frame, NULL when none. */
 const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame);
@@ -130,7 +120,7 @@ unsigned td_cc_measured_responses(const td_cc *cc, bool ecn);
  * is none). */
 bool td_cc_lasting_cut(const td_cc_event *e);
 /* A lasting cut of a sender whose signals caused its cuts (the reaction, settled by
- * td_cc_finish, is loss-like or proportional): what tcpdiag calls a reduction. A
+ * td_cc_ops.finish, is loss-like or proportional): what tcpdiag calls a reduction. A
  * sender whose flight dips as much without signals (BBR) makes none. */
 bool td_cc_is_reduction(const td_cc *cc, const td_cc_event *e);
 /* A median response ratio (ecn_ratio, loss_ratio) that cut like a loss does. */

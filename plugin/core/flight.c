@@ -2,6 +2,7 @@
 
 #include <glib.h>
 
+#include "direction.h"
 #include "ecn.h"
 #include <string.h>
 
@@ -36,33 +37,44 @@ static uint32_t seq_max(uint32_t a, uint32_t b)
     return seq_before(a, b) ? b : a;
 }
 
+static bool measuring(const td_flight *f)
+{
+    return !f->unknown_reason;
+}
+
+/* The analyses a hook is due to, in td_dir_analyses order; NULL after the last.
+ * Those that need the rounds skip a direction whose flight cannot be measured. */
+static const td_dir_ops *const *next_analysis(const td_flight *f, const td_dir_ops *const *a)
+{
+    while (*a && (*a)->measured_only && !measuring(f))
+        a++;
+    return *a ? a : NULL;
+}
+
+#define EACH_ANALYSIS(f, a) \
+    for (const td_dir_ops *const *a = next_analysis(f, td_dir_analyses); a; a = next_analysis(f, a + 1))
+
 void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason)
 {
     memset(f, 0, sizeof *f);
-    /* segment sizes need no lag: they are profiled even without a handshake */
-    td_offload_begin(&f->seg, ctx ? ctx->peer_mss : 0);
-    if (!ctx) {
+    if (ctx) {
+        f->ctx = *ctx;
+        f->lag_ns = ctx->ack_lag_ns;
+    } else {
         f->unknown_reason = unknown_reason;
-        return;
     }
-    f->ctx = *ctx;
-    f->lag_ns = ctx->ack_lag_ns;
-    td_cc_begin(&f->cc, ctx->feedback);
+    EACH_ANALYSIS(f, a)
+        (*a)->begin(f);
 }
 
 void td_flight_free(td_flight *f)
 {
     if (f) {
-        td_cc_free(&f->cc);
-        td_offload_free(&f->seg);
+        for (const td_dir_ops *const *a = td_dir_analyses; *a; a++)
+            (*a)->release(f);
         g_free(f->ring);
     }
     g_free(f);
-}
-
-static bool measuring(const td_flight *f)
-{
-    return !f->unknown_reason;
 }
 
 void td_flight_learn_feedback(td_flight *f, td_ecn_feedback feedback)
@@ -70,7 +82,9 @@ void td_flight_learn_feedback(td_flight *f, td_ecn_feedback feedback)
     if (!measuring(f) || !f->ctx.no_handshake || f->ctx.feedback != TD_FEEDBACK_NONE)
         return;
     f->ctx.feedback = feedback;
-    f->cc.feedback = feedback;
+    EACH_ANALYSIS(f, a)
+        if ((*a)->on_feedback)
+            (*a)->on_feedback(f);
 }
 
 static uint32_t band_of(const td_flight *f, uint32_t high, const td_flight_config *cfg)
@@ -151,8 +165,9 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     bool at_window = f->round_events & EV_RWND;
 
     f->in_round = false;
-    td_cc_round_closed(f, f->rounds, f->round_flight, ns, cfg);
-    td_offload_round(&f->seg, f->round_flight, f->mss);
+    EACH_ANALYSIS(f, a)
+        if ((*a)->on_round)
+            (*a)->on_round(f, f->rounds, f->round_flight, ns, cfg);
     f->rounds++;
     f->rounds_since_event++;
     f->round_ns_total += ns;
@@ -205,7 +220,9 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_conf
         if (f->window > f->max_window)
             f->max_window = f->window;
     }
-    td_cc_ack_delivered(f, s->ece, s->ace_marks, acked, at);
+    EACH_ANALYSIS(f, a)
+        if ((*a)->on_ack_delivered)
+            (*a)->on_ack_delivered(f, s, acked, at);
     if (s->ece && f->ctx.feedback == TD_FEEDBACK_CLASSIC)
         note_round_event(f, EV_ECE);
     if (f->in_round && !seq_before(f->una, f->round_end))
@@ -316,7 +333,9 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
         return;
     if (!f->ctx.timestamps)
         deliver_until(f, rec->time_ns, cfg);
-    td_cc_ack_seen(f, rec);
+    EACH_ANALYSIS(f, a)
+        if ((*a)->on_ack_seen)
+            (*a)->on_ack_seen(f, rec);
 
     /* A header cut before the window field keeps the last window. */
     uint32_t window = f->ctx.rcv_wscale < 0 ? 0
@@ -375,7 +394,9 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         return;
     /* the MSS: the largest full segment, seen alone or inside a super-packet */
     f->mss = MAX(f->mss, td_offload_full_segment(&f->seg, rec));
-    td_offload_data(&f->seg, rec);
+    EACH_ANALYSIS(f, a)
+        if ((*a)->on_segment)
+            (*a)->on_segment(f, rec);
     if (!measuring(f))
         return;
     if (!started) {
@@ -423,21 +444,22 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         f->max_flight = flight;
     if (f->have_edge && f->in_round && (int32_t)(f->edge - f->nxt) < (int32_t)(f->mss ? f->mss : 1))
         f->round_events |= EV_RWND;
-    td_cc_data(f, rec, retransmission);
+    EACH_ANALYSIS(f, a)
+        if ((*a)->on_data)
+            (*a)->on_data(f, rec, retransmission);
 }
 
 void td_flight_finish(td_flight *f, const td_flight_config *cfg)
 {
-    if (!measuring(f)) {
-        td_offload_judge(f, cfg);
-        return;
+    if (measuring(f)) {
+        while (f->ring_len)
+            deliver_oldest(f, cfg);
+        f->in_round = false;                /* never acknowledged in the capture */
+        end_run(f, cfg);
     }
-    while (f->ring_len)
-        deliver_oldest(f, cfg);
-    f->in_round = false;                    /* never acknowledged in the capture */
-    end_run(f, cfg);
-    td_cc_finish(f, cfg);
-    td_offload_judge(f, cfg);
+    EACH_ANALYSIS(f, a)
+        if ((*a)->finish)
+            (*a)->finish(f, cfg);
 }
 
 int64_t td_flight_measured_ns(const td_flight *f)

@@ -1,6 +1,7 @@
 /* Bytes in flight per round trip, flat plateaus, and what limits the flight:
  * the receiver's window, the congestion window, the sender itself (send buffer,
- * burst limiter) or the application. One direction of one flow per td_flight. */
+ * burst limiter) or the application. One direction of one flow per td_flight.
+ * The analyses that ride on its round trips (direction.h) keep their state in it. */
 #ifndef TCPDIAG_FLIGHT_H
 #define TCPDIAG_FLIGHT_H
 
@@ -116,8 +117,8 @@ typedef struct td_flight {
     uint64_t new_bytes;
     int64_t  limit_ns[TD_LIMIT_COUNT];
     td_plateau run, best;
-    td_cc    cc;
-    td_offload seg;
+    td_cc    cc;                    /* td_cc_ops' state */
+    td_offload seg;                 /* td_offload_ops' state */
 } td_flight;
 
 void td_flight_config_defaults(td_flight_config *cfg);

@@ -201,6 +201,39 @@ void td_offload_judge(td_flight *f, const td_flight_config *cfg)
     }
 }
 
+/* The table's hooks over the profile of f->seg. */
+static void offload_begin(td_flight *f)
+{
+    td_offload_begin(&f->seg, f->ctx.peer_mss);
+}
+
+static void offload_release(td_flight *f)
+{
+    td_offload_free(&f->seg);
+}
+
+static void offload_on_segment(td_flight *f, const td_record *rec)
+{
+    td_offload_data(&f->seg, rec);
+}
+
+static void offload_on_round(td_flight *f, uint32_t index G_GNUC_UNUSED, uint32_t flight, int64_t ns G_GNUC_UNUSED,
+                             const td_flight_config *cfg G_GNUC_UNUSED)
+{
+    td_offload_round(&f->seg, flight, f->mss);
+}
+
+/* Segment sizes need no lag: every data direction is profiled, even without a
+ * handshake (its verdict then says why it cannot be judged). */
+const td_dir_ops td_offload_ops = {
+    .measured_only = false,
+    .begin = offload_begin,
+    .release = offload_release,
+    .on_segment = offload_on_segment,
+    .on_round = offload_on_round,
+    .finish = td_offload_judge,
+};
+
 const char *td_offload_verdict_name(td_offload_verdict verdict)
 {
     switch (verdict) {

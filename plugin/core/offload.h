@@ -1,10 +1,13 @@
 /* Segmentation offload per data direction: the segment-size profile and what
- * it says about TSO/GSO at the sender, GRO/LRO at the receiver, and caps. */
+ * it says about TSO/GSO at the sender, GRO/LRO at the receiver, and caps.
+ * It rides on flight.c's data and round trips through td_offload_ops (direction.h);
+ * the functions on td_offload are its profile alone, for the table and the tests. */
 #ifndef TCPDIAG_OFFLOAD_H
 #define TCPDIAG_OFFLOAD_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "direction.h"
 #include "record.h"
 
 typedef enum td_offload_verdict {
@@ -49,7 +52,7 @@ typedef struct td_offload {
     uint32_t busy_rounds;           /* round trips with at least 4 MSS in flight */
     td_cap_run *runs;               /* TD_CAP_STACK of them, from the first super-packet */
     uint8_t  nruns;
-    td_offload_result result;       /* settled by td_flight_finish */
+    td_offload_result result;       /* settled by td_offload_judge (td_offload_ops.finish) */
 } td_offload;
 
 struct td_flight;
@@ -63,11 +66,14 @@ void td_offload_data(td_offload *o, const td_record *rec);
  * segments that is an exact multiple of n, len / n, when that fits under the
  * announced MSS less the timestamp option it carries (RFC 9293 §3.7.1: options
  * come out of the MSS). A sender capturing its own GSO packets, or a receiver
- * its GRO packets, may show no single full-sized segment at all. */
+ * its GRO packets, may show no single full-sized segment at all. flight.c learns
+ * its MSS from it: a pure function of the announced MSS, it reads no flight. */
 uint32_t td_offload_full_segment(const td_offload *o, const td_record *rec);
 void td_offload_round(td_offload *o, uint32_t flight, uint32_t mss);
 /* Settles f->seg.result once the capture has been read (after flight and congestion). */
 void td_offload_judge(struct td_flight *f, const struct td_flight_config *cfg);
+
+extern const td_dir_ops td_offload_ops;
 
 const char *td_offload_verdict_name(td_offload_verdict verdict);
 const char *td_cap_cause_name(td_cap_cause cause);
