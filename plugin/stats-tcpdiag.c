@@ -14,17 +14,12 @@
 
 static void format_endpoints(const td_flow *flow, char *buf, size_t size)
 {
-    char a[64], b[64];
+    char a[72], b[72];
     int from = td_flow_roles_known(flow) ? flow->client : 0;
-    int to = 1 - from;
 
-    td_addr_format(&flow->addr[from], a, sizeof a);
-    td_addr_format(&flow->addr[to], b, sizeof b);
-    g_snprintf(buf, (gulong)size, "%s%s%s:%u %s %s%s%s:%u",
-               flow->addr[from].len == 16 ? "[" : "", a, flow->addr[from].len == 16 ? "]" : "",
-               flow->port[from], td_flow_roles_known(flow) ? "->" : "<>",
-               flow->addr[to].len == 16 ? "[" : "", b, flow->addr[to].len == 16 ? "]" : "",
-               flow->port[to]);
+    td_flow_endpoint_format(flow, from, a, sizeof a);
+    td_flow_endpoint_format(flow, 1 - from, b, sizeof b);
+    g_snprintf(buf, (gulong)size, "%s %s %s", a, td_flow_roles_known(flow) ? "->" : "<>", b);
 }
 
 static const td_flight *main_flight(const td_flow *flow)

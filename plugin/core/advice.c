@@ -82,8 +82,7 @@ static const char *sender_role(const td_flow *flow, const td_diagnosis *diag)
 /* The congestion signals a direction answered were mostly ECN echoes. */
 static bool ecn_driven(const td_flight *f)
 {
-    return f && td_cc_measured_responses(&f->cc, true) >= f->cc.losses &&
-           (f->cc.cwr || f->cc.ace_marks || f->cc.ece_episodes);
+    return f && td_cc_ecn_driven(&f->cc);
 }
 
 static bool noopt(const td_flow *flow)

@@ -1,7 +1,8 @@
 #include "ccid.h"
 
+#include "median.h"
+
 #include <math.h>
-#include <stdlib.h>
 
 /* Responses needed before anything is named, and cuts that show the factor. */
 enum { MIN_RESPONSES = 3, MIN_FACTORS = 2 };
@@ -15,24 +16,13 @@ enum { FACTOR_MIN_SEGMENTS = 8 };
 #define RENO_LOW 0.4
 #define RENO_HIGH 0.56
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static bool is_response(const td_cc_event *e)
-{
-    return e->kind == TD_CC_CWR || e->kind == TD_CC_ACE || e->kind == TD_CC_LOSS;
-}
-
 /* The measured response before i within two round trips, if any: then i's
  * "before" is a flight that response had not cut yet. */
 static bool follows_closely(const td_cc *cc, unsigned i)
 {
     for (unsigned j = 0; j < i; j++) {
         const td_cc_event *other = &cc->events[j];
-        if (is_response(other) && other->measured && other->round + 2 >= cc->events[i].round)
+        if (td_cc_is_response(other) && other->measured && other->round + 2 >= cc->events[i].round)
             return true;
     }
     return false;
@@ -53,11 +43,11 @@ static double median_factor(const td_flight *f, unsigned *n)
     for (unsigned i = 0; i < cc->nevents; i++) {
         const td_cc_event *first = &cc->events[i], *last = first;
         unsigned k = 1;
-        if (!is_response(first) || !first->measured)
+        if (!td_cc_is_response(first) || !first->measured)
             continue;
         for (unsigned j = i + 1; j < cc->nevents; j++) {
             const td_cc_event *next = &cc->events[j];
-            if (!is_response(next))
+            if (!td_cc_is_response(next))
                 continue;
             if (!next->measured || next->round > last->round + 1)
                 break;
@@ -71,10 +61,7 @@ static double median_factor(const td_flight *f, unsigned *n)
         while (i + 1 < cc->nevents && &cc->events[i + 1] <= last)
             i++;
     }
-    if (!*n)
-        return -1;
-    qsort(ratios, *n, sizeof ratios[0], compare_double);
-    return *n % 2 ? ratios[*n / 2] : (ratios[*n / 2 - 1] + ratios[*n / 2]) / 2;
+    return td_median(ratios, *n);
 }
 
 static unsigned measured_responses(const td_cc *cc)

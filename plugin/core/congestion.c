@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "flight.h"
+#include "median.h"
 
 enum { UNKNOWN_PCT = 255 };
 /* A flight that keeps this share of its size after a response was not cut. */
@@ -324,8 +325,6 @@ static void cc_on_round(td_flight *f, uint32_t index, uint32_t flight, int64_t n
             i++;
             continue;
         }
-        if (!e->measured)
-            e->first_after = flight;
         if (!e->measured || flight < e->after) {
             e->after = flight;
             e->measured = e->before > 0;
@@ -339,12 +338,6 @@ static void cc_on_round(td_flight *f, uint32_t index, uint32_t flight, int64_t n
     cc->last_round_flight = flight;
     note_control(f, index, flight);
     note_collapse(f, index, flight, ns, cfg);
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static int compare_frame(const void *a, const void *b)
@@ -368,15 +361,12 @@ static double median_ratio(const td_cc *cc, uint32_t mss, bool ecn)
 
     for (unsigned i = 0; i < cc->nevents; i++) {
         const td_cc_event *e = &cc->events[i];
-        bool is_ecn = e->kind == TD_CC_CWR || e->kind == TD_CC_ACE;
+        bool is_ecn = td_cc_is_ecn_response(e);
         if (e->measured && e->before > MIN_WINDOW_SEGMENTS * mss &&
             (is_ecn ? ecn : e->kind == TD_CC_LOSS && !ecn))
             ratios[n++] = ratio_of(e);
     }
-    if (!n)
-        return -1;
-    qsort(ratios, n, sizeof ratios[0], compare_double);
-    return n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+    return td_median(ratios, n);
 }
 
 /* Cuts that follow the marked share (1 - F/2), where the feedback tells F. */
@@ -405,7 +395,7 @@ static double persisted_share(const td_cc *cc, uint32_t mss, bool ecn, double *r
 
     for (unsigned i = 0; i < cc->nevents; i++) {
         const td_cc_event *e = &cc->events[i];
-        bool is_ecn = e->kind == TD_CC_CWR || e->kind == TD_CC_ACE;
+        bool is_ecn = td_cc_is_ecn_response(e);
         if (!e->measured || e->slow_start || e->typical <= MIN_WINDOW_SEGMENTS * mss ||
             (is_ecn ? !ecn : e->kind != TD_CC_LOSS || ecn))
             continue;
@@ -493,8 +483,8 @@ bool td_cc_lasting_cut(const td_cc_event *e)
      * response, BBR's drain of its startup queue): only a response past it tells. The
      * level is the flight the last round trips held, which one probing spike does
      * not set. */
-    return e->measured && !e->slow_start && e->kind != TD_CC_ECE_START && e->kind != TD_CC_ECE_END &&
-           e->second_after < NO_CUT_RATIO * e->typical && e->after < NO_CUT_RATIO * e->before;
+    return e->measured && !e->slow_start && td_cc_is_response(e) && e->second_after < NO_CUT_RATIO * e->typical &&
+           e->after < NO_CUT_RATIO * e->before;
 }
 
 bool td_cc_is_reduction(const td_cc *cc, const td_cc_event *e)
@@ -509,10 +499,15 @@ unsigned td_cc_measured_responses(const td_cc *cc, bool ecn)
 
     for (unsigned i = 0; i < cc->nevents; i++) {
         const td_cc_event *e = &cc->events[i];
-        bool is_ecn = e->kind == TD_CC_CWR || e->kind == TD_CC_ACE;
+        bool is_ecn = td_cc_is_ecn_response(e);
         n += e->measured && (ecn ? is_ecn : e->kind == TD_CC_LOSS);
     }
     return n;
+}
+
+bool td_cc_ecn_driven(const td_cc *cc)
+{
+    return (cc->cwr || cc->ace_marks || cc->ece_episodes) && td_cc_measured_responses(cc, true) >= cc->losses;
 }
 
 bool td_cc_cuts_like_loss(double median_ratio)
@@ -543,7 +538,7 @@ const char *td_cc_confidence(const td_cc *cc, uint32_t mss)
     double margin = cc->cut_share - MAX(cc->control_share, 0.0);
 
     for (unsigned i = 0; i < cc->nevents; i++)
-        n += cc->events[i].measured && cc->events[i].kind != TD_CC_ECE_START && cc->events[i].kind != TD_CC_ECE_END &&
+        n += cc->events[i].measured && td_cc_is_response(&cc->events[i]) &&
              cc->events[i].before > MIN_WINDOW_SEGMENTS * (mss ? mss : 1);
     if (n >= 5 && (cc->control_share >= 0 || margin >= 80 || margin <= 20))
         return "high";

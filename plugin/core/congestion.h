@@ -41,8 +41,6 @@ typedef struct td_cc_event {
                                    view); -1 when not observable */
     uint32_t before, after;     /* flight of the round before the signal / the smaller of
                                    the two rounds after the response */
-    uint32_t first_after;       /* the first round after alone: a response followed by another
-                                   in the next round shows its own cut only there */
     uint32_t second_after;      /* the second round after: a cut persists when it is still one
                                    there (BBR's gain-cycle dip lasts one round; a loss's first
                                    round after recovery may still hold SACKed data) */
@@ -113,6 +111,21 @@ extern const td_dir_ops td_cc_ops;
 /* The event recorded at this frame, NULL when none. */
 const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame);
 bool td_cc_collapsed(const td_cc *cc, const struct td_flight_config *cfg);
+/* A sender's answer to an ECN signal (CWR, new AccECN marks), and to any signal
+ * (those, or the retransmission that starts a recovery). */
+static inline bool td_cc_is_ecn_response(const td_cc_event *e)
+{
+    return e->kind == TD_CC_CWR || e->kind == TD_CC_ACE;
+}
+
+static inline bool td_cc_is_response(const td_cc_event *e)
+{
+    return td_cc_is_ecn_response(e) || e->kind == TD_CC_LOSS;
+}
+
+/* The signals the sender answered were mostly ECN echoes: ECN signals came, and its
+ * measured ECN responses are at least as many as its loss recoveries. */
+bool td_cc_ecn_driven(const td_cc *cc);
 /* Responses whose cut was measured: to ECN (CWR, AccECN marks) or to losses. */
 unsigned td_cc_measured_responses(const td_cc *cc, bool ecn);
 /* A response after which the flight fell below 0.9 of its level and was still there

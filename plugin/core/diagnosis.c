@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "median.h"
 
 #include "options.h"
 
@@ -110,18 +111,12 @@ static void group_add(group *g, group_set set, double rate)
     g_array_append_val(g->rates[set], rate);
 }
 
-static gint compare_double(gconstpointer a, gconstpointer b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void group_sort(gpointer key G_GNUC_UNUSED, gpointer value, gpointer data G_GNUC_UNUSED)
 {
     group *g = value;
     for (int i = 0; i < GROUP_SETS; i++)
         if (g->rates[i])
-            g_array_sort(g->rates[i], compare_double);
+            g_array_sort(g->rates[i], td_compare_double);
 }
 
 /* The median rate of a reference set (sorted), 0 when empty; *n its size. */
@@ -130,10 +125,7 @@ static double group_median(const group *g, group_set set, uint32_t *n)
     const GArray *r = g ? g->rates[set] : NULL;
 
     *n = r ? r->len : 0;
-    if (!*n)
-        return 0;
-    return *n % 2 ? g_array_index(r, double, *n / 2)
-                  : (g_array_index(r, double, *n / 2 - 1) + g_array_index(r, double, *n / 2)) / 2;
+    return *n ? td_median_sorted((const double *)(const void *)r->data, *n) : 0;
 }
 
 /* ---------------------------------------------------------------- facts */
@@ -189,8 +181,10 @@ static bool ecn_loss_reaction(const flow_facts *x)
     const td_cc *cc = &x->f->cc;
     unsigned ecn = td_cc_measured_responses(cc, true);
 
+    /* With ECN signals the reaction is judged on the ECN responses: loss-like means
+     * their median cut like a loss. */
     return x->ecn && x->limit == TD_LIMIT_CWND && ecn >= MIN_RESPONSES && ecn >= cc->losses &&
-           cc->reaction == TD_REACTION_LOSS_LIKE && td_cc_cuts_like_loss(cc->ecn_ratio);
+           cc->reaction == TD_REACTION_LOSS_LIKE;
 }
 
 static bool path_loss(const flow_facts *x)
@@ -381,7 +375,7 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
                                                 : flow->sent[x->sender].first_data_frame;
     case TD_CAUSE_ECN_LOSS_REACTION:
         for (unsigned i = 0; i < x->f->cc.nevents; i++)
-            if (x->f->cc.events[i].kind == TD_CC_CWR || x->f->cc.events[i].kind == TD_CC_ACE)
+            if (td_cc_is_ecn_response(&x->f->cc.events[i]))
                 return x->f->cc.events[i].frame;
         return 0;
     case TD_CAUSE_PATH_LOSS:

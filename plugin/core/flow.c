@@ -434,7 +434,7 @@ const char *td_flow_dir_name(const td_flow *flow, int sender)
     return sender == flow->client ? "c2s" : "s2c";
 }
 
-static void format_endpoint(const td_flow *flow, int endpoint, char *buf, size_t size)
+void td_flow_endpoint_format(const td_flow *flow, int endpoint, char *buf, size_t size)
 {
     char addr[64];
 
@@ -452,8 +452,8 @@ void td_flow_dir_label(const td_flow *flow, int sender, char *buf, size_t size)
         g_strlcpy(buf, name, size);
         return;
     }
-    format_endpoint(flow, sender, from, sizeof from);
-    format_endpoint(flow, 1 - sender, to, sizeof to);
+    td_flow_endpoint_format(flow, sender, from, sizeof from);
+    td_flow_endpoint_format(flow, 1 - sender, to, sizeof to);
     g_snprintf(buf, (gulong)size, "%s \u2192 %s", from, to);
 }
 

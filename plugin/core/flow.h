@@ -113,6 +113,8 @@ const char *td_flow_dir_name(const td_flow *flow, int sender);
  * unknown ("192.0.2.1:443 → 198.51.100.2:5000", IPv6 in brackets). */
 enum { TD_DIR_LABEL_SIZE = 128 };    /* two bracketed IPv6 endpoints fit */
 void td_flow_dir_label(const td_flow *flow, int sender, char *buf, size_t size);
+/* "192.0.2.1:443" or "[2001:db8::1]:443". */
+void td_flow_endpoint_format(const td_flow *flow, int endpoint, char *buf, size_t size);
 const char *td_flow_data_sender(const td_flow *flow);
 /* The data direction that carried most payload (the transfer an analyst cares
  * about): its sender's endpoint index, -1 when no direction carried data. */

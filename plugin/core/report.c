@@ -22,8 +22,7 @@ static bool ecn_cause(const td_diagnosis *diag, const td_flow *flow)
     const td_flight *f = diag->sender < 0 ? NULL : flow->flight[diag->sender];
     if (diag->cause == TD_CAUSE_ECN_LOSS_REACTION)
         return true;
-    return diag->cause == TD_CAUSE_WINDOW_COLLAPSE && f && td_cc_measured_responses(&f->cc, true) >= f->cc.losses &&
-           (f->cc.cwr || f->cc.ace_marks || f->cc.ece_episodes);
+    return diag->cause == TD_CAUSE_WINDOW_COLLAPSE && f && td_cc_ecn_driven(&f->cc);
 }
 
 static const char *role_of(const td_flow *flow, int endpoint)

@@ -97,16 +97,14 @@ static host_state *host_of(td_stalls *s, td_silence *me, const td_record *rec)
     return h;
 }
 
-static bool append_bounded(td_stalls *s, GArray **array, size_t element, guint max, const void *value)
+static void append_bounded(td_stalls *s, GArray **array, size_t element, guint max, const void *value)
 {
     if (!*array)
         *array = g_array_new(FALSE, FALSE, (guint)element);
-    if ((*array)->len >= max) {
+    if ((*array)->len >= max)
         s->dropped++;
-        return false;
-    }
-    g_array_append_vals(*array, value, 1);
-    return true;
+    else
+        g_array_append_vals(*array, value, 1);
 }
 
 /* When did this flow start waiting on the sender of rec, if it did: since the
@@ -189,12 +187,15 @@ static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
 {
     int64_t need = MIN((int64_t)s->cfg.min_ms * 1000000, g->end_ns - g->start_ns);
     GHashTable *flows = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GPtrArray *hitting = g_ptr_array_new();
     td_stall stall;
 
     for (guint i = 0; i < h->waits->len; i++) {
         const flow_wait *w = &g_array_index(h->waits, flow_wait, i);
-        if (overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need)
+        if (overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need) {
             g_hash_table_add(flows, GUINT_TO_POINTER(w->flow));
+            g_ptr_array_add(hitting, (gpointer)w);
+        }
     }
     if (g_hash_table_size(flows) >= MAX(s->cfg.min_flows, 1)) {
         stall.host = h->addr;
@@ -204,13 +205,10 @@ static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
         stall.resume_frame = g->resume_frame;
         stall.flows_hit = g_hash_table_size(flows);
         g_array_append_val(s->stalls, stall);
-        for (guint i = 0; i < h->waits->len; i++) {
-            const flow_wait *w = &g_array_index(h->waits, flow_wait, i);
-            if (g_hash_table_contains(flows, GUINT_TO_POINTER(w->flow)) &&
-                overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need)
-                note_hit(s, w, s->stalls->len - 1);
-        }
+        for (guint i = 0; i < hitting->len; i++)
+            note_hit(s, g_ptr_array_index(hitting, i), s->stalls->len - 1);
     }
+    g_ptr_array_free(hitting, TRUE);
     g_hash_table_destroy(flows);
 }
 
