@@ -106,19 +106,19 @@ void tcpdiag_diag_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow)
 static void stall_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_diagnoses *d)
 {
     const td_stalls *stalls = td_engine_stalls(td_diagnoses_engine(d));
+    int i = td_stalls_resumed_at(stalls, pinfo->num);
+    const td_stall *stall;
     char host[64], silent[32];
 
-    for (guint i = 0; i < td_stalls_count(stalls); i++) {
-        const td_stall *stall = td_stalls_at(stalls, i);
-        if (stall->resume_frame != pinfo->num)
-            continue;
-        td_addr_format(&stall->host, host, sizeof host);
-        td_format_duration(stall->end_ns - stall->start_ns, silent, sizeof silent);
-        proto_tree_add_expert_format(tree, pinfo, &ei_stall, tvb, 0, 0,
-            "Host stall: %s sent nothing on any flow for %s while %u of its %u open flows waited on it "
-            "(since frame %u)", host, silent, stall->flows_hit, td_diagnoses_stall_active(d, i),
-            stall->last_frame);
-    }
+    if (i < 0)
+        return;
+    stall = td_stalls_at(stalls, (guint)i);
+    td_addr_format(&stall->host, host, sizeof host);
+    td_format_duration(stall->end_ns - stall->start_ns, silent, sizeof silent);
+    proto_tree_add_expert_format(tree, pinfo, &ei_stall, tvb, 0, 0,
+        "Host stall: %s sent nothing on any flow for %s while %u of its %u open flows waited on it "
+        "(since frame %u)", host, silent, stall->flows_hit, td_diagnoses_stall_active(d, (guint)i),
+        stall->last_frame);
 }
 
 void tcpdiag_diag_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)

@@ -32,6 +32,7 @@ struct td_stalls {
     GHashTable *hosts;      /* td_addr* (the host's own) → host_state* */
     GArray *stalls;         /* td_stall, settled by td_stalls_finish */
     GHashTable *hits;       /* flow index → td_stall_hit* */
+    GHashTable *by_resume;  /* resume frame → stall index + 1: a frame ends one stall at most */
     uint64_t dropped;
 };
 
@@ -66,6 +67,7 @@ td_stalls *td_stalls_new(const td_stall_config *cfg)
     s->hosts = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, host_free);
     s->stalls = g_array_new(FALSE, FALSE, sizeof(td_stall));
     s->hits = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    s->by_resume = g_hash_table_new(g_direct_hash, g_direct_equal);
     return s;
 }
 
@@ -76,6 +78,7 @@ void td_stalls_free(td_stalls *s)
     g_hash_table_destroy(s->hosts);
     g_array_free(s->stalls, TRUE);
     g_hash_table_destroy(s->hits);
+    g_hash_table_destroy(s->by_resume);
     g_free(s);
 }
 
@@ -205,6 +208,7 @@ static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
         stall.resume_frame = g->resume_frame;
         stall.flows_hit = g_hash_table_size(flows);
         g_array_append_val(s->stalls, stall);
+        g_hash_table_insert(s->by_resume, GUINT_TO_POINTER(g->resume_frame), GUINT_TO_POINTER(s->stalls->len));
         for (guint i = 0; i < hitting->len; i++)
             note_hit(s, g_ptr_array_index(hitting, i), s->stalls->len - 1);
     }
@@ -236,6 +240,7 @@ void td_stalls_finish(td_stalls *s)
 
     g_array_set_size(s->stalls, 0);
     g_hash_table_remove_all(s->hits);
+    g_hash_table_remove_all(s->by_resume);
     g_hash_table_iter_init(&iter, s->hosts);
     while (g_hash_table_iter_next(&iter, NULL, &value)) {
         const host_state *h = value;
@@ -267,6 +272,11 @@ const td_stall *td_stalls_at(const td_stalls *s, guint index)
 const td_stall_hit *td_stalls_hit(const td_stalls *s, uint32_t flow_index)
 {
     return g_hash_table_lookup(s->hits, GUINT_TO_POINTER(flow_index));
+}
+
+int td_stalls_resumed_at(const td_stalls *s, uint32_t frame)
+{
+    return (int)GPOINTER_TO_UINT(g_hash_table_lookup(s->by_resume, GUINT_TO_POINTER(frame))) - 1;
 }
 
 uint64_t td_stalls_dropped(const td_stalls *s)

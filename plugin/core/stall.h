@@ -68,6 +68,9 @@ guint td_stalls_count(const td_stalls *s);
 const td_stall *td_stalls_at(const td_stalls *s, guint index);
 /* The longest stall that hit this flow, NULL when none did. */
 const td_stall_hit *td_stalls_hit(const td_stalls *s, uint32_t flow_index);
+/* The index of the stall that frame ended (the host's first packet after its
+ * silence), -1 when none: one lookup a packet, whatever the number of stalls. */
+int td_stalls_resumed_at(const td_stalls *s, uint32_t frame);
 /* Waiting periods left out because a host had more than the detector keeps. */
 uint64_t td_stalls_dropped(const td_stalls *s);
 

@@ -123,6 +123,9 @@ static void assert_three_hit(fixture *f, int64_t resume_ms)
 
     g_assert_cmpuint(stall->last_frame, ==, capture_frame(&f->c, &SERVER, 1002 * MS));
     g_assert_cmpuint(stall->resume_frame, ==, capture_frame(&f->c, &SERVER, resume_ms * MS));
+    /* the frame that ended the silence names the stall; the one that began it does not */
+    g_assert_cmpint(td_stalls_resumed_at(s, stall->resume_frame), ==, 0);
+    g_assert_cmpint(td_stalls_resumed_at(s, stall->last_frame), ==, -1);
     /* each flow waited from its own last data to its own first data after: the
      * later ones include their backoff */
     for (unsigned i = 0; i < 3; i++)
