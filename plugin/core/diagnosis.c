@@ -433,13 +433,41 @@ static void diagnose_flow(const td_engine *engine, const td_flow *flow, const fl
     d->evidence_frame = evidence_frame(engine, flow, x, (td_cause)d->cause);
 }
 
-static void count_active(td_diagnoses *d, const td_stalls *stalls, const td_flow *flow)
+static void free_indices(gpointer data)
 {
+    g_array_free(data, TRUE);
+}
+
+/* Stall indices by stalled host, so each flow looks only at its own hosts' stalls. */
+static GHashTable *stalls_by_host(const td_stalls *stalls)
+{
+    GHashTable *by_host = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, free_indices);
+
     for (guint i = 0; i < td_stalls_count(stalls); i++) {
         const td_stall *s = td_stalls_at(stalls, i);
-        if ((td_addr_equal(&s->host, &flow->addr[0]) || td_addr_equal(&s->host, &flow->addr[1])) &&
-            flow->first_ns <= s->start_ns && flow->last_ns >= s->end_ns)
-            d->stall_active[i]++;
+        GArray *indices = g_hash_table_lookup(by_host, &s->host);
+        if (!indices) {
+            indices = g_array_new(FALSE, FALSE, sizeof(guint));
+            g_hash_table_insert(by_host, (gpointer)&s->host, indices);
+        }
+        g_array_append_val(indices, i);
+    }
+    return by_host;
+}
+
+/* Flows of a stalled host open across its silence, waiting or not. */
+static void count_active(td_diagnoses *d, const td_stalls *stalls, GHashTable *by_host, const td_flow *flow)
+{
+    for (int e = 0; e < 2; e++) {
+        const GArray *indices = g_hash_table_lookup(by_host, &flow->addr[e]);
+        if (!indices || (e == 1 && td_addr_equal(&flow->addr[0], &flow->addr[1])))
+            continue;
+        for (guint k = 0; k < indices->len; k++) {
+            guint i = g_array_index(indices, guint, k);
+            const td_stall *s = td_stalls_at(stalls, i);
+            if (flow->first_ns <= s->start_ns && flow->last_ns >= s->end_ns)
+                d->stall_active[i]++;
+        }
     }
 }
 
@@ -455,14 +483,16 @@ td_diagnoses *td_diagnose(const td_engine *engine)
     d->engine = engine;
     d->nflows = n;
     d->flows = g_new0(td_diagnosis, MAX(n, 1));
+    GHashTable *by_host = stalls_by_host(stalls);
+
     d->stall_active = g_new0(uint32_t, MAX(td_stalls_count(stalls), 1));
     for (guint i = 0; i < n; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         gather(flow, &facts[i]);
         file_in_groups(clients, senders, flow, &facts[i]);
-        if (td_stalls_count(stalls))
-            count_active(d, stalls, flow);
+        count_active(d, stalls, by_host, flow);
     }
+    g_hash_table_destroy(by_host);
     g_hash_table_foreach(clients, group_sort, NULL);
     g_hash_table_foreach(senders, group_sort, NULL);
     for (guint i = 0; i < n; i++)
