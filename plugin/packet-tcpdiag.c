@@ -34,6 +34,7 @@ enum { LUA_HOOK_FLOWS = 1, LUA_HOOK_FLOW_START = 2, LUA_HOOK_SENDERS = 3, LUA_HO
 static int proto_tcpdiag = -1;
 static int proto_icmp = -1;
 static int proto_icmpv6 = -1;
+static int tcpdiag_tap = -1;
 static dissector_handle_t tcpdiag_handle;
 static dissector_table_t lua_hooks;
 static td_engine *engine;
@@ -719,6 +720,10 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
             lua_fed = true;
             feed_lua(tvb, pinfo);
         }
+        /* The Statistics tables (table-tcpdiag.c) get each frame's flow, and only
+         * once the verdicts are final: a row never shows a half-known cause. */
+        if (pkt->sender != QUOTED)
+            tap_queue_packet(tcpdiag_tap, pinfo, pkt->flow);
     }
     /* Items that no filter, column or visible tree asks for would cost time on
      * every packet; expert info is rare and always added. */
@@ -967,8 +972,9 @@ static void proto_register_tcpdiag(void)
                                          FT_UINT8, BASE_DEC);
     register_init_routine(tcpdiag_init);
     register_cleanup_routine(tcpdiag_cleanup);
-    register_tap("tcpdiag");
+    tcpdiag_tap = register_tap("tcpdiag");
     tcpdiag_register_stats();
+    tcpdiag_register_tables();
 }
 
 void plugin_register(void)

@@ -12,7 +12,7 @@
 #include "core/options.h"
 #include "core/report.h"
 
-static void format_endpoints(const td_flow *flow, char *buf, size_t size)
+void tcpdiag_flow_endpoints(const td_flow *flow, char *buf, size_t size)
 {
     char a[72], b[72];
     int from = td_flow_roles_known(flow) ? flow->client : 0;
@@ -28,26 +28,30 @@ static const td_flight *main_flight(const td_flow *flow)
     return sender < 0 ? NULL : flow->flight[sender];
 }
 
-static const char *reaction_of(const td_flow *flow)
+const char *tcpdiag_flow_reaction(const td_flow *flow)
 {
     const td_flight *f = main_flight(flow);
     return !f ? "no-data" : f->unknown_reason ? "unknown" : td_reaction_name(f->cc.reaction);
 }
 
-static const char *offload_of(const td_flow *flow)
+const char *tcpdiag_flow_offload(const td_flow *flow)
 {
     const td_flight *f = main_flight(flow);
     return f ? td_offload_verdict_name(f->seg.result.verdict) : "no-data";
 }
 
-static void format_flight(const td_flow *flow, char *limit, size_t limit_size, char *plateau,
-                          size_t plateau_size)
+const char *tcpdiag_flow_limit(const td_flow *flow)
+{
+    const td_flight *f = main_flight(flow);
+    const char *why;
+    return f ? td_limit_name(td_flight_limit(f, &why)) : "no-data";
+}
+
+static void format_plateau(const td_flow *flow, char *plateau, size_t plateau_size)
 {
     const td_flight *f = main_flight(flow);
     const td_plateau *p = f ? td_flight_plateau(f) : NULL;
-    const char *why;
 
-    g_strlcpy(limit, f ? td_limit_name(td_flight_limit(f, &why)) : "no-data", limit_size);
     if (p && f->mss)
         g_snprintf(plateau, (gulong)plateau_size, "%uB=%.1fMSS", p->high, (double)p->high / f->mss);
     else
@@ -71,16 +75,16 @@ static void draw_flows(void *tapdata _U_)
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         td_options_audit audit;
-        char missing[64] = "unknown", limit[16], plateau[32];
-        format_endpoints(flow, endpoints, sizeof endpoints);
-        format_flight(flow, limit, sizeof limit, plateau, sizeof plateau);
+        char missing[64] = "unknown", plateau[32];
+        tcpdiag_flow_endpoints(flow, endpoints, sizeof endpoints);
+        format_plateau(flow, plateau, sizeof plateau);
         td_options_audit_flow(flow, &audit);
         if (audit.settled)
             td_options_missing_list(audit.missing, missing, sizeof missing);
         printf("%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n", flow->stream, endpoints,
                (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
-               td_ecn_outcome_name(flow->ecn_outcome), missing, limit, plateau, reaction_of(flow),
-               offload_of(flow), td_cause_name((td_cause)td_diagnosis_of(diagnoses, flow)->cause));
+               td_ecn_outcome_name(flow->ecn_outcome), missing, tcpdiag_flow_limit(flow), plateau,
+               tcpdiag_flow_reaction(flow), tcpdiag_flow_offload(flow), td_cause_name((td_cause)td_diagnosis_of(diagnoses, flow)->cause));
     }
     printf("==================================================================================\n");
 }

@@ -15,6 +15,16 @@ td_engine *tcpdiag_engine(void);
 const td_diagnoses *tcpdiag_diagnoses(void);
 
 void tcpdiag_register_stats(void);
+/* Statistics > tcpdiag: the per-flow and per-host tables (table-tcpdiag.c). */
+void tcpdiag_register_tables(void);
+
+/* One flow as the reports and tables name it (stats-tcpdiag.c): "client -> server"
+ * (or "a <> b" when roles are unknown), and the verdicts of its busiest data
+ * direction, "no-data" when it carried none. */
+void tcpdiag_flow_endpoints(const td_flow *flow, char *buf, size_t size);
+const char *tcpdiag_flow_limit(const td_flow *flow);
+const char *tcpdiag_flow_reaction(const td_flow *flow);
+const char *tcpdiag_flow_offload(const td_flow *flow);
 
 /* tcpdiag.flight: fields, experts and preferences (flight-tcpdiag.c). */
 void tcpdiag_flight_register(int proto, module_t *module, td_flight_config *cfg);

@@ -1,0 +1,243 @@
+/* Statistics > tcpdiag: the diagnosis as Wireshark's own sortable tables
+ * (stat-tap tables, the kind Wireshark's simple statistics dialogs show), in the
+ * GUI on 4.0 to 4.6 and in tshark as `-z tcpdiag,table` and `-z tcpdiag,host-table`.
+ *
+ * - Diagnosis per flow: one row per flow that has a frame passing the dialog's
+ *   display filter, with its stream, endpoints, cause and the verdicts behind it.
+ * - Diagnosis per host: the findings no single flow makes, capture-wide.
+ *
+ * Rows come from the tcpdiag tap, which the postdissector feeds only on frames
+ * dissected once the capture is complete (the GUI's retap when the dialog opens,
+ * tshark's second pass with -2): a row never shows a half-known cause.
+ * docs/gui.md says how a row leads to its flow. */
+
+#include "ws_compat.h"
+
+#include <epan/stat_tap_ui.h>
+#include <epan/tap.h>
+
+#include "tcpdiag.h"
+#include "core/advice.h"
+
+enum flow_column {
+    COL_STREAM, COL_FLOW, COL_DURATION, COL_PACKETS, COL_CAUSE, COL_ECN, COL_LIMIT, COL_REACTION, COL_OFFLOAD,
+    COL_FRAME, COL_SUMMARY, FLOW_COLUMNS
+};
+
+/* The format is what both tshark and the GUI of 4.2 on print the value with. */
+static stat_tap_table_item flow_columns[FLOW_COLUMNS] = {
+    [COL_STREAM]   = { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Stream",             "%u" },
+    [COL_FLOW]     = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Client -> server",   "%s" },
+    [COL_DURATION] = { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Duration (s)",       "%.3f" },
+    [COL_PACKETS]  = { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Packets",            "%u" },
+    [COL_CAUSE]    = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Cause",              "%s" },
+    [COL_ECN]      = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "ECN",                "%s" },
+    [COL_LIMIT]    = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Limit",              "%s" },
+    [COL_REACTION] = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Reaction",           "%s" },
+    [COL_OFFLOAD]  = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Offload",            "%s" },
+    [COL_FRAME]    = { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Evidence frame",     "%u" },
+    [COL_SUMMARY]  = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Summary",            "%s" },
+};
+
+enum host_column { HCOL_HOST, HCOL_ROLE, HCOL_FINDING, HCOL_FLOWS, HCOL_FRAME, HCOL_DETAIL, HOST_COLUMNS };
+
+static stat_tap_table_item host_columns[HOST_COLUMNS] = {
+    [HCOL_HOST]    = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Host",    "%s" },
+    [HCOL_ROLE]    = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "As",      "%s" },
+    [HCOL_FINDING] = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Finding", "%s" },
+    [HCOL_FLOWS]   = { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Flows",   "%u" },
+    [HCOL_FRAME]   = { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Frame",   "%u" },
+    [HCOL_DETAIL]  = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Detail",  "%s" },
+};
+
+static const char FLOW_TABLE[] = "Diagnosis per flow";
+static const char HOST_TABLE[] = "Diagnosis per host";
+
+/* Flows that already have a row (flow index + 1), so that every later frame of
+ * the flow costs one lookup; emptied with the table. */
+static GHashTable *flows_in_table;
+
+static stat_tap_table *first_table(stat_tap_table_ui *ui, const char *name)
+{
+    stat_tap_table *table = stat_tap_find_table(ui, name);
+
+    if (!table) {
+        table = stat_tap_init_table(name, (int)ui->nfields, 0, NULL);
+        stat_tap_add_table(ui, table);
+    }
+    return table;
+}
+
+static void init_flow_table(stat_tap_table_ui *ui)
+{
+    first_table(ui, FLOW_TABLE);
+    if (!flows_in_table)
+        flows_in_table = g_hash_table_new(g_direct_hash, g_direct_equal);
+}
+
+static void init_host_table(stat_tap_table_ui *ui)
+{
+    first_table(ui, HOST_TABLE);
+}
+
+static stat_tap_table_item_type text_item(const char *text)
+{
+    stat_tap_table_item_type item = { .type = TABLE_ITEM_STRING };
+    item.value.string_value = g_strdup(text);
+    return item;
+}
+
+static stat_tap_table_item_type uint_item(unsigned value)
+{
+    stat_tap_table_item_type item = { .type = TABLE_ITEM_UINT };
+    item.value.uint_value = value;
+    return item;
+}
+
+static void append_row(stat_tap_table *table, const stat_tap_table_item_type *row)
+{
+    stat_tap_init_table_row(table, table->num_elements, table->num_fields, row);
+}
+
+static void add_flow_row(stat_tap_table *table, const td_diagnoses *d, const td_flow *flow)
+{
+    const td_diagnosis *diag = td_diagnosis_of(d, flow);
+    stat_tap_table_item_type row[FLOW_COLUMNS];
+    char endpoints[160], summary[TD_SUMMARY_MAX + 1];
+
+    tcpdiag_flow_endpoints(flow, endpoints, sizeof endpoints);
+    td_advice_summary(d, flow, summary, sizeof summary);
+    row[COL_STREAM] = uint_item(flow->stream);
+    row[COL_FLOW] = text_item(endpoints);
+    row[COL_DURATION] = (stat_tap_table_item_type){ .type = TABLE_ITEM_FLOAT };
+    row[COL_DURATION].value.float_value = (double)(flow->last_ns - flow->first_ns) / 1e9;
+    row[COL_PACKETS] = uint_item(flow->packets);
+    row[COL_CAUSE] = text_item(td_cause_name((td_cause)diag->cause));
+    row[COL_ECN] = text_item(td_ecn_outcome_name(flow->ecn_outcome));
+    row[COL_LIMIT] = text_item(tcpdiag_flow_limit(flow));
+    row[COL_REACTION] = text_item(tcpdiag_flow_reaction(flow));
+    row[COL_OFFLOAD] = text_item(tcpdiag_flow_offload(flow));
+    row[COL_FRAME] = uint_item(diag->evidence_frame ? diag->evidence_frame : flow->first_frame);
+    row[COL_SUMMARY] = text_item(summary);
+    append_row(table, row);
+}
+
+static tap_packet_status flow_packet(void *tapdata, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
+                                     const void *data, tap_flags_t flags _U_)
+{
+    stat_data_t *stat = (stat_data_t *)tapdata;
+    const td_flow *flow = (const td_flow *)data;
+    const td_diagnoses *d = tcpdiag_diagnoses();
+    gpointer key = GUINT_TO_POINTER(flow->index + 1);
+
+    if (!d || g_hash_table_contains(flows_in_table, key))
+        return TAP_PACKET_DONT_REDRAW;
+    g_hash_table_add(flows_in_table, key);
+    add_flow_row(first_table(stat->stat_tap_data, FLOW_TABLE), d, flow);
+    return TAP_PACKET_REDRAW;
+}
+
+static void add_host_row(stat_tap_table *table, const char *host, const char *role, const char *finding,
+                         unsigned flows, unsigned frame, const char *detail)
+{
+    stat_tap_table_item_type row[HOST_COLUMNS];
+
+    row[HCOL_HOST] = text_item(host);
+    row[HCOL_ROLE] = text_item(role);
+    row[HCOL_FINDING] = text_item(finding);
+    row[HCOL_FLOWS] = uint_item(flows);
+    row[HCOL_FRAME] = uint_item(frame);
+    row[HCOL_DETAIL] = text_item(detail);
+    append_row(table, row);
+}
+
+/* One row per host-wide stall, at the frame where the host resumed. */
+static void add_stall_rows(stat_tap_table *table, const td_diagnoses *d)
+{
+    const td_stalls *stalls = td_engine_stalls(td_diagnoses_engine(d));
+
+    for (guint i = 0; i < td_stalls_count(stalls); i++) {
+        const td_stall *stall = td_stalls_at(stalls, i);
+        char host[64], silent[32], detail[160];
+
+        td_addr_format(&stall->host, host, sizeof host);
+        td_format_duration(stall->end_ns - stall->start_ns, silent, sizeof silent);
+        g_snprintf(detail, sizeof detail, "sent nothing on any flow for %s while %u of its %u open flows "
+                   "waited on it (silent since frame %u)", silent, stall->flows_hit,
+                   td_diagnoses_stall_active(d, i), stall->last_frame);
+        add_host_row(table, host, "stalled host", "host-stall", stall->flows_hit, stall->resume_frame, detail);
+    }
+}
+
+/* The per-host findings do not depend on which frames pass the dialog's filter:
+ * the table is filled once, from the first frame the tap hands over. */
+static tap_packet_status host_packet(void *tapdata, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
+                                     const void *data _U_, tap_flags_t flags _U_)
+{
+    stat_data_t *stat = (stat_data_t *)tapdata;
+    stat_tap_table *table = first_table(stat->stat_tap_data, HOST_TABLE);
+    const td_diagnoses *d = tcpdiag_diagnoses();
+
+    if (!d || table->num_elements)
+        return TAP_PACKET_DONT_REDRAW;
+    add_stall_rows(table, d);
+    return TAP_PACKET_REDRAW;
+}
+
+static void free_item(stat_tap_table *table _U_, guint row _U_, guint column _U_, stat_tap_table_item_type *item)
+{
+    if (item->type == TABLE_ITEM_STRING)
+        g_free((char *)item->value.string_value);
+    item->value.string_value = NULL;
+}
+
+/* A retap (a new display filter, a reloaded file) starts from no rows: the rows
+ * are the flows of this pass, not counters to zero. */
+static void drop_rows(stat_tap_table *table)
+{
+    for (guint row = 0; row < table->num_elements; row++) {
+        for (guint column = 0; column < table->num_fields; column++)
+            free_item(table, row, column, &table->elements[row][column]);
+        g_free(table->elements[row]);
+    }
+    g_free(table->elements);
+    table->elements = NULL;
+    table->num_elements = 0;
+}
+
+static void reset_flow_table(stat_tap_table *table)
+{
+    drop_rows(table);
+    g_hash_table_remove_all(flows_in_table);
+}
+
+void tcpdiag_register_tables(void)
+{
+    static stat_tap_table_ui flow_table = {
+        .group = REGISTER_STAT_GROUP_GENERIC,
+        .title = "tcpdiag/Diagnosis per flow",
+        .tap_name = "tcpdiag",
+        .cli_string = "tcpdiag,table",
+        .stat_tap_init_cb = init_flow_table,
+        .packet_func = flow_packet,
+        .stat_tap_reset_table_cb = reset_flow_table,
+        .stat_tap_free_table_item_cb = free_item,
+        .nfields = FLOW_COLUMNS,
+        .fields = flow_columns,
+    };
+    static stat_tap_table_ui host_table = {
+        .group = REGISTER_STAT_GROUP_GENERIC,
+        .title = "tcpdiag/Diagnosis per host",
+        .tap_name = "tcpdiag",
+        .cli_string = "tcpdiag,host-table",
+        .stat_tap_init_cb = init_host_table,
+        .packet_func = host_packet,
+        .stat_tap_reset_table_cb = drop_rows,
+        .stat_tap_free_table_item_cb = free_item,
+        .nfields = HOST_COLUMNS,
+        .fields = host_columns,
+    };
+
+    register_stat_tap_table_ui(&flow_table);
+    register_stat_tap_table_ui(&host_table);
+}
