@@ -3,7 +3,7 @@ the -z reports, the shipped colouring rules. The facts asserted come from how
 the lab made each capture (captures/lab/README.md)."""
 import re
 
-from tshark import CAPTURES, ROOT, fields, run
+from tshark import CAPTURES, fields, run
 
 CUBIC_CLIENT = CAPTURES / "lab-ecn-ce-cubic-client.pcap"
 ONE_OF_N = CAPTURES / "lab-ecn-1-of-n.pcap"
@@ -138,14 +138,6 @@ def test_capture_position_preference_overrides_inference():
 def test_disabling_the_protocol_removes_its_fields():
     rows = fields(CUBIC_CLIENT, ["tcpdiag.ecn.outcome"], extra=["--disable-protocol", "tcpdiag"])
     assert all(r["tcpdiag.ecn.outcome"] == "" for r in rows)
-
-
-def test_shipped_colouring_rules_compile():
-    rules = (ROOT / "docs" / "colorfilters").read_text().splitlines()
-    filters = [line.split("@")[2] for line in rules if line.startswith("@")]
-    assert filters
-    for flt in filters:
-        run(["-r", CUBIC_CLIENT, "-2", "-Y", flt])
 
 
 OPTS = CAPTURES / "crafted-opts.pcap"

@@ -12,10 +12,11 @@ def plugin_dir():
     return pathlib.Path(os.environ.get("TCPDIAG_PLUGIN_DIR", ROOT / "build" / "plugin-dir"))
 
 
-def run(args, plugin=None, check=True):
-    """Runs tshark; returns the CompletedProcess (text)."""
+def run(args, plugin=None, check=True, environ=None):
+    """Runs tshark; returns the CompletedProcess (text). environ: extra variables for
+    test/tshark-with-plugin (TCPDIAG_PROFILES)."""
     cmd = [str(RUNNER), str(plugin or plugin_dir())] + [str(a) for a in args]
-    env = dict(os.environ)
+    env = dict(os.environ, **(environ or {}))
     if os.environ.get("TCPDIAG_TSHARK_PRELOAD"):      # sanitizer runtime for the ASan build
         env["LD_PRELOAD"] = os.environ["TCPDIAG_TSHARK_PRELOAD"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)

@@ -1,0 +1,91 @@
+"""Statistics > tcpdiag: the stat-tap tables (plugin/table-tcpdiag.c), through the
+`-z` names tshark gives them. The GUI dialog fills the same tables from the same
+tap (test/gui/smoke opens Wireshark itself); the expected rows come from how each
+capture was made (its expected.json)."""
+import json
+
+from tshark import CAPTURES, run
+
+MIXED = "lab-offload-ecn-mixed-server"
+STALL = "lab-host-stall-client"
+FLOW_COLUMNS = ["Stream", "Client -> server", "Duration (s)", "Packets", "Cause", "ECN", "Limit", "Reaction",
+                "Offload", "Evidence frame", "Summary"]
+
+
+def expectations(capture):
+    spec = json.loads((CAPTURES / (capture + ".expected.json")).read_text())
+    return spec, {str(f["select"]["tcp.stream"]): f["expect"] for f in spec["flows"]}
+
+
+def table_rows(capture, table, two_pass=True):
+    """The rows tshark prints for one table: a list of column lists."""
+    args = ["-r", CAPTURES / (capture + ".pcap"), "-q", "-z", table] + (["-2"] if two_pass else [])
+    lines = run(args).stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith(("Stream |", "Host |")))
+    rows = []
+    for line in lines[header + 2:]:
+        if line.startswith("====="):
+            break
+        rows.append([cell.strip() for cell in line.split(" |")[:-1]])
+    return lines[header], rows
+
+
+def test_tables_are_registered_beside_the_reports():
+    names = {line.strip() for line in run(["-z", "help"], check=False).stderr.splitlines()}
+    assert {"tcpdiag,table", "tcpdiag,host-table", "tcpdiag,flows", "tcpdiag,diagnosis"} <= names
+
+
+def test_flow_table_one_row_per_flow_with_its_cause():
+    """Three downloads: tcp_ecn 0, 1, 0; only the ECN one is CE-marked and collapses."""
+    spec, flows = expectations(MIXED)
+    header, rows = table_rows(MIXED, "tcpdiag,table")
+    assert header.split(" |")[:-1] == FLOW_COLUMNS
+    assert sorted(row[0] for row in rows) == sorted(flows) and len(rows) == spec["flow_count"]
+    for row in rows:
+        expect = flows[row[0]]
+        assert row[4] == expect["tcpdiag.diag.cause"]
+        assert row[5] == expect["tcpdiag.ecn.outcome"]
+        client, server = expect["tcpdiag.flow.client"], expect["tcpdiag.flow.server"]
+        assert row[1] == f"{client}:{expect['tcpdiag.flow.client_port']} -> {server}:5001"
+        assert int(row[3]) > 0 and float(row[2]) > 0
+        # A finding points at its evidence, and its summary is the diagnosis's own words.
+        assert (row[4] == "none") == row[10].startswith("Healthy")
+
+
+def test_flow_table_agrees_with_the_flows_report():
+    """The same verdicts as `-z tcpdiag,flows`, whose output the table leaves alone."""
+    args = ["-r", CAPTURES / (MIXED + ".pcap"), "-2", "-q", "-z", "tcpdiag,flows"]
+    alone = run(args).stdout
+    together = run(args + ["-z", "tcpdiag,table"]).stdout
+    assert alone in together
+    report = {line.split()[0]: line.split() for line in alone.splitlines() if line[:1].isdigit()}
+    _, rows = table_rows(MIXED, "tcpdiag,table")
+    for row in rows:
+        assert report[row[0]][-1] == row[4]
+        assert report[row[0]][-3:-1] == [row[7], row[8]]
+
+
+def test_flow_table_is_empty_until_the_verdicts_are_final():
+    """Single pass: no row shows a half-known cause (the GUI retaps a loaded file)."""
+    _, rows = table_rows(MIXED, "tcpdiag,table", two_pass=False)
+    assert rows == []
+
+
+def test_flow_table_filter_keeps_the_flows_with_a_matching_frame():
+    _, rows = table_rows(MIXED, "tcpdiag,table,tcp.stream == 1")
+    assert [row[0] for row in rows] == ["1"]
+
+
+def test_host_table_names_the_stalled_host():
+    """The server's namespace dropped everything it sent for 4 s under 6 downloads."""
+    _, flows = expectations(STALL)
+    host = {f["tcpdiag.host.stall"] for f in flows.values()}
+    _, rows = table_rows(STALL, "tcpdiag,host-table")
+    stalls = [row for row in rows if row[2] == "host-stall"]
+    assert len(stalls) == 1 and {stalls[0][0]} == host
+    assert int(stalls[0][3]) == len(flows)
+
+
+def test_host_table_has_no_stall_where_the_writers_paused_in_turn():
+    _, rows = table_rows("lab-host-stall-control-client", "tcpdiag,host-table")
+    assert all(row[2] != "host-stall" for row in rows)
