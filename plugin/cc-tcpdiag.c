@@ -106,7 +106,7 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
         if (f->mss)
             add_ratio(sub, hf_collapse_floor_mss, tvb, (double)cc->collapse_floor / f->mss);
         add_uint(sub, hf_collapse_rounds, tvb, cc->collapse_rounds);
-        add_relative_time(sub, hf_collapse_time, tvb, cc->collapse_ns);
+        add_duration(sub, hf_collapse_time, tvb, cc->collapse_ns);
     }
     if (unobserved)
         add_string(sub, hf_unobserved, tvb, unobserved);
@@ -117,7 +117,7 @@ static void add_event(proto_tree *tree, tvbuff_t *tvb, const td_cc_event *e)
 {
     add_string(tree, hf_event, tvb, td_cc_event_name((td_cc_event_kind)e->kind));
     if (e->latency_ns >= 0)
-        add_relative_time(tree, hf_latency, tvb, e->latency_ns);
+        add_duration(tree, hf_latency, tvb, e->latency_ns);
     if (!e->measured)
         return;
     add_uint(tree, hf_flight_before, tvb, e->before);

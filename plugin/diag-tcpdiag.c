@@ -78,13 +78,14 @@ void tcpdiag_diag_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow)
     td_advice_summary(d, flow, summary, sizeof summary);
     sub = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_diag, NULL, "Diagnosis: %s: %s",
                                         td_cause_name((td_cause)diag->cause), summary);
+    /* The fix right under the one-line answer: the two lines an analyst needs. */
+    fix = td_advice_fix(d, flow);
+    if (fix)
+        add_string(sub, hf_fix, tvb, fix);
     add_string(sub, hf_cause, tvb, td_cause_name((td_cause)diag->cause));
     add_string(sub, hf_summary, tvb, summary);
-    fix = td_advice_fix(d, flow);
-    if (fix) {
-        add_string(sub, hf_fix, tvb, fix);
+    if (fix)
         add_string(sub, hf_confirm, tvb, td_advice_confirm(d, flow));
-    }
     td_causes_list(diag->causes, causes, sizeof causes);
     add_string(sub, hf_causes, tvb, causes);
     if (is_finding((td_cause)diag->cause)) {
@@ -94,7 +95,7 @@ void tcpdiag_diag_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow)
         if (diag->slowdown > 0)
             add_ratio(sub, hf_slowdown, tvb, diag->slowdown);
         if (diag->lost_ns >= 0)
-            add_relative_time(sub, hf_lost, tvb, diag->lost_ns);
+            add_duration(sub, hf_lost, tvb, diag->lost_ns);
         if (diag->evidence_frame)
             proto_item_set_generated(proto_tree_add_uint(sub, hf_evidence, tvb, 0, 0, diag->evidence_frame));
     }

@@ -50,7 +50,7 @@ static void add_plateau_items(proto_tree *tree, tvbuff_t *tvb, const td_flight *
     proto_item_set_generated(proto_tree_add_uint(tree, hf_plateau_start, tvb, 0, 0, p->start_frame));
     add_string(tree, hf_plateau_onset, tvb, td_onset_name(p->onset));
     add_string(tree, hf_plateau_limit, tvb, td_limit_name(p->limit));
-    add_relative_time(tree, hf_plateau_round_time, tvb, p->ns / p->rounds);
+    add_duration(tree, hf_plateau_round_time, tvb, p->ns / p->rounds);
     if (p->min_window != UINT32_MAX && p->min_window >= p->high)
         add_uint(tree, hf_headroom, tvb, p->min_window - p->high);
     add_rate(tree, hf_ceiling, tvb, td_plateau_ceiling(p));
@@ -76,7 +76,7 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     if (f->unknown_reason)
         return;
     add_string(sub, hf_seen_from, tvb, td_seen_from_name(f->ctx.seen_from));
-    add_relative_time(sub, hf_ack_lag, tvb, f->lag_ns);
+    add_duration(sub, hf_ack_lag, tvb, f->lag_ns);
     if (f->mss)
         add_uint(sub, hf_mss, tvb, f->mss);
     add_uint(sub, hf_rounds, tvb, f->rounds);

@@ -366,16 +366,16 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
             add_uint(flow_tree, hf_flow_server_mss, tvb, flow->hs.opts[server].mss);
     }
     if (td_flow_handshake_halves(flow, &to_server, &to_client)) {
-        add_relative_time(flow_tree, hf_flow_syn_to_synack, tvb, to_server);
-        add_relative_time(flow_tree, hf_flow_synack_to_ack, tvb, to_client);
-        add_relative_time(flow_tree, hf_flow_irtt, tvb, to_server + to_client);
+        add_duration(flow_tree, hf_flow_syn_to_synack, tvb, to_server);
+        add_duration(flow_tree, hf_flow_synack_to_ack, tvb, to_client);
+        add_duration(flow_tree, hf_flow_irtt, tvb, to_server + to_client);
     }
     if (complete || flow->hs.ack_frame)
         add_string(flow_tree, hf_flow_vantage, tvb,
                    td_vantage_name(td_flow_vantage(flow, td_engine_config(engine))));
     if (complete) {
         add_string(flow_tree, hf_flow_data_sender, tvb, td_flow_data_sender(flow));
-        add_relative_time(flow_tree, hf_flow_duration, tvb, flow->last_ns - flow->first_ns);
+        add_duration(flow_tree, hf_flow_duration, tvb, flow->last_ns - flow->first_ns);
         add_uint(flow_tree, hf_flow_packets, tvb, flow->packets);
         if (flow->icmp_quotes)
             add_uint(flow_tree, hf_flow_icmp_quotes, tvb, flow->icmp_quotes);
@@ -507,11 +507,13 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
     if (!audit.missing)
         return;
     td_options_missing_list(audit.missing, text, sizeof text);
-    if (audit.at_ceiling == TD_YES)
+    if (audit.at_ceiling == TD_YES) {
+        char ceiling[32];
+        td_format_rate(audit.ceiling_throughput, ceiling, sizeof ceiling);
         proto_tree_add_expert_format(tree, pinfo, &ei_opts_limiting, tvb, 0, 0,
-            "Flow without %s: no window scaling caps the window at 65535 bytes, %.0f B/s at the "
-            "handshake RTT, and the transfer ran at that ceiling", text, audit.ceiling_throughput);
-    else
+            "Flow without %s: no window scaling caps the window at 65535 bytes, %s at the "
+            "handshake RTT, and the transfer ran at that ceiling", text, ceiling);
+    } else
         proto_tree_add_expert_format(tree, pinfo, &ei_opts_missing_info, tvb, 0, 0,
             "Flow without %s", text);
 }
