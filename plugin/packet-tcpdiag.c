@@ -27,19 +27,15 @@ WS_DLL_PUBLIC void plugin_register(void);
 WS_DLL_PUBLIC uint32_t plugin_describe(void);
 #endif
 
-/* Keys of the "tcpdiag.lua" dissector table through which the Lua rules are
- * called: only where there is work, never once per packet. */
-enum { LUA_HOOK_FLOWS = 1, LUA_HOOK_FLOW_START = 2, LUA_HOOK_SENDERS = 3, LUA_HOOK_SENDER_FLOW_START = 4 };
-
 static int proto_tcpdiag = -1;
 static int proto_icmp = -1;
 static int proto_icmpv6 = -1;
 static int tcpdiag_tap = -1;
 static dissector_handle_t tcpdiag_handle;
-static dissector_table_t lua_hooks;
 static td_engine *engine;
 static td_diagnoses *diagnoses;
-static bool lua_fed;
+static td_hosts *hosts;
+static td_hosts_config hosts_config;
 static td_config config;
 static int capture_position = TD_VANTAGE_UNKNOWN;
 
@@ -165,6 +161,15 @@ const td_diagnoses *tcpdiag_diagnoses(void)
     if (!diagnoses)
         diagnoses = td_diagnose(engine);
     return diagnoses;
+}
+
+const td_hosts *tcpdiag_hosts(void)
+{
+    if (!tcpdiag_diagnoses())
+        return NULL;
+    if (!hosts)
+        hosts = td_hosts_build(engine, &hosts_config);
+    return hosts;
 }
 
 static field_info *last_field(proto_tree *tree, enum wanted_field which)
@@ -584,99 +589,6 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
                                      dir, td_ecn_outcome_name(flow->ecn_outcome));
 }
 
-/* Hands every flow's summary to the Lua rules once the capture is complete, as
- * one text table: client, stream, ECN requested, ECN negotiated, duration,
- * bytes, SYN without window scaling, SACK or timestamps (each 0/1 or unknown "-"). */
-/* Hands text to the Lua rule registered under key (no-op when none is). */
-static void call_lua(int key, const char *text, size_t len, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
-{
-    char *copy = (char *)wmem_memdup(pinfo->pool, text, len + 1);
-    tvbuff_t *feed = tvb_new_child_real_data(tvb, (const guint8 *)copy, (guint)len, (gint)len);
-    dissector_try_uint(lua_hooks, (guint32)key, feed, pinfo, tree);
-}
-
-/* The receiver's network: /24 for IPv4, /48 for IPv6. */
-static void format_network(const td_addr *addr, char *buf, size_t size)
-{
-    td_addr net = *addr;
-    size_t keep = addr->len == 4 ? 3 : 6;
-    memset(net.bytes + keep, 0, sizeof net.bytes - keep);
-    td_addr_format(&net, buf, size);
-}
-
-static void append_client_row(GString *table, const td_flow *flow)
-{
-    const td_tcp_options *syn_opts = &flow->hs.opts[flow->client];
-    char client[64];
-
-    td_addr_format(&flow->addr[flow->client], client, sizeof client);
-    g_string_append_printf(table, "%s\t%u\t%d\t%d\t%.9f\t%" G_GUINT64_FORMAT "\t%s\n", client,
-                           flow->stream, td_ecn_syn_requests(flow->hs.first_syn_flags),
-                           td_ecn_negotiated(flow->ecn_outcome),
-                           (double)(flow->last_ns - flow->first_ns) / 1e9,
-                           flow->sent[0].payload_bytes + flow->sent[1].payload_bytes,
-                           !syn_opts->complete ? "-"
-                           : (syn_opts->present & TD_OPT_NEGOTIATED) != TD_OPT_NEGOTIATED ? "1" : "0");
-}
-
-/* A retransmission came before the cap (or, without super-packets, at all). */
-static bool retransmitted_before_cap(const td_flight *f)
-{
-    uint32_t cap_start = f->seg.result.cap_start_frame;
-    return f->first_retransmission_frame && (!cap_start || f->first_retransmission_frame < cap_start);
-}
-
-static void append_sender_row(GString *table, const td_flow *flow)
-{
-    int sender = td_flow_busiest_sender(flow);
-    const td_flight *f = sender < 0 ? NULL : flow->flight[sender];
-    char address[64], network[64];
-
-    if (!f || f->unknown_reason)
-        return;
-    td_addr_format(&flow->addr[sender], address, sizeof address);
-    format_network(&flow->addr[1 - sender], network, sizeof network);
-    g_string_append_printf(table, "%s\t%u\t%s\t%d\t%s\t%d\t%.1f\t%s\n", address, flow->stream,
-                           td_offload_verdict_name(f->seg.result.verdict), td_ecn_negotiated(flow->ecn_outcome),
-                           network, retransmitted_before_cap(f), td_flight_throughput(f),
-                           td_cap_cause_name(f->seg.result.cap_cause));
-}
-
-/* Once per file: every flow's summary for the per-client rules, every flow's
- * busiest direction for the per-sender offload rules. */
-static void feed_lua(tvbuff_t *tvb, packet_info *pinfo)
-{
-    GString *clients = g_string_new(""), *senders = g_string_new("");
-
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
-        if (td_flow_roles_known(flow) && flow->hs.first_syn_frame)
-            append_client_row(clients, flow);
-        append_sender_row(senders, flow);
-    }
-    call_lua(LUA_HOOK_FLOWS, clients->str, clients->len, tvb, pinfo, NULL);
-    call_lua(LUA_HOOK_SENDERS, senders->str, senders->len, tvb, pinfo, NULL);
-    g_string_free(clients, TRUE);
-    g_string_free(senders, TRUE);
-}
-
-static void call_lua_flow_start(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const td_flow *flow)
-{
-    char client[64], sender[64];
-    int busiest = td_flow_busiest_sender(flow);
-    const td_flight *f = busiest < 0 ? NULL : flow->flight[busiest];
-    char *text;
-
-    td_addr_format(&flow->addr[flow->client], client, sizeof client);
-    text = wmem_strdup_printf(pinfo->pool, "%s\t%d", client, td_ecn_negotiated(flow->ecn_outcome));
-    call_lua(LUA_HOOK_FLOW_START, text, strlen(text), tvb, pinfo, tree);
-    if (!f || f->unknown_reason)
-        return;
-    td_addr_format(&flow->addr[busiest], sender, sizeof sender);
-    text = wmem_strdup_printf(pinfo->pool, "%s\t%u", sender, flow->stream);
-    call_lua(LUA_HOOK_SENDER_FLOW_START, text, strlen(text), tvb, pinfo, tree);
-}
-
 /* A filter or column that names any tcpdiag field marks the protocol referenced;
  * a plain field tells whether the tree is shown. (Asking about the protocol
  * itself is not enough: tshark -T fields keeps every protocol item.) */
@@ -686,9 +598,8 @@ static bool items_wanted(proto_tree *tree)
                     proto_field_is_referenced(tree, hf_dir));
 }
 
-static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tree, void *data _U_)
+static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
-    proto_tree *tree = top_tree;
     td_packet packet;
     const td_packet *pkt = &packet;
     bool complete = PINFO_FD_VISITED(pinfo);
@@ -718,10 +629,6 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
         if (!recall_frame(pinfo->num, &packet))
             return 0;
         tcpdiag_diagnoses();
-        if (!lua_fed) {
-            lua_fed = true;
-            feed_lua(tvb, pinfo);
-        }
         /* The Statistics tables (table-tcpdiag.c) get each frame's flow, and only
          * once the verdicts are final: a row never shows a half-known cause. */
         if (pkt->sender != QUOTED)
@@ -742,6 +649,7 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
             tcpdiag_flight_items(tree, tvb, pkt->flow);
             tcpdiag_cc_items(tree, tvb, pkt->flow, pinfo->num);
             tcpdiag_offload_items(tree, tvb, pkt->flow);
+            tcpdiag_host_items(tree, tvb, pkt->flow, pinfo->num);
         }
     }
     add_experts(tree, pinfo, tvb, pkt, complete);
@@ -751,9 +659,8 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
         tcpdiag_flight_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_cc_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_offload_experts(tree, pinfo, tvb, pkt->flow);
+        tcpdiag_host_experts(tree, pinfo, tvb, pkt->flow);
     }
-    if (complete && pinfo->num == pkt->flow->first_frame && td_flow_roles_known(pkt->flow))
-        call_lua_flow_start(tvb, pinfo, top_tree, pkt->flow);
     return tvb_captured_length(tvb);
 }
 
@@ -772,12 +679,13 @@ static void tcpdiag_init(void)
     config.vantage_override = (td_vantage)capture_position;
     engine = td_engine_new(&config);
     frame_flows = g_array_sized_new(FALSE, TRUE, (guint)sizeof(uint32_t), 0);
-    lua_fed = false;
 }
 
 static void tcpdiag_cleanup(void)
 {
     set_postdissector_wanted_hfids(tcpdiag_handle, NULL);
+    td_hosts_free(hosts);
+    hosts = NULL;
     td_diagnoses_free(diagnoses);
     diagnoses = NULL;
     td_engine_free(engine);
@@ -968,10 +876,10 @@ static void proto_register_tcpdiag(void)
     tcpdiag_cc_register(proto_tcpdiag, module, &config.flight);
     tcpdiag_offload_register(proto_tcpdiag);
     tcpdiag_diag_register(proto_tcpdiag, module, &config.stall);
+    td_hosts_config_defaults(&hosts_config);
+    tcpdiag_host_register(proto_tcpdiag, module, &hosts_config);
     tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
     register_postdissector(tcpdiag_handle);
-    lua_hooks = register_dissector_table("tcpdiag.lua", "tcpdiag Lua rules", proto_tcpdiag,
-                                         FT_UINT8, BASE_DEC);
     register_init_routine(tcpdiag_init);
     register_cleanup_routine(tcpdiag_cleanup);
     tcpdiag_tap = register_tap("tcpdiag");

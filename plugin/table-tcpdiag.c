@@ -4,7 +4,9 @@
  *
  * - Diagnosis per flow: one row per flow that has a frame passing the dialog's
  *   display filter, with its stream, endpoints, cause and the verdicts behind it.
- * - Diagnosis per host: the findings no single flow makes, capture-wide.
+ * - Diagnosis per host: the findings no single flow makes, capture-wide: host
+ *   stalls (core/stall.h), the ECN lottery and SYN options per client and the
+ *   offload per sender (core/hosts.h).
  *
  * Rows come from the tcpdiag tap, which the postdissector feeds only on frames
  * dissected once the capture is complete (the GUI's retap when the dialog opens,
@@ -169,6 +171,104 @@ static void add_stall_rows(stat_tap_table *table, const td_diagnoses *d)
     }
 }
 
+/* The frame a host row leads to: the first packet of the host's first flow that
+ * shows its finding (for a client whose ECN flows were slower, its first ECN flow,
+ * which carries the Note; for a sender with mixed offload, its first flow without
+ * offload), or else of its first flow. Kept per summary as frame << 1 | shows. */
+static void note_frame(GHashTable *frames, const void *summary, bool shows, uint32_t frame)
+{
+    gsize old = GPOINTER_TO_SIZE(g_hash_table_lookup(frames, summary));
+
+    if (!old || (shows && !(old & 1)))
+        g_hash_table_insert(frames, (gpointer)summary, GSIZE_TO_POINTER((gsize)frame << 1 | shows));
+}
+
+static unsigned frame_of(GHashTable *frames, const void *summary)
+{
+    return (unsigned)(GPOINTER_TO_SIZE(g_hash_table_lookup(frames, summary)) >> 1);
+}
+
+/* Counted among its sender's flows without offload, as core/hosts.c counts them. */
+static bool capped(const td_flow *flow)
+{
+    int sender = td_flow_busiest_sender(flow);
+    td_offload_verdict verdict = sender < 0 ? TD_OFFLOAD_UNKNOWN : flow->flight[sender]->seg.result.verdict;
+    return verdict == TD_OFFLOAD_CAPPED || verdict == TD_OFFLOAD_MSS_CAPPED;
+}
+
+static GHashTable *first_frames(const td_hosts *hosts)
+{
+    GHashTable *frames = g_hash_table_new(g_direct_hash, g_direct_equal);
+    const td_engine *engine = tcpdiag_engine();
+
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        const td_client_summary *client = td_hosts_client_of(hosts, flow);
+        const td_sender_summary *sender = td_hosts_sender_of(hosts, flow);
+
+        if (client)
+            note_frame(frames, client, client->ecn_slower && td_ecn_negotiated(flow->ecn_outcome), flow->first_frame);
+        if (sender)
+            note_frame(frames, sender, sender->offload == TD_SENDER_OFFLOAD_MIXED && capped(flow),
+                       flow->first_frame);
+    }
+    return frames;
+}
+
+static void format_known_rate(double bytes_per_s, char *buf, size_t size)
+{
+    if (bytes_per_s >= 0)
+        td_format_rate(bytes_per_s, buf, size);
+    else
+        g_strlcpy(buf, "-", size);
+}
+
+/* One row per client whose SYNs were captured: the ECN lottery and the options. */
+static void add_client_rows(stat_tap_table *table, const td_hosts *hosts, GHashTable *frames)
+{
+    for (guint i = 0; i < td_hosts_client_count(hosts); i++) {
+        const td_client_summary *c = td_hosts_client_at(hosts, i);
+        char host[64], ecn[32], other[32], slowdown[48] = "", detail[320];
+        const char *finding = c->ecn_slower && c->opts_missing ? "ecn-slower,syns-without-options"
+                              : c->ecn_slower ? "ecn-slower" : c->opts_missing ? "syns-without-options" : "none";
+
+        td_addr_format(&c->addr, host, sizeof host);
+        format_known_rate(c->ecn_median_rate, ecn, sizeof ecn);
+        format_known_rate(c->other_median_rate, other, sizeof other);
+        if (c->ecn_slowdown > 0)
+            g_snprintf(slowdown, sizeof slowdown, " (ECN %.2fx slower)", c->ecn_slowdown);
+        g_snprintf(detail, sizeof detail, "%u of %u connections asked for ECN, %u negotiated it; median rate ECN %s, "
+                   "others %s%s; %u of %u SYNs without wscale, sack or ts", c->ecn_requested, c->conns,
+                   c->ecn_negotiated, ecn, other, slowdown, c->opts_missing, c->opts_known);
+        add_host_row(table, host, "client", finding, c->conns, frame_of(frames, c),
+                     detail);
+    }
+}
+
+/* One row per sender whose offload is known: which of its flows used it. */
+static void add_sender_rows(stat_tap_table *table, const td_hosts *hosts, GHashTable *frames)
+{
+    for (guint i = 0; i < td_hosts_sender_count(hosts); i++) {
+        const td_sender_summary *s = td_hosts_sender_at(hosts, i);
+        char host[64], common[64] = "", capped[32], offloaded[32], detail[320];
+
+        if (s->offload == TD_SENDER_OFFLOAD_UNKNOWN)
+            continue;
+        td_addr_format(&s->addr, host, sizeof host);
+        format_known_rate(s->capped_median_rate, capped, sizeof capped);
+        format_known_rate(s->offloaded_median_rate, offloaded, sizeof offloaded);
+        if (s->offload == TD_SENDER_OFFLOAD_MIXED) {
+            char traits[48];
+            td_common_traits(s->common, traits, sizeof traits);
+            g_snprintf(common, sizeof common, " (in common: %s)", traits);
+        }
+        g_snprintf(detail, sizeof detail, "%u flows offloaded, %u not%s; median rate not offloaded %s, offloaded %s",
+                   s->offloaded_flows, s->capped_flows, common, capped, offloaded);
+        add_host_row(table, host, "sender", td_sender_offload_name((td_sender_offload)s->offload),
+                     s->offloaded_flows + s->capped_flows, frame_of(frames, s), detail);
+    }
+}
+
 /* The per-host findings do not depend on which frames pass the dialog's filter:
  * the table is filled once, from the first frame the tap hands over. */
 static tap_packet_status host_packet(void *tapdata, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
@@ -178,9 +278,16 @@ static tap_packet_status host_packet(void *tapdata, packet_info *pinfo _U_, epan
     stat_tap_table *table = first_table(stat->stat_tap_data, HOST_TABLE);
     const td_diagnoses *d = tcpdiag_diagnoses();
 
-    if (!d || table->num_elements)
+    const td_hosts *hosts = tcpdiag_hosts();
+    GHashTable *frames;
+
+    if (!d || !hosts || table->num_elements)
         return TAP_PACKET_DONT_REDRAW;
     add_stall_rows(table, d);
+    frames = first_frames(hosts);
+    add_client_rows(table, hosts, frames);
+    add_sender_rows(table, hosts, frames);
+    g_hash_table_destroy(frames);
     return TAP_PACKET_REDRAW;
 }
 

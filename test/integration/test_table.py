@@ -89,3 +89,43 @@ def test_host_table_names_the_stalled_host():
 def test_host_table_has_no_stall_where_the_writers_paused_in_turn():
     _, rows = table_rows("lab-host-stall-control-client", "tcpdiag,host-table")
     assert all(row[2] != "host-stall" for row in rows)
+
+
+def test_host_table_ecn_lottery_and_options_per_client():
+    """Each client row carries what the generator did: its connections, ECN asked and
+    negotiated, SYNs without options; a client whose ECN flows were measured slower
+    (at least half the generator's own ratio) is an ecn-slower finding whose frame is
+    the first packet of its ECN flow."""
+    for capture in ["lab-ecn-1-of-n", "lab-offload-ecn-mixed-server", "lab-opts-client-mixed"]:
+        spec, flows = expectations(capture)
+        _, rows = table_rows(capture, "tcpdiag,host-table")
+        for host in spec["hosts"]:
+            expect = host["expect"]
+            row = next(r for r in rows if r[0] == host["client"] and r[1] == "client")
+            assert int(row[3]) == expect["tcpdiag.host.conns"]
+            assert row[5].startswith(f"{expect['tcpdiag.host.ecn_requested']} of {expect['tcpdiag.host.conns']} "
+                                     f"connections asked for ECN, {expect['tcpdiag.host.ecn_negotiated']} negotiated")
+            missing = expect.get("tcpdiag.host.opts_missing_conns", 0)
+            assert ("syns-without-options" in row[2]) == (missing > 0)
+            assert f"; {missing} of " in row[5]
+            slower = "tcpdiag.host.ecn_slowdown" in expect
+            assert ("ecn-slower" in row[2]) == slower
+            if slower:
+                ecn_streams = {s for s, f in flows.items() if f["tcpdiag.ecn.outcome"] == "classic"}
+                frame = run(["-r", CAPTURES / (capture + ".pcap"), "-Y", f"frame.number == {row[4]}",
+                             "-T", "fields", "-e", "tcp.stream"]).stdout.split()
+                assert frame and frame[0] in ecn_streams
+
+
+def test_host_table_offload_per_sender():
+    """The server's three flows: offloaded, capped (the ECN one), offloaded."""
+    spec, _ = expectations(MIXED)
+    sender = spec["senders"][0]
+    expect = sender["expect"]
+    _, rows = table_rows(MIXED, "tcpdiag,host-table")
+    row = next(r for r in rows if r[0] == sender["sender"] and r[1] == "sender")
+    assert row[2] == expect["tcpdiag.sender.offload"]
+    assert int(row[3]) == expect["tcpdiag.sender.offloaded_flows"] + expect["tcpdiag.sender.capped_flows"]
+    assert row[5].startswith(f"{expect['tcpdiag.sender.offloaded_flows']} flows offloaded, "
+                             f"{expect['tcpdiag.sender.capped_flows']} not (in common: "
+                             f"{expect['tcpdiag.sender.capped_common']})")
