@@ -318,11 +318,14 @@ static void reset_flow_table(stat_tap_table *table)
     g_hash_table_remove_all(flows_in_table);
 }
 
+/* The packet-statistics group is the one the Qt GUI lists under Statistics (the
+ * generic group gets no menu entry on 4.0). A "/" in the title would be shown as
+ * is, not as a submenu, hence "tcpdiag: ...". */
 void tcpdiag_register_tables(void)
 {
     static stat_tap_table_ui flow_table = {
-        .group = REGISTER_STAT_GROUP_GENERIC,
-        .title = "tcpdiag/Diagnosis per flow",
+        .group = REGISTER_PACKET_STAT_GROUP_UNSORTED,
+        .title = "tcpdiag: diagnosis per flow",
         .tap_name = "tcpdiag",
         .cli_string = "tcpdiag,table",
         .stat_tap_init_cb = init_flow_table,
@@ -333,8 +336,8 @@ void tcpdiag_register_tables(void)
         .fields = flow_columns,
     };
     static stat_tap_table_ui host_table = {
-        .group = REGISTER_STAT_GROUP_GENERIC,
-        .title = "tcpdiag/Diagnosis per host",
+        .group = REGISTER_PACKET_STAT_GROUP_UNSORTED,
+        .title = "tcpdiag: diagnosis per host",
         .tap_name = "tcpdiag",
         .cli_string = "tcpdiag,host-table",
         .stat_tap_init_cb = init_host_table,
