@@ -25,7 +25,7 @@ static void format_endpoints(const td_flow *flow, char *buf, size_t size)
 static const td_flight *main_flight(const td_flow *flow)
 {
     int sender = td_flow_busiest_sender(flow);
-    return sender < 0 ? NULL : flow->flight[sender];
+    return sender < 0 ? NULL : td_flow_flight(flow, sender);
 }
 
 static const char *reaction_of(const td_flow *flow)

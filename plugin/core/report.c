@@ -19,7 +19,7 @@ typedef struct finding {
 
 static bool ecn_cause(const td_diagnosis *diag, const td_flow *flow)
 {
-    const td_flight *f = diag->sender < 0 ? NULL : flow->flight[diag->sender];
+    const td_flight *f = diag->sender < 0 ? NULL : td_flow_flight(flow, diag->sender);
     if (diag->cause == TD_CAUSE_ECN_LOSS_REACTION)
         return true;
     return diag->cause == TD_CAUSE_WINDOW_COLLAPSE && f && td_cc_ecn_driven(&f->cc);
@@ -124,7 +124,9 @@ static void ecn_share(const td_diagnoses *d, const td_addr *client, GString *out
 
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
-        if (!td_flow_roles_known(flow) || !flow->hs.first_syn_frame || !td_addr_equal(&flow->addr[flow->client], client))
+        td_handshake scratch;
+        if (!td_flow_roles_known(flow) || !td_flow_hs(flow, &scratch)->first_syn_frame ||
+            !td_addr_equal(&flow->addr[flow->client], client))
             continue;
         conns++;
         negotiated += td_ecn_negotiated(flow->ecn_outcome);

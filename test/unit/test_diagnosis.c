@@ -127,7 +127,7 @@ static void test_window_collapse_against_client_flows(fixture *f, gconstpointer 
     g_assert_cmpfloat(d->slowdown, >, HEALTHY_SEGMENTS / 201.0 * 0.95);
     g_assert_cmpfloat(d->slowdown, <, HEALTHY_SEGMENTS / 201.0 * 1.05);
     g_assert_cmpint(d->lost_ns, >, 0);
-    g_assert_cmpuint(d->evidence_frame, ==, td_engine_flow_at(f->c.engine, 0)->flight[1]->cc.collapse_start_frame);
+    g_assert_cmpuint(d->evidence_frame, ==, td_flow_flight(td_engine_flow_at(f->c.engine, 0), 1)->cc.collapse_start_frame);
     g_assert_cmpint(diag_of(f, 1)->cause, ==, TD_CAUSE_NONE);
     g_assert_cmpint(diag_of(f, 2)->cause, ==, TD_CAUSE_NONE);
 
