@@ -82,6 +82,10 @@ static void draw_flows(void *tapdata _U_)
                td_ecn_outcome_name(flow->ecn_outcome), missing, limit, plateau, reaction_of(flow),
                offload_of(flow), td_cause_name((td_cause)td_diagnosis_of(diagnoses, flow)->cause));
     }
+    GString *not_kept = g_string_new("");
+    td_report_not_kept(engine, not_kept);
+    fputs(not_kept->str, stdout);
+    g_string_free(not_kept, TRUE);
     printf("==================================================================================\n");
 }
 

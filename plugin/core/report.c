@@ -202,6 +202,16 @@ static void write_undiagnosed(const td_diagnoses *d, GString *out)
     g_hash_table_destroy(reasons);
 }
 
+void td_report_not_kept(const td_engine *engine, GString *out)
+{
+    uint64_t not_kept = td_engine_not_kept(engine);
+
+    if (not_kept)
+        g_string_append_printf(out, "Not kept: %" G_GUINT64_FORMAT " flows that were one SYN each, beyond the "
+                               "max_flows preference (%u flows): counted, not analysed.\n",
+                               not_kept, td_engine_config(engine)->max_flows);
+}
+
 void td_report_diagnosis(const td_diagnoses *d, GString *out)
 {
     const td_engine *engine = td_diagnoses_engine(d);
@@ -222,6 +232,7 @@ void td_report_diagnosis(const td_diagnoses *d, GString *out)
     g_ptr_array_sort(findings, by_cost);
     g_string_append_printf(out, "tcpdiag: diagnosis of %u flow%s: %u slow, %u healthy, %u not diagnosed\n", n,
                            n == 1 ? "" : "s", slow, healthy, n - slow - healthy);
+    td_report_not_kept(engine, out);
     if (!slow)
         g_string_append_printf(out, "No slow flow: %s.\n",
                                healthy ? "every flow with a diagnosis is healthy" : "nothing could be diagnosed");

@@ -10,5 +10,7 @@
 
 /* Appends the report of every flow of a diagnosed engine to out. */
 void td_report_diagnosis(const td_diagnoses *d, GString *out);
+/* One line on the lone SYNs not kept beyond the max_flows limit; nothing when none. */
+void td_report_not_kept(const td_engine *engine, GString *out);
 
 #endif
