@@ -96,7 +96,7 @@ static void draw_diagnosis(void *tapdata _U_)
 
     printf("\n==================================================================================\n");
     if (diagnoses)
-        td_report_diagnosis(diagnoses, text);
+        td_report_diagnosis(diagnoses, tcpdiag_hosts(), text);
     else
         g_string_append(text, "tcpdiag: diagnosis\n(no capture analysed)\n");
     fputs(text->str, stdout);
