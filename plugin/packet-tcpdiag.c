@@ -351,6 +351,8 @@ static void add_address(proto_tree *tree, int hf, tvbuff_t *tvb, const td_addr *
 static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
 {
     const td_flow *flow = pkt->flow;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     proto_tree *flow_tree;
     int64_t to_server, to_client;
 
@@ -365,55 +367,57 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
         add_uint(flow_tree, hf_flow_client_port, tvb, flow->port[flow->client]);
         add_address(flow_tree, hf_flow_server, tvb, &flow->addr[server]);
         add_uint(flow_tree, hf_flow_server_port, tvb, flow->port[server]);
-        if (flow->hs.opts[flow->client].present & TD_OPT_MSS)
-            add_uint(flow_tree, hf_flow_client_mss, tvb, flow->hs.opts[flow->client].mss);
-        if (flow->hs.opts[server].present & TD_OPT_MSS)
-            add_uint(flow_tree, hf_flow_server_mss, tvb, flow->hs.opts[server].mss);
+        if (hs->opts[flow->client].present & TD_OPT_MSS)
+            add_uint(flow_tree, hf_flow_client_mss, tvb, hs->opts[flow->client].mss);
+        if (hs->opts[server].present & TD_OPT_MSS)
+            add_uint(flow_tree, hf_flow_server_mss, tvb, hs->opts[server].mss);
     }
     if (td_flow_handshake_halves(flow, &to_server, &to_client)) {
         add_duration(flow_tree, hf_flow_syn_to_synack, tvb, to_server);
         add_duration(flow_tree, hf_flow_synack_to_ack, tvb, to_client);
         add_duration(flow_tree, hf_flow_irtt, tvb, to_server + to_client);
     }
-    if (complete || flow->hs.ack_frame)
+    if (complete || hs->ack_frame)
         add_string(flow_tree, hf_flow_vantage, tvb,
                    td_vantage_name(td_flow_vantage(flow, td_engine_config(engine))));
     if (complete) {
         add_string(flow_tree, hf_flow_data_sender, tvb, td_flow_data_sender(flow));
         add_duration(flow_tree, hf_flow_duration, tvb, flow->last_ns - flow->first_ns);
         add_uint(flow_tree, hf_flow_packets, tvb, flow->packets);
-        if (flow->icmp_quotes)
-            add_uint(flow_tree, hf_flow_icmp_quotes, tvb, flow->icmp_quotes);
-        if (flow->sizes_from_ip)
-            add_uint(flow_tree, hf_flow_sizes_from_ip, tvb, flow->sizes_from_ip);
+        if (td_flow_icmp_quotes(flow))
+            add_uint(flow_tree, hf_flow_icmp_quotes, tvb, td_flow_icmp_quotes(flow));
+        if (td_flow_sizes_from_ip(flow))
+            add_uint(flow_tree, hf_flow_sizes_from_ip, tvb, td_flow_sizes_from_ip(flow));
         for (int dir = C2S; dir <= S2C && td_flow_roles_known(flow); dir++)
             proto_item_set_generated(proto_tree_add_uint64(flow_tree, hf_flow_bytes[dir], tvb, 0, 0,
-                                                           flow->sent[td_flow_sender_at(flow, dir)].payload_bytes));
+                                                           td_flow_sent(flow, td_flow_sender_at(flow, dir))->payload_bytes));
     }
 }
 
 static void add_ecn_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
 {
     const td_flow *flow = pkt->flow;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     proto_tree *ecn_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_ecn, NULL, "ECN");
 
     if (flow->ecn_outcome != TD_ECN_PENDING) {
-        add_string(ecn_tree, hf_ecn_outcome, tvb, td_ecn_outcome_name(flow->ecn_outcome));
+        add_string(ecn_tree, hf_ecn_outcome, tvb, td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
         if (flow->ecn_reason)
             add_string(ecn_tree, hf_ecn_reason, tvb, flow->ecn_reason);
         if (flow->ecn_outcome == TD_ECN_ACCECN)
-            add_string(ecn_tree, hf_ecn_accecn_feedback, tvb, td_ip_ecn_name(flow->accecn_feedback));
+            add_string(ecn_tree, hf_ecn_accecn_feedback, tvb, td_ip_ecn_name((td_ip_ecn)flow->accecn_feedback));
     }
-    if (flow->hs.syn_ip_ecn >= 0)
-        add_string(ecn_tree, hf_ecn_syn_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)flow->hs.syn_ip_ecn));
-    if (flow->hs.synack_ip_ecn >= 0)
-        add_string(ecn_tree, hf_ecn_synack_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)flow->hs.synack_ip_ecn));
+    if (hs->syn_ip_ecn >= 0)
+        add_string(ecn_tree, hf_ecn_syn_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)hs->syn_ip_ecn));
+    if (hs->synack_ip_ecn >= 0)
+        add_string(ecn_tree, hf_ecn_synack_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)hs->synack_ip_ecn));
     if (!complete || !td_flow_roles_known(flow))
         return;
     for (int dir = C2S; dir <= S2C; dir++) {
         int sender = td_flow_sender_at(flow, dir);
         for (int cp = TD_NOT_ECT; cp <= TD_CE; cp++)
-            add_uint(ecn_tree, hf_ecn_count[dir][cp], tvb, flow->sent[sender].ecn_count[cp]);
+            add_uint(ecn_tree, hf_ecn_count[dir][cp], tvb, td_flow_sent(flow, sender)->ecn_count[cp]);
         add_string(ecn_tree, hf_ecn_data[dir], tvb,
                    td_ecn_data_use_name(td_flow_ecn_data_use(flow, sender)));
     }
@@ -431,6 +435,8 @@ static const char *stripped_dirs(const td_options_audit *audit)
 static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
 {
     const td_flow *flow = pkt->flow;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     proto_tree *opts_tree;
     td_options_audit audit;
     char text[64];
@@ -440,8 +446,8 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     opts_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_opts, NULL, "Handshake options");
     for (int dir = C2S; dir <= S2C; dir++) {
         int sender = td_flow_sender_at(flow, dir);
-        const td_tcp_options *opts = &flow->hs.opts[sender];
-        if (!flow->hs.opts_seen[sender])
+        const td_syn_options *opts = &hs->opts[sender];
+        if (!hs->opts_seen[sender])
             continue;
         /* "none" only when nothing was left unread */
         if (opts->present || !opts->unknown) {
@@ -490,7 +496,8 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
                                 bool complete)
 {
     const td_flow *flow = pkt->flow;
-    const td_handshake *hs = &flow->hs;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     uint32_t frame = pinfo->num;
     int sender = pkt->sender;
     char text[64];
@@ -502,7 +509,7 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
         proto_tree_add_expert_format(tree, pinfo, &ei_opts_noopt, tvb, 0, 0,
             "%s without any TCP option (no MSS, window scale, SACK or timestamps): the TCP_NOOPT "
             "signature, often an application's setsockopt bug", frame == hs->synack_frame ? "SYN-ACK" : "SYN");
-    if (frame == flow->sent[sender].first_frame_without_ts)
+    if (frame == td_flow_sent(flow, sender)->first_frame_without_ts)
         proto_tree_add_expert_format(tree, pinfo, &ei_opts_ts_vanished, tvb, 0, 0,
             "Timestamps were negotiated but this segment carries none: stripped on the path?");
     if (!complete || frame != (hs->synack_frame ? hs->synack_frame : hs->last_syn_frame))
@@ -525,7 +532,7 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
 
 static void add_outcome_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
-    const char *name = td_ecn_outcome_name(flow->ecn_outcome);
+    const char *name = td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome);
     const char *why = flow->ecn_reason ? flow->ecn_reason : "";
 
     switch (flow->ecn_outcome) {
@@ -561,21 +568,23 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
                         bool complete)
 {
     const td_flow *flow = pkt->flow;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     uint32_t frame = pinfo->num;
 
     if (frame == flow->ecn_decided_frame && flow->ecn_outcome != TD_ECN_PENDING)
         add_outcome_expert(tree, pinfo, tvb, flow);
-    if ((frame == flow->hs.last_syn_frame && flow->hs.syn_ip_ecn > 0) ||
-        (frame == flow->hs.synack_frame && flow->hs.synack_ip_ecn > 0))
+    if ((frame == hs->last_syn_frame && hs->syn_ip_ecn > 0) ||
+        (frame == hs->synack_frame && hs->synack_ip_ecn > 0))
         proto_tree_add_expert_format(tree, pinfo, &ei_ecn_ect_on_syn, tvb, 0, 0,
                                      "%s sent with IP ECN codepoint %s",
-                                     frame == flow->hs.synack_frame ? "SYN-ACK" : "SYN",
-                                     td_ip_ecn_name((td_ip_ecn)(frame == flow->hs.synack_frame
-                                                                    ? flow->hs.synack_ip_ecn
-                                                                    : flow->hs.syn_ip_ecn)));
+                                     frame == hs->synack_frame ? "SYN-ACK" : "SYN",
+                                     td_ip_ecn_name((td_ip_ecn)(frame == hs->synack_frame
+                                                                    ? hs->synack_ip_ecn
+                                                                    : hs->syn_ip_ecn)));
     if (!complete || !td_flow_roles_known(flow) || pkt->sender == QUOTED)
         return;
-    const td_dir_stats *sent = &flow->sent[pkt->sender];
+    const td_dir_stats *sent = td_flow_sent(flow, pkt->sender);
     td_ecn_data_use use = td_flow_ecn_data_use(flow, pkt->sender);
     const char *dir = td_flow_dir_name(flow, pkt->sender);
     if (use == TD_ECN_DATA_UNMARKED && frame == sent->first_data_frame)
@@ -586,7 +595,7 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
     if (use == TD_ECN_DATA_UNNEGOTIATED && frame == sent->first_ect_frame)
         proto_tree_add_expert_format(tree, pinfo, &ei_ecn_data_unnegotiated, tvb, 0, 0,
                                      "%s data sent ECT/CE although ECN was not negotiated (%s)",
-                                     dir, td_ecn_outcome_name(flow->ecn_outcome));
+                                     dir, td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
 }
 
 /* A filter or column that names any tcpdiag field marks the protocol referenced;
@@ -625,6 +634,9 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         packet.flow = flow;
         packet.sender = (uint8_t)sender;
         remember_frame(pinfo->num, flow, sender);
+        /* A lone SYN held beyond max_flows joins its flow with the flow's second packet. */
+        if (flow->beyond_limit && flow->packets == 2 && flow->first_frame != pinfo->num)
+            remember_frame(flow->first_frame, flow, 0);
     } else {
         if (!recall_frame(pinfo->num, &packet))
             return 0;
@@ -719,6 +731,11 @@ static module_t *register_prefs(void)
         "Handshake halves shorter than this are treated as host turnaround time, "
         "which cannot place the capture point.",
         10, &config.vantage_min_delay_us);
+    prefs_register_uint_preference(module, "max_flows", "Flows kept in full",
+        "Beyond this many flows, a new flow that is one SYN (a SYN flood, a scan) is kept only if its "
+        "next packet follows within the next 65,536 such SYNs; the others are counted in the reports. "
+        "Flows that carry data are always kept. 0: no limit.",
+        10, &config.max_flows);
     return module;
 }
 

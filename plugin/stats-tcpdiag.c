@@ -25,7 +25,7 @@ void tcpdiag_flow_endpoints(const td_flow *flow, char *buf, size_t size)
 static const td_flight *main_flight(const td_flow *flow)
 {
     int sender = td_flow_busiest_sender(flow);
-    return sender < 0 ? NULL : flow->flight[sender];
+    return sender < 0 ? NULL : td_flow_flight(flow, sender);
 }
 
 const char *tcpdiag_flow_reaction(const td_flow *flow)
@@ -86,6 +86,10 @@ static void draw_flows(void *tapdata _U_)
                td_ecn_outcome_name(flow->ecn_outcome), missing, tcpdiag_flow_limit(flow), plateau,
                tcpdiag_flow_reaction(flow), tcpdiag_flow_offload(flow), td_cause_name((td_cause)td_diagnosis_of(diagnoses, flow)->cause));
     }
+    GString *not_kept = g_string_new("");
+    td_report_not_kept(engine, not_kept);
+    fputs(not_kept->str, stdout);
+    g_string_free(not_kept, TRUE);
     printf("==================================================================================\n");
 }
 
@@ -96,7 +100,7 @@ static void draw_diagnosis(void *tapdata _U_)
 
     printf("\n==================================================================================\n");
     if (diagnoses)
-        td_report_diagnosis(diagnoses, text);
+        td_report_diagnosis(diagnoses, tcpdiag_hosts(), text);
     else
         g_string_append(text, "tcpdiag: diagnosis\n(no capture analysed)\n");
     fputs(text->str, stdout);

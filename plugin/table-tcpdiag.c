@@ -192,7 +192,8 @@ static unsigned frame_of(GHashTable *frames, const void *summary)
 static bool capped(const td_flow *flow)
 {
     int sender = td_flow_busiest_sender(flow);
-    td_offload_verdict verdict = sender < 0 ? TD_OFFLOAD_UNKNOWN : flow->flight[sender]->seg.result.verdict;
+    const td_flight *f = sender < 0 ? NULL : td_flow_flight(flow, sender);
+    td_offload_verdict verdict = f ? f->seg.result.verdict : TD_OFFLOAD_UNKNOWN;
     return verdict == TD_OFFLOAD_CAPPED || verdict == TD_OFFLOAD_MSS_CAPPED;
 }
 

@@ -78,24 +78,27 @@ static double group_median(GArray *values)
 
 static uint64_t flow_payload(const td_flow *flow)
 {
-    return flow->sent[0].payload_bytes + flow->sent[1].payload_bytes;
+    return td_flow_sent(flow, 0)->payload_bytes + td_flow_sent(flow, 1)->payload_bytes;
 }
 
 /* A connection counts for its client when its SYN was captured (which also names
  * the client). */
 static bool counts_for_client(const td_flow *flow)
 {
-    return td_flow_roles_known(flow) && flow->hs.first_syn_frame;
+    td_handshake scratch;
+    return td_flow_roles_known(flow) && td_flow_hs(flow, &scratch)->first_syn_frame;
 }
 
 static void add_client_flow(client_acc *c, const td_flow *flow)
 {
-    const td_tcp_options *syn = &flow->hs.opts[flow->client];
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
+    const td_syn_options *syn = &hs->opts[flow->client];
     bool ecn = td_ecn_negotiated(flow->ecn_outcome);
     double seconds = (double)(flow->last_ns - flow->first_ns) / 1e9;
 
     c->s.conns++;
-    c->s.ecn_requested += td_ecn_syn_requests(flow->hs.first_syn_flags);
+    c->s.ecn_requested += td_ecn_syn_requests(hs->first_syn_flags);
     c->s.ecn_negotiated += ecn;
     if (syn->complete) {
         c->s.opts_known++;
@@ -164,7 +167,7 @@ static bool is_capped(td_offload_verdict verdict)
 static const td_flight *sender_flight(const td_flow *flow, int *sender)
 {
     *sender = td_flow_busiest_sender(flow);
-    const td_flight *f = *sender < 0 ? NULL : flow->flight[*sender];
+    const td_flight *f = *sender < 0 ? NULL : td_flow_flight(flow, *sender);
     return f && !f->unknown_reason ? f : NULL;
 }
 

@@ -7,8 +7,12 @@
 
 #include <glib.h>
 #include "diagnosis.h"
+#include "hosts.h"
 
-/* Appends the report of every flow of a diagnosed engine to out. */
-void td_report_diagnosis(const td_diagnoses *d, GString *out);
+/* Appends the report of every flow of a diagnosed engine to out; hosts are the
+ * same engine's host rules (an ECN finding names its client's lottery). */
+void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out);
+/* One line on the lone SYNs not kept beyond the max_flows limit; nothing when none. */
+void td_report_not_kept(const td_engine *engine, GString *out);
 
 #endif

@@ -49,7 +49,12 @@ static const td_diagnosis *diag_of(const fixture *f, guint stream)
 static char *report(const fixture *f)
 {
     GString *out = g_string_new(NULL);
-    td_report_diagnosis(f->d, out);
+    td_hosts_config cfg;
+
+    td_hosts_config_defaults(&cfg);
+    td_hosts *hosts = td_hosts_build(f->c.engine, &cfg);
+    td_report_diagnosis(f->d, hosts, out);
+    td_hosts_free(hosts);
     return g_string_free(out, FALSE);
 }
 
@@ -127,7 +132,7 @@ static void test_window_collapse_against_client_flows(fixture *f, gconstpointer 
     g_assert_cmpfloat(d->slowdown, >, HEALTHY_SEGMENTS / 201.0 * 0.95);
     g_assert_cmpfloat(d->slowdown, <, HEALTHY_SEGMENTS / 201.0 * 1.05);
     g_assert_cmpint(d->lost_ns, >, 0);
-    g_assert_cmpuint(d->evidence_frame, ==, td_engine_flow_at(f->c.engine, 0)->flight[1]->cc.collapse_start_frame);
+    g_assert_cmpuint(d->evidence_frame, ==, td_flow_flight(td_engine_flow_at(f->c.engine, 0), 1)->cc.collapse_start_frame);
     g_assert_cmpint(diag_of(f, 1)->cause, ==, TD_CAUSE_NONE);
     g_assert_cmpint(diag_of(f, 2)->cause, ==, TD_CAUSE_NONE);
 
