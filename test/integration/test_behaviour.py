@@ -1,10 +1,10 @@
 """How findings are presented: single pass vs two passes, where expert info lands,
-the -z reports, the shipped colouring rules. The facts asserted come from how
+the -z reports (the colouring rules: test_profile.py). The facts asserted come from how
 the lab made each capture (captures/lab/README.md)."""
 import re
 import subprocess
 
-from tshark import CAPTURES, fields, run
+from tshark import CAPTURES, ROOT, fields, run
 
 CUBIC_CLIENT = CAPTURES / "lab-ecn-ce-cubic-client.pcap"
 ONE_OF_N = CAPTURES / "lab-ecn-1-of-n.pcap"
