@@ -241,8 +241,7 @@ static void add_client_rows(stat_tap_table *table, const td_hosts *hosts, GHashT
         g_snprintf(detail, sizeof detail, "%u of %u connections asked for ECN, %u negotiated it; median rate ECN %s, "
                    "others %s%s; %u of %u SYNs without wscale, sack or ts", c->ecn_requested, c->conns,
                    c->ecn_negotiated, ecn, other, slowdown, c->opts_missing, c->opts_known);
-        add_host_row(table, host, "client", finding, c->conns, frame_of(frames, c),
-                     detail);
+        add_host_row(table, host, "client", finding, c->conns, frame_of(frames, c), detail);
     }
 }
 
@@ -251,20 +250,20 @@ static void add_sender_rows(stat_tap_table *table, const td_hosts *hosts, GHashT
 {
     for (guint i = 0; i < td_hosts_sender_count(hosts); i++) {
         const td_sender_summary *s = td_hosts_sender_at(hosts, i);
-        char host[64], common[64] = "", capped[32], offloaded[32], detail[320];
+        char host[64], common[64] = "", capped_rate[32], offloaded_rate[32], detail[320];
 
         if (s->offload == TD_SENDER_OFFLOAD_UNKNOWN)
             continue;
         td_addr_format(&s->addr, host, sizeof host);
-        format_known_rate(s->capped_median_rate, capped, sizeof capped);
-        format_known_rate(s->offloaded_median_rate, offloaded, sizeof offloaded);
+        format_known_rate(s->capped_median_rate, capped_rate, sizeof capped_rate);
+        format_known_rate(s->offloaded_median_rate, offloaded_rate, sizeof offloaded_rate);
         if (s->offload == TD_SENDER_OFFLOAD_MIXED) {
             char traits[48];
             td_common_traits(s->common, traits, sizeof traits);
             g_snprintf(common, sizeof common, " (in common: %s)", traits);
         }
         g_snprintf(detail, sizeof detail, "%u flows offloaded, %u not%s; median rate not offloaded %s, offloaded %s",
-                   s->offloaded_flows, s->capped_flows, common, capped, offloaded);
+                   s->offloaded_flows, s->capped_flows, common, capped_rate, offloaded_rate);
         add_host_row(table, host, "sender", td_sender_offload_name((td_sender_offload)s->offload),
                      s->offloaded_flows + s->capped_flows, frame_of(frames, s), detail);
     }
