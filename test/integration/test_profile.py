@@ -113,3 +113,20 @@ def test_columns_stream_and_cause():
     for row in rows:
         stream, cause = row[7].strip(), row[8].strip()
         assert cause in causes[stream]
+
+
+def test_profile_preferences_are_the_plugins_own_at_their_defaults():
+    """Every tcpdiag preference the plugin registers is in the profile, at its default
+    (the profile gathers them for tuning); a renamed or removed preference would make
+    Wireshark warn about the profile on every start."""
+    registered = {}
+    for line in run(["-G", "defaultprefs"]).stdout.splitlines():
+        if line.startswith("#tcpdiag."):
+            key, _, value = line[1:].partition(": ")
+            registered[key] = value
+    profile = {}
+    for line in (PROFILES / "tcpdiag" / "preferences").read_text().splitlines():
+        if line.startswith("tcpdiag."):
+            key, _, value = line.partition(": ")
+            profile[key] = value
+    assert registered and profile == registered
