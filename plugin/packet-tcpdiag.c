@@ -413,15 +413,6 @@ static void add_ecn_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt,
     }
 }
 
-static const char *stripped_dirs(const td_options_audit *audit)
-{
-    if (audit->ts_stripped[C2S] && audit->ts_stripped[S2C])
-        return "both";
-    if (audit->ts_stripped[C2S] || audit->ts_stripped[S2C])
-        return audit->ts_stripped[C2S] ? "c2s" : "s2c";
-    return NULL;
-}
-
 static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
 {
     const td_flow *flow = pkt->flow;
@@ -475,7 +466,7 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     for (int role = C2S; role <= S2C; role++)
         if (audit.default_mss[role])
             add_uint(opts_tree, hf_opts_default_mss, tvb, audit.default_mss[role]);
-    const char *stripped = stripped_dirs(&audit);
+    const char *stripped = td_options_ts_stripped_name(&audit);
     if (stripped)
         add_string(opts_tree, hf_opts_ts_stripped, tvb, stripped);
 }

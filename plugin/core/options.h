@@ -53,5 +53,7 @@ void td_options_list(unsigned present, char *buf, size_t size);
 void td_options_missing_list(unsigned bits, char *buf, size_t size);
 
 const char *td_tristate_name(td_tristate value);
+/* Which directions lost their negotiated timestamps: "c2s", "s2c", "both", or NULL. */
+const char *td_options_ts_stripped_name(const td_options_audit *audit);
 
 #endif

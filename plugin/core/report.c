@@ -229,3 +229,85 @@ void td_report_diagnosis(const td_diagnoses *d, GString *out)
     g_ptr_array_free(findings, TRUE);
     g_hash_table_destroy(by_key);
 }
+
+void td_report_diagnosis_framed(const td_diagnoses *d, GString *out)
+{
+    g_string_append(out, "\n" TD_REPORT_RULE "\n");
+    if (d)
+        td_report_diagnosis(d, out);
+    else
+        g_string_append(out, "tcpdiag: diagnosis\n(no capture analysed)\n");
+    g_string_append(out, TD_REPORT_RULE "\n");
+}
+
+static void format_endpoints(const td_flow *flow, char *buf, size_t size)
+{
+    char a[72], b[72];
+    int from = td_flow_roles_known(flow) ? flow->client : 0;
+
+    td_flow_endpoint_format(flow, from, a, sizeof a);
+    td_flow_endpoint_format(flow, 1 - from, b, sizeof b);
+    g_snprintf(buf, (gulong)size, "%s %s %s", a, td_flow_roles_known(flow) ? "->" : "<>", b);
+}
+
+static const td_flight *main_flight(const td_flow *flow)
+{
+    int sender = td_flow_busiest_sender(flow);
+    return sender < 0 ? NULL : flow->flight[sender];
+}
+
+static const char *reaction_of(const td_flow *flow)
+{
+    const td_flight *f = main_flight(flow);
+    return !f ? "no-data" : f->unknown_reason ? "unknown" : td_reaction_name(f->cc.reaction);
+}
+
+static const char *offload_of(const td_flow *flow)
+{
+    const td_flight *f = main_flight(flow);
+    return f ? td_offload_verdict_name(f->seg.result.verdict) : "no-data";
+}
+
+static void format_flight(const td_flow *flow, char *limit, size_t limit_size, char *plateau,
+                          size_t plateau_size)
+{
+    const td_flight *f = main_flight(flow);
+    const td_plateau *p = f ? td_flight_plateau(f) : NULL;
+    const char *why;
+
+    g_strlcpy(limit, f ? td_limit_name(td_flight_limit(f, &why)) : "no-data", limit_size);
+    if (p && f->mss)
+        g_snprintf(plateau, (gulong)plateau_size, "%uB=%.1fMSS", p->high, (double)p->high / f->mss);
+    else
+        g_strlcpy(plateau, "-", plateau_size);
+}
+
+void td_report_flows(const td_diagnoses *d, GString *out)
+{
+    const td_engine *engine = d ? td_diagnoses_engine(d) : NULL;
+    char endpoints[160];
+
+    g_string_append(out, "\n" TD_REPORT_RULE "\ntcpdiag: per-flow diagnosis\n");
+    g_string_append_printf(out, "%-6s %-50s %10s %8s  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n", "Stream",
+                           "Flow (client -> server)", "Duration", "Packets", "ECN", "Options missing", "Limit",
+                           "Plateau", "Reaction", "Offload", "Cause");
+    if (!engine) {
+        g_string_append(out, "(no capture analysed)\n");
+        return;
+    }
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        td_options_audit audit;
+        char missing[64] = "unknown", limit[16], plateau[32];
+        format_endpoints(flow, endpoints, sizeof endpoints);
+        format_flight(flow, limit, sizeof limit, plateau, sizeof plateau);
+        td_options_audit_flow(flow, &audit);
+        if (audit.settled)
+            td_options_missing_list(audit.missing, missing, sizeof missing);
+        g_string_append_printf(out, "%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n",
+                               flow->stream, endpoints, (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
+                               td_ecn_outcome_name(flow->ecn_outcome), missing, limit, plateau, reaction_of(flow),
+                               offload_of(flow), td_cause_name((td_cause)td_diagnosis_of(d, flow)->cause));
+    }
+    g_string_append(out, TD_REPORT_RULE "\n");
+}

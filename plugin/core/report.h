@@ -8,7 +8,19 @@
 #include <glib.h>
 #include "diagnosis.h"
 
+/* The rule that frames each report, as tshark frames its -z reports. */
+#define TD_REPORT_RULE "=================================================================================="
+
 /* Appends the report of every flow of a diagnosed engine to out. */
 void td_report_diagnosis(const td_diagnoses *d, GString *out);
+
+/* The -z tcpdiag,diagnosis block: the report between two rules; without a
+ * capture (d NULL), says so. */
+void td_report_diagnosis_framed(const td_diagnoses *d, GString *out);
+
+/* Appends the per-flow table (-z tcpdiag,flows): its title, header and one row
+ * per flow (stream, endpoints, duration, packets, ECN, options missing, limit,
+ * plateau, reaction, offload, cause); without a capture, says so. */
+void td_report_flows(const td_diagnoses *d, GString *out);
 
 #endif
