@@ -1,0 +1,77 @@
+#include "capture.h"
+
+#include "reader.h"
+
+/* The progress counter is shared: touch it once per batch, not per frame. */
+enum { PROGRESS_BATCH = 65536 };
+
+static void feed(td_capture *c, td_streams *streams, const td_frame *frame)
+{
+    td_record rec;
+    int sender;
+
+    switch (td_decode(frame, &rec)) {
+    case TD_FRAME_SEGMENT:
+        c->counts.segments++;
+        rec.stream = td_streams_number(streams, &rec, false);
+        td_engine_add(c->engine, &rec, &sender);
+        break;
+    case TD_FRAME_QUOTED:
+        c->counts.quotes++;
+        rec.stream = td_streams_number(streams, &rec, true);
+        td_engine_add_quoted(c->engine, &rec);
+        break;
+    case TD_FRAME_OTHER:
+        c->counts.other++;
+        break;
+    case TD_FRAME_MALFORMED:
+        c->counts.malformed++;
+        break;
+    }
+}
+
+td_capture *td_capture_analyse(const char *path, td_stream_rules rules, volatile gint *packets)
+{
+    td_capture *c = g_new0(td_capture, 1);
+    td_reader *reader;
+    td_streams *streams;
+    td_frame frame;
+    char *error = NULL;
+    unsigned batch = 0;
+
+    c->path = g_strdup(path);
+    reader = td_reader_open(path, &c->error);
+    if (!reader)
+        return c;
+    c->opened = true;
+    td_config_defaults(&c->cfg);
+    c->engine = td_engine_new(&c->cfg);
+    streams = td_streams_new(rules);
+    while (td_reader_next(reader, &frame, &error)) {
+        feed(c, streams, &frame);
+        if (packets && ++batch == PROGRESS_BATCH) {
+            g_atomic_int_add(packets, (gint)batch);
+            batch = 0;
+        }
+    }
+    if (packets)
+        g_atomic_int_add(packets, (gint)batch);
+    c->error = error;
+    c->counts.frames = td_reader_frames(reader);
+    td_reader_close(reader);
+    td_streams_free(streams);
+    td_engine_finish(c->engine);
+    c->diagnoses = td_diagnose(c->engine);
+    return c;
+}
+
+void td_capture_free(td_capture *c)
+{
+    if (!c)
+        return;
+    td_diagnoses_free(c->diagnoses);
+    td_engine_free(c->engine);
+    g_free(c->path);
+    g_free(c->error);
+    g_free(c);
+}

@@ -1,0 +1,128 @@
+/* One entry per conversation, keyed by its two endpoints in a canonical order;
+ * port reuse replaces the entry, as Wireshark's newer conversation shadows the
+ * older one for every later frame. */
+#include "streams.h"
+
+#include <glib.h>
+#include <string.h>
+
+typedef struct endpoint {
+    td_addr  addr;
+    uint16_t port;
+} endpoint;
+
+typedef struct conversation {
+    endpoint ends[2];           /* the key: ends[0] sorts first */
+    uint32_t stream;
+    uint32_t base_seq[2];       /* by sending endpoint (index into ends) */
+    bool     base_set[2];
+    bool     closed;            /* a FIN or RST was seen, quoted ones too */
+} conversation;
+
+struct td_streams {
+    td_stream_rules rules;
+    GHashTable *by_ends;        /* conversation* (key and value), owned */
+    uint32_t next;
+};
+
+static int endpoint_cmp(const endpoint *a, const endpoint *b)
+{
+    if (a->addr.len != b->addr.len)
+        return a->addr.len < b->addr.len ? -1 : 1;
+    int c = memcmp(a->addr.bytes, b->addr.bytes, a->addr.len);
+    if (c)
+        return c;
+    return a->port == b->port ? 0 : a->port < b->port ? -1 : 1;
+}
+
+static guint conversation_hash(gconstpointer key)
+{
+    const conversation *c = key;
+    guint h = (guint)c->ends[0].port * 65599u + c->ends[1].port;
+
+    for (int i = 0; i < 2; i++)
+        for (unsigned b = 0; b < c->ends[i].addr.len; b++)
+            h = h * 31u + c->ends[i].addr.bytes[b];
+    return h;
+}
+
+static gboolean conversation_equal(gconstpointer a, gconstpointer b)
+{
+    const conversation *x = a, *y = b;
+    return endpoint_cmp(&x->ends[0], &y->ends[0]) == 0 && endpoint_cmp(&x->ends[1], &y->ends[1]) == 0;
+}
+
+td_streams *td_streams_new(td_stream_rules rules)
+{
+    td_streams *s = g_new0(td_streams, 1);
+    s->rules = rules;
+    s->by_ends = g_hash_table_new_full(conversation_hash, conversation_equal, NULL, g_free);
+    return s;
+}
+
+void td_streams_free(td_streams *streams)
+{
+    if (!streams)
+        return;
+    g_hash_table_destroy(streams->by_ends);
+    g_free(streams);
+}
+
+uint32_t td_streams_count(const td_streams *streams)
+{
+    return streams->next;
+}
+
+static conversation *begin(td_streams *s, const conversation *key)
+{
+    conversation *c = g_new0(conversation, 1);
+    c->ends[0] = key->ends[0];
+    c->ends[1] = key->ends[1];
+    c->stream = s->next++;
+    g_hash_table_replace(s->by_ends, c, c);
+    return c;
+}
+
+/* Whether this SYN or SYN-ACK opens a new connection on the conversation's ports. */
+static bool reuses_ports(const td_streams *s, const conversation *c, int from, const td_record *rec)
+{
+    uint16_t syn_ack = rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK);
+    bool other_isn = c->base_set[from] && rec->seq != c->base_seq[from];
+
+    if (s->rules == TD_STREAMS_WS40)
+        return syn_ack == TD_TH_SYN && other_isn;
+    return (syn_ack == TD_TH_SYN || syn_ack == (TD_TH_SYN | TD_TH_ACK)) && (other_isn || c->closed);
+}
+
+uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool quoted)
+{
+    conversation key, *c;
+    int from;
+
+    memset(&key, 0, sizeof key);
+    key.ends[0].addr = rec->src;
+    key.ends[0].port = rec->sport;
+    key.ends[1].addr = rec->dst;
+    key.ends[1].port = rec->dport;
+    /* bytes past an address's length take no part in the key */
+    memset(key.ends[0].addr.bytes + rec->src.len, 0, sizeof key.ends[0].addr.bytes - rec->src.len);
+    memset(key.ends[1].addr.bytes + rec->dst.len, 0, sizeof key.ends[1].addr.bytes - rec->dst.len);
+    from = endpoint_cmp(&key.ends[0], &key.ends[1]) > 0;
+    if (from) {
+        endpoint swap = key.ends[0];
+        key.ends[0] = key.ends[1];
+        key.ends[1] = swap;
+    }
+    c = g_hash_table_lookup(streams->by_ends, &key);
+    if (!c || reuses_ports(streams, c, from, rec))
+        c = begin(streams, &key);
+    /* Wireshark counts sequence numbers from a sender's first segment, never from a
+     * quote: from the ISN of a SYN, else from one before the first seq seen. */
+    if (!quoted && !c->base_set[from]) {
+        c->base_seq[from] = rec->tcp_flags & TD_TH_SYN ? rec->seq : rec->seq - 1;
+        c->base_set[from] = true;
+    }
+    if (rec->tcp_flags & (TD_TH_FIN | TD_TH_RST))
+        c->closed = true;
+    return c->stream;
+}

@@ -1,0 +1,34 @@
+/* Stream numbers as Wireshark's tcp.stream gives them, so that the command's flows
+ * are the plugin's and the GUI's: one stream per conversation (the two endpoints,
+ * in either direction), numbered from 0 in order of first appearance, and a new
+ * one when a SYN reuses the ports of a conversation it cannot belong to. */
+#ifndef TCPDIAG_CMD_STREAMS_H
+#define TCPDIAG_CMD_STREAMS_H
+
+#include <stdbool.h>
+#include "record.h"
+
+/* Wireshark changed when a SYN starts a new stream (measured on crafted captures,
+ * test/unit/test_streams.c): */
+typedef enum td_stream_rules {
+    /* 4.0: a SYN whose sequence number differs from the first its sender used in
+     * the conversation (a sender first seen mid-flow counts from its seq - 1) */
+    TD_STREAMS_WS40,
+    /* 4.4 and 4.6: that, or a SYN once either side sent a FIN or RST; and the same
+     * for a SYN-ACK */
+    TD_STREAMS_WS44,
+} td_stream_rules;
+
+typedef struct td_streams td_streams;
+
+td_streams *td_streams_new(td_stream_rules rules);
+void td_streams_free(td_streams *streams);
+
+/* The stream of a segment, or of the segment an ICMP error quotes (quoted), in
+ * capture order. */
+uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool quoted);
+
+/* Conversations seen: the table holds one entry each, never one per packet. */
+uint32_t td_streams_count(const td_streams *streams);
+
+#endif
