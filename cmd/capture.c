@@ -9,16 +9,17 @@ static void feed(td_capture *c, td_streams *streams, const td_frame *frame)
 {
     td_record rec;
     int sender;
+    bool header_fits;
 
-    switch (td_decode(frame, &rec)) {
+    switch (td_decode(frame, &rec, &header_fits)) {
     case TD_FRAME_SEGMENT:
         c->counts.segments++;
-        rec.stream = td_streams_number(streams, &rec, false);
+        rec.stream = td_streams_number(streams, &rec, header_fits);
         td_engine_add(c->engine, &rec, &sender);
         break;
     case TD_FRAME_QUOTED:
         c->counts.quotes++;
-        rec.stream = td_streams_number(streams, &rec, true);
+        rec.stream = td_streams_number(streams, &rec, false);
         td_engine_add_quoted(c->engine, &rec);
         break;
     case TD_FRAME_OTHER:

@@ -46,6 +46,7 @@ typedef struct ip_layer {
 typedef struct cursor {
     const td_frame *frame;
     int depth;
+    bool header_fits;
 } cursor;
 
 static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted, td_record *rec);
@@ -80,6 +81,27 @@ static td_frame_kind read_ipv4(const td_frame *f, uint32_t at, uint32_t end, ip_
     return TD_FRAME_SEGMENT;
 }
 
+/* The end of a jumbogram: the Jumbo Payload option (type 0xc2) of the hop-by-hop
+ * header at x_at, x_len long; no option, no payload. */
+static uint32_t jumbo_end(const td_frame *f, uint32_t x_at, uint32_t x_len, uint32_t at, uint32_t end)
+{
+    uint32_t o = x_at + 2, stop = x_at + x_len < f->caplen ? x_at + x_len : f->caplen;
+
+    while (o + 2 <= stop) {
+        const uint8_t *opt = f->data + o;
+        if (opt[0] == 0) {          /* Pad1 */
+            o++;
+            continue;
+        }
+        if (opt[0] == 0xc2 && opt[1] == 4 && o + 6 <= stop) {
+            uint32_t jumbo = get32(opt + 2);
+            return jumbo <= end - at - 40 ? at + 40 + jumbo : end;
+        }
+        o += 2u + opt[1];
+    }
+    return at + 40;
+}
+
 static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_layer *ip, td_record *rec)
 {
     const uint8_t *h = f->data + at;
@@ -92,7 +114,9 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
     memcpy(rec->src.bytes, h + 8, 16);
     memcpy(rec->dst.bytes, h + 24, 16);
     ip->at = at;
-    ip->reported_end = datagram_end(at, get16(h + 4) ? get16(h + 4) + 40u : 0, end);
+    /* A payload length of 0 means a jumbogram (RFC 2675), whose length is in a
+     * hop-by-hop option; without one the datagram carries nothing. */
+    ip->reported_end = get16(h + 4) ? datagram_end(at, get16(h + 4) + 40u, end) : at + 40;
     ip->fragment = false;
     next = h[6];
     for (int n = 0; n < MAX_IPV6_EXTENSIONS; n++) {
@@ -110,6 +134,8 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
             len = next == IPPROTO_FRAGMENT_N ? 8u : next == IPPROTO_AH_N ? (x[1] + 2u) * 4 : (x[1] + 1u) * 8;
             if (next == IPPROTO_FRAGMENT_N && (get16(x + 2) & 0xfff9) != 0)
                 ip->fragment = true;       /* an offset or more to come; an atomic fragment is whole */
+            if (next == IPPROTO_HOPOPTS_N && !get16(h + 4))
+                ip->reported_end = jumbo_end(f, next_at, len, at, end);
             next = x[0];
             next_at += len;
             continue;
@@ -147,8 +173,9 @@ static uint32_t read_ip_header(const td_frame *f, const ip_layer *ip, uint32_t t
     return (uint32_t)payload;
 }
 
-static td_frame_kind decode_tcp(const td_frame *f, const ip_layer *ip, td_record *rec)
+static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
 {
+    const td_frame *f = c->frame;
     uint32_t at = ip->payload_at;
     uint32_t reported = ip->reported_end > at ? ip->reported_end - at : 0;
     uint32_t captured = f->caplen > at ? f->caplen - at : 0;
@@ -168,7 +195,8 @@ static td_frame_kind decode_tcp(const td_frame *f, const ip_layer *ip, td_record
     rec->has_window = true;
     header = (h[12] >> 4) * 4u;
     /* tcp.len: what the datagram holds after the header, absent when it holds less */
-    rec->payload_len = reported >= header ? reported - header : 0;
+    c->header_fits = reported >= header;
+    rec->payload_len = c->header_fits ? reported - header : 0;
     rec->has_ip_ecn = ip->adjacent;
     if (ip->adjacent)
         ip_payload = read_ip_header(f, ip, at, header, rec);
@@ -226,7 +254,7 @@ static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted
         return TD_FRAME_OTHER;
     switch (ip.proto) {
     case IPPROTO_TCP_N:
-        return decode_tcp(f, &ip, rec);
+        return decode_tcp(c, &ip, rec);
     case IPPROTO_IPIP_N:
     case IPPROTO_IPV6_N:
         return decode_ip(c, ip.payload_at, ip.reported_end, quoted, rec);
@@ -299,19 +327,22 @@ static int64_t link_payload(const td_frame *f, td_frame_kind *kind)
     return -1;
 }
 
-td_frame_kind td_decode(const td_frame *frame, td_record *rec)
+td_frame_kind td_decode(const td_frame *frame, td_record *rec, bool *header_fits)
 {
-    cursor c = { frame, 0 };
+    cursor c = { frame, 0, false };
     td_frame_kind kind;
     int64_t at;
 
     memset(rec, 0, sizeof *rec);
     rec->frame = frame->number;
     rec->time_ns = frame->time_ns;
+    *header_fits = false;
     if (frame->caplen > frame->wire_len)
         return TD_FRAME_MALFORMED;
     at = link_payload(frame, &kind);
     if (at < 0)
         return kind;
-    return decode_ip(&c, (uint32_t)at, frame->wire_len, false, rec);
+    kind = decode_ip(&c, (uint32_t)at, frame->wire_len, false, rec);
+    *header_fits = c.header_fits;
+    return kind;
 }

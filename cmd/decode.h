@@ -39,7 +39,9 @@ typedef struct td_frame {
 } td_frame;
 
 /* Fills rec, all but the stream (streams.c numbers it). A quote gets the quoted
- * segment's addresses, ports, flags and sequence number. */
-td_frame_kind td_decode(const td_frame *frame, td_record *rec);
+ * segment's addresses, ports, flags and sequence numbers. *header_fits: the TCP
+ * header's length fits in what the IP length leaves it (Wireshark gives tcp.len
+ * and analyses the segment only then). */
+td_frame_kind td_decode(const td_frame *frame, td_record *rec, bool *header_fits);
 
 #endif

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <wiretap/wtap.h>
 #include <wsutil/buffer.h>
+#include <wsutil/wslog.h>
 
 struct td_reader {
     wtap *wth;
@@ -18,6 +19,9 @@ struct td_reader {
 
 void td_reader_init(void)
 {
+    /* Before ws_log_init, which differs between versions, wiretap logs at debug
+     * level to stderr; warnings are what a user of this command wants. */
+    ws_log_set_level(LOG_LEVEL_WARNING);
     wtap_init(false);
 }
 

@@ -94,7 +94,7 @@ static bool reuses_ports(const td_streams *s, const conversation *c, int from, c
     return (syn_ack == TD_TH_SYN || syn_ack == (TD_TH_SYN | TD_TH_ACK)) && (other_isn || c->closed);
 }
 
-uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool quoted)
+uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analysed)
 {
     conversation key, *c;
     int from;
@@ -116,11 +116,16 @@ uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool quote
     c = g_hash_table_lookup(streams->by_ends, &key);
     if (!c || reuses_ports(streams, c, from, rec))
         c = begin(streams, &key);
-    /* Wireshark counts sequence numbers from a sender's first segment, never from a
-     * quote: from the ISN of a SYN, else from one before the first seq seen. */
-    if (!quoted && !c->base_set[from]) {
+    /* Wireshark counts a sender's sequence numbers from its first analysed segment:
+     * from the ISN of a SYN, else from one before the first seq seen; and the peer's
+     * from one before the first ACK number, if the peer has not spoken yet. */
+    if (analysed && !c->base_set[from]) {
         c->base_seq[from] = rec->tcp_flags & TD_TH_SYN ? rec->seq : rec->seq - 1;
         c->base_set[from] = true;
+    }
+    if (analysed && !c->base_set[!from] && (rec->tcp_flags & TD_TH_ACK)) {
+        c->base_seq[!from] = rec->ack - 1;
+        c->base_set[!from] = true;
     }
     if (rec->tcp_flags & (TD_TH_FIN | TD_TH_RST))
         c->closed = true;

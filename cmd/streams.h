@@ -24,9 +24,11 @@ typedef struct td_streams td_streams;
 td_streams *td_streams_new(td_stream_rules rules);
 void td_streams_free(td_streams *streams);
 
-/* The stream of a segment, or of the segment an ICMP error quotes (quoted), in
- * capture order. */
-uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool quoted);
+/* The stream of a segment, in capture order. analysed: Wireshark analysed the
+ * segment's sequence numbers, which sets where each direction's count starts: not
+ * for a quote in an ICMP error, nor for a header longer than its datagram
+ * (td_decoded.header_fits). */
+uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analysed);
 
 /* Conversations seen: the table holds one entry each, never one per packet. */
 uint32_t td_streams_count(const td_streams *streams);
