@@ -205,7 +205,7 @@ static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
         rec->payload_from_ip = true;
     }
     /* The plugin reads options from the frame's bytes, trailer included. */
-    int64_t options_captured = (int64_t)f->caplen - at - TCP_MIN_HEADER;
+    int64_t options_captured = f->caplen > at + TCP_MIN_HEADER ? f->caplen - at - TCP_MIN_HEADER : 0;
     int64_t options_wanted = (int64_t)header - TCP_MIN_HEADER;
     memset(&rec->options, 0, sizeof rec->options);
     if (options_wanted >= 0 && options_captured >= 0) {
