@@ -37,6 +37,7 @@ td_capture *td_capture_analyse(const char *path, td_stream_rules rules, volatile
     td_reader *reader;
     td_streams *streams;
     td_frame frame;
+    td_hosts_config hosts_cfg;
     char *error = NULL;
     unsigned batch = 0;
 
@@ -63,6 +64,8 @@ td_capture *td_capture_analyse(const char *path, td_stream_rules rules, volatile
     td_streams_free(streams);
     td_engine_finish(c->engine);
     c->diagnoses = td_diagnose(c->engine);
+    td_hosts_config_defaults(&hosts_cfg);
+    c->hosts = td_hosts_build(c->engine, &hosts_cfg);
     return c;
 }
 
@@ -70,6 +73,7 @@ void td_capture_free(td_capture *c)
 {
     if (!c)
         return;
+    td_hosts_free(c->hosts);
     td_diagnoses_free(c->diagnoses);
     td_engine_free(c->engine);
     g_free(c->path);

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include "diagnosis.h"
+#include "hosts.h"
 #include "streams.h"
 
 typedef struct td_capture_counts {
@@ -23,6 +24,7 @@ typedef struct td_capture {
     td_config cfg;          /* the engine keeps a pointer to it */
     td_engine *engine;
     td_diagnoses *diagnoses;
+    td_hosts *hosts;
     td_capture_counts counts;
 } td_capture;
 

@@ -28,6 +28,7 @@ void td_output_text(const td_capture *c, GString *out)
                            c->path, n->frames, n->segments, n->quotes, n->other, n->malformed);
     td_report_diagnosis_framed(c->diagnoses, out);
     td_report_flows(c->diagnoses, out);
+    td_report_hosts_framed(c->hosts, out);
 }
 
 /* One field of one flow, its value already rendered for the output at hand. */
@@ -110,7 +111,7 @@ static void clear(collector *col)
 static void collect_flow(collector *col, const td_capture *c, const td_flow *flow)
 {
     clear(col);
-    td_flow_fields(c->diagnoses, flow, collect, col);
+    td_flow_fields(c->diagnoses, c->hosts, flow, collect, col);
 }
 
 static bool same_dir(const char *a, const char *b)

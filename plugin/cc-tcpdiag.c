@@ -73,7 +73,7 @@ static void add_identity(proto_tree *tree, tvbuff_t *tvb, const td_flight *f)
 
 static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender)
 {
-    const td_flight *f = flow->flight[sender];
+    const td_flight *f = td_flow_flight(flow, sender);
     const td_cc *cc = &f->cc;
     const char *dir = td_flow_dir_name(flow, sender);
     td_reaction reaction = f->unknown_reason ? TD_REACTION_UNKNOWN : cc->reaction;
@@ -130,10 +130,10 @@ void tcpdiag_cc_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, uint
     for (int i = 0; i < 2; i++) {
         int sender = td_flow_sender_at(flow, i);
         const td_cc_event *e;
-        if (!flow->flight[sender])
+        if (!td_flow_flight(flow, sender))
             continue;
         add_direction(tree, tvb, flow, sender);
-        e = td_cc_event_at(&flow->flight[sender]->cc, frame);
+        e = td_cc_event_at(&td_flow_flight(flow, sender)->cc, frame);
         if (e)
             add_event(tree, tvb, e);
     }
@@ -153,7 +153,7 @@ static void collapse_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
     for (int sender = 0; sender < 2; sender++) {
-        const td_flight *f = flow->flight[sender];
+        const td_flight *f = td_flow_flight(flow, sender);
         const td_cc_event *e;
         if (!f || f->unknown_reason)
             continue;

@@ -58,7 +58,7 @@ static void add_plateau_items(proto_tree *tree, tvbuff_t *tvb, const td_flight *
 
 static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender)
 {
-    const td_flight *f = flow->flight[sender];
+    const td_flight *f = td_flow_flight(flow, sender);
     const char *dir = td_flow_dir_name(flow, sender);
     const char *why;
     td_limit limit = td_flight_limit(f, &why);
@@ -97,7 +97,7 @@ void tcpdiag_flight_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow)
 {
     for (int i = 0; i < 2; i++) {
         int sender = td_flow_sender_at(flow, i);
-        if (flow->flight[sender])
+        if (td_flow_flight(flow, sender))
             add_direction(tree, tvb, flow, sender);
     }
 }
@@ -122,7 +122,7 @@ static void sender_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
 void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
     for (int sender = 0; sender < 2; sender++) {
-        const td_flight *f = flow->flight[sender];
+        const td_flight *f = td_flow_flight(flow, sender);
         const td_plateau *p;
         const char *why;
         if (!f)

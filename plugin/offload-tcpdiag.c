@@ -31,7 +31,7 @@ static expert_field ei_capped = EI_INIT;
 
 static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender)
 {
-    const td_flight *f = flow->flight[sender];
+    const td_flight *f = td_flow_flight(flow, sender);
     const char *dir = td_flow_dir_name(flow, sender);
     const td_offload_result *r = &f->seg.result;
     char label[TD_DIR_LABEL_SIZE];
@@ -70,7 +70,7 @@ void tcpdiag_offload_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow)
 {
     for (int i = 0; i < 2; i++) {
         int sender = td_flow_sender_at(flow, i);
-        if (flow->flight[sender])
+        if (td_flow_flight(flow, sender))
             add_direction(tree, tvb, flow, sender);
     }
 }
@@ -91,7 +91,7 @@ static const char *cause_text(td_cap_cause cause)
 void tcpdiag_offload_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
     for (int sender = 0; sender < 2; sender++) {
-        const td_flight *f = flow->flight[sender];
+        const td_flight *f = td_flow_flight(flow, sender);
         const td_offload_result *r = f ? &f->seg.result : NULL;
         if (r && r->verdict == TD_OFFLOAD_CAPPED && pinfo->num == r->cap_start_frame)
             proto_tree_add_expert_format(tree, pinfo, &ei_capped, tvb, 0, 0,

@@ -27,18 +27,14 @@ WS_DLL_PUBLIC void plugin_register(void);
 WS_DLL_PUBLIC uint32_t plugin_describe(void);
 #endif
 
-/* Keys of the "tcpdiag.lua" dissector table through which the Lua rules are
- * called: only where there is work, never once per packet. */
-enum { LUA_HOOK_FLOWS = 1, LUA_HOOK_FLOW_START = 2, LUA_HOOK_SENDERS = 3, LUA_HOOK_SENDER_FLOW_START = 4 };
-
 static int proto_tcpdiag = -1;
 static int proto_icmp = -1;
 static int proto_icmpv6 = -1;
 static dissector_handle_t tcpdiag_handle;
-static dissector_table_t lua_hooks;
 static td_engine *engine;
 static td_diagnoses *diagnoses;
-static bool lua_fed;
+static td_hosts *hosts;
+static td_hosts_config hosts_config;
 static td_config config;
 static int capture_position = TD_VANTAGE_UNKNOWN;
 
@@ -164,6 +160,15 @@ const td_diagnoses *tcpdiag_diagnoses(void)
     if (!diagnoses)
         diagnoses = td_diagnose(engine);
     return diagnoses;
+}
+
+const td_hosts *tcpdiag_hosts(void)
+{
+    if (!tcpdiag_diagnoses())
+        return NULL;
+    if (!hosts)
+        hosts = td_hosts_build(engine, &hosts_config);
+    return hosts;
 }
 
 static field_info *last_field(proto_tree *tree, enum wanted_field which)
@@ -345,6 +350,8 @@ static void add_address(proto_tree *tree, int hf, tvbuff_t *tvb, const td_addr *
 static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
 {
     const td_flow *flow = pkt->flow;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     proto_tree *flow_tree;
     int64_t to_server, to_client;
 
@@ -359,55 +366,57 @@ static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt
         add_uint(flow_tree, hf_flow_client_port, tvb, flow->port[flow->client]);
         add_address(flow_tree, hf_flow_server, tvb, &flow->addr[server]);
         add_uint(flow_tree, hf_flow_server_port, tvb, flow->port[server]);
-        if (flow->hs.opts[flow->client].present & TD_OPT_MSS)
-            add_uint(flow_tree, hf_flow_client_mss, tvb, flow->hs.opts[flow->client].mss);
-        if (flow->hs.opts[server].present & TD_OPT_MSS)
-            add_uint(flow_tree, hf_flow_server_mss, tvb, flow->hs.opts[server].mss);
+        if (hs->opts[flow->client].present & TD_OPT_MSS)
+            add_uint(flow_tree, hf_flow_client_mss, tvb, hs->opts[flow->client].mss);
+        if (hs->opts[server].present & TD_OPT_MSS)
+            add_uint(flow_tree, hf_flow_server_mss, tvb, hs->opts[server].mss);
     }
     if (td_flow_handshake_halves(flow, &to_server, &to_client)) {
         add_relative_time(flow_tree, hf_flow_syn_to_synack, tvb, to_server);
         add_relative_time(flow_tree, hf_flow_synack_to_ack, tvb, to_client);
         add_relative_time(flow_tree, hf_flow_irtt, tvb, to_server + to_client);
     }
-    if (complete || flow->hs.ack_frame)
+    if (complete || hs->ack_frame)
         add_string(flow_tree, hf_flow_vantage, tvb,
                    td_vantage_name(td_flow_vantage(flow, td_engine_config(engine))));
     if (complete) {
         add_string(flow_tree, hf_flow_data_sender, tvb, td_flow_data_sender(flow));
         add_relative_time(flow_tree, hf_flow_duration, tvb, flow->last_ns - flow->first_ns);
         add_uint(flow_tree, hf_flow_packets, tvb, flow->packets);
-        if (flow->icmp_quotes)
-            add_uint(flow_tree, hf_flow_icmp_quotes, tvb, flow->icmp_quotes);
-        if (flow->sizes_from_ip)
-            add_uint(flow_tree, hf_flow_sizes_from_ip, tvb, flow->sizes_from_ip);
+        if (td_flow_icmp_quotes(flow))
+            add_uint(flow_tree, hf_flow_icmp_quotes, tvb, td_flow_icmp_quotes(flow));
+        if (td_flow_sizes_from_ip(flow))
+            add_uint(flow_tree, hf_flow_sizes_from_ip, tvb, td_flow_sizes_from_ip(flow));
         for (int dir = C2S; dir <= S2C && td_flow_roles_known(flow); dir++)
             proto_item_set_generated(proto_tree_add_uint64(flow_tree, hf_flow_bytes[dir], tvb, 0, 0,
-                                                           flow->sent[td_flow_sender_at(flow, dir)].payload_bytes));
+                                                           td_flow_sent(flow, td_flow_sender_at(flow, dir))->payload_bytes));
     }
 }
 
 static void add_ecn_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
 {
     const td_flow *flow = pkt->flow;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     proto_tree *ecn_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_ecn, NULL, "ECN");
 
     if (flow->ecn_outcome != TD_ECN_PENDING) {
-        add_string(ecn_tree, hf_ecn_outcome, tvb, td_ecn_outcome_name(flow->ecn_outcome));
+        add_string(ecn_tree, hf_ecn_outcome, tvb, td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
         if (flow->ecn_reason)
             add_string(ecn_tree, hf_ecn_reason, tvb, flow->ecn_reason);
         if (flow->ecn_outcome == TD_ECN_ACCECN)
-            add_string(ecn_tree, hf_ecn_accecn_feedback, tvb, td_ip_ecn_name(flow->accecn_feedback));
+            add_string(ecn_tree, hf_ecn_accecn_feedback, tvb, td_ip_ecn_name((td_ip_ecn)flow->accecn_feedback));
     }
-    if (flow->hs.syn_ip_ecn >= 0)
-        add_string(ecn_tree, hf_ecn_syn_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)flow->hs.syn_ip_ecn));
-    if (flow->hs.synack_ip_ecn >= 0)
-        add_string(ecn_tree, hf_ecn_synack_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)flow->hs.synack_ip_ecn));
+    if (hs->syn_ip_ecn >= 0)
+        add_string(ecn_tree, hf_ecn_syn_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)hs->syn_ip_ecn));
+    if (hs->synack_ip_ecn >= 0)
+        add_string(ecn_tree, hf_ecn_synack_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)hs->synack_ip_ecn));
     if (!complete || !td_flow_roles_known(flow))
         return;
     for (int dir = C2S; dir <= S2C; dir++) {
         int sender = td_flow_sender_at(flow, dir);
         for (int cp = TD_NOT_ECT; cp <= TD_CE; cp++)
-            add_uint(ecn_tree, hf_ecn_count[dir][cp], tvb, flow->sent[sender].ecn_count[cp]);
+            add_uint(ecn_tree, hf_ecn_count[dir][cp], tvb, td_flow_sent(flow, sender)->ecn_count[cp]);
         add_string(ecn_tree, hf_ecn_data[dir], tvb,
                    td_ecn_data_use_name(td_flow_ecn_data_use(flow, sender)));
     }
@@ -416,6 +425,8 @@ static void add_ecn_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt,
 static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
 {
     const td_flow *flow = pkt->flow;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     proto_tree *opts_tree;
     td_options_audit audit;
     char text[64];
@@ -425,8 +436,8 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     opts_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_opts, NULL, "Handshake options");
     for (int dir = C2S; dir <= S2C; dir++) {
         int sender = td_flow_sender_at(flow, dir);
-        const td_tcp_options *opts = &flow->hs.opts[sender];
-        if (!flow->hs.opts_seen[sender])
+        const td_syn_options *opts = &hs->opts[sender];
+        if (!hs->opts_seen[sender])
             continue;
         /* "none" only when nothing was left unread */
         if (opts->present || !opts->unknown) {
@@ -475,7 +486,8 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
                                 bool complete)
 {
     const td_flow *flow = pkt->flow;
-    const td_handshake *hs = &flow->hs;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     uint32_t frame = pinfo->num;
     int sender = pkt->sender;
     char text[64];
@@ -487,7 +499,7 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
         proto_tree_add_expert_format(tree, pinfo, &ei_opts_noopt, tvb, 0, 0,
             "%s without any TCP option (no MSS, window scale, SACK or timestamps): the TCP_NOOPT "
             "signature, often an application's setsockopt bug", frame == hs->synack_frame ? "SYN-ACK" : "SYN");
-    if (frame == flow->sent[sender].first_frame_without_ts)
+    if (frame == td_flow_sent(flow, sender)->first_frame_without_ts)
         proto_tree_add_expert_format(tree, pinfo, &ei_opts_ts_vanished, tvb, 0, 0,
             "Timestamps were negotiated but this segment carries none: stripped on the path?");
     if (!complete || frame != (hs->synack_frame ? hs->synack_frame : hs->last_syn_frame))
@@ -508,7 +520,7 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
 
 static void add_outcome_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
-    const char *name = td_ecn_outcome_name(flow->ecn_outcome);
+    const char *name = td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome);
     const char *why = flow->ecn_reason ? flow->ecn_reason : "";
 
     switch (flow->ecn_outcome) {
@@ -544,21 +556,23 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
                         bool complete)
 {
     const td_flow *flow = pkt->flow;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
     uint32_t frame = pinfo->num;
 
     if (frame == flow->ecn_decided_frame && flow->ecn_outcome != TD_ECN_PENDING)
         add_outcome_expert(tree, pinfo, tvb, flow);
-    if ((frame == flow->hs.last_syn_frame && flow->hs.syn_ip_ecn > 0) ||
-        (frame == flow->hs.synack_frame && flow->hs.synack_ip_ecn > 0))
+    if ((frame == hs->last_syn_frame && hs->syn_ip_ecn > 0) ||
+        (frame == hs->synack_frame && hs->synack_ip_ecn > 0))
         proto_tree_add_expert_format(tree, pinfo, &ei_ecn_ect_on_syn, tvb, 0, 0,
                                      "%s sent with IP ECN codepoint %s",
-                                     frame == flow->hs.synack_frame ? "SYN-ACK" : "SYN",
-                                     td_ip_ecn_name((td_ip_ecn)(frame == flow->hs.synack_frame
-                                                                    ? flow->hs.synack_ip_ecn
-                                                                    : flow->hs.syn_ip_ecn)));
+                                     frame == hs->synack_frame ? "SYN-ACK" : "SYN",
+                                     td_ip_ecn_name((td_ip_ecn)(frame == hs->synack_frame
+                                                                    ? hs->synack_ip_ecn
+                                                                    : hs->syn_ip_ecn)));
     if (!complete || !td_flow_roles_known(flow) || pkt->sender == QUOTED)
         return;
-    const td_dir_stats *sent = &flow->sent[pkt->sender];
+    const td_dir_stats *sent = td_flow_sent(flow, pkt->sender);
     td_ecn_data_use use = td_flow_ecn_data_use(flow, pkt->sender);
     const char *dir = td_flow_dir_name(flow, pkt->sender);
     if (use == TD_ECN_DATA_UNMARKED && frame == sent->first_data_frame)
@@ -569,100 +583,7 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
     if (use == TD_ECN_DATA_UNNEGOTIATED && frame == sent->first_ect_frame)
         proto_tree_add_expert_format(tree, pinfo, &ei_ecn_data_unnegotiated, tvb, 0, 0,
                                      "%s data sent ECT/CE although ECN was not negotiated (%s)",
-                                     dir, td_ecn_outcome_name(flow->ecn_outcome));
-}
-
-/* Hands every flow's summary to the Lua rules once the capture is complete, as
- * one text table: client, stream, ECN requested, ECN negotiated, duration,
- * bytes, SYN without window scaling, SACK or timestamps (each 0/1 or unknown "-"). */
-/* Hands text to the Lua rule registered under key (no-op when none is). */
-static void call_lua(int key, const char *text, size_t len, tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree)
-{
-    char *copy = (char *)wmem_memdup(pinfo->pool, text, len + 1);
-    tvbuff_t *feed = tvb_new_child_real_data(tvb, (const guint8 *)copy, (guint)len, (gint)len);
-    dissector_try_uint(lua_hooks, (guint32)key, feed, pinfo, tree);
-}
-
-/* The receiver's network: /24 for IPv4, /48 for IPv6. */
-static void format_network(const td_addr *addr, char *buf, size_t size)
-{
-    td_addr net = *addr;
-    size_t keep = addr->len == 4 ? 3 : 6;
-    memset(net.bytes + keep, 0, sizeof net.bytes - keep);
-    td_addr_format(&net, buf, size);
-}
-
-static void append_client_row(GString *table, const td_flow *flow)
-{
-    const td_tcp_options *syn_opts = &flow->hs.opts[flow->client];
-    char client[64];
-
-    td_addr_format(&flow->addr[flow->client], client, sizeof client);
-    g_string_append_printf(table, "%s\t%u\t%d\t%d\t%.9f\t%" G_GUINT64_FORMAT "\t%s\n", client,
-                           flow->stream, td_ecn_syn_requests(flow->hs.first_syn_flags),
-                           td_ecn_negotiated(flow->ecn_outcome),
-                           (double)(flow->last_ns - flow->first_ns) / 1e9,
-                           flow->sent[0].payload_bytes + flow->sent[1].payload_bytes,
-                           !syn_opts->complete ? "-"
-                           : (syn_opts->present & TD_OPT_NEGOTIATED) != TD_OPT_NEGOTIATED ? "1" : "0");
-}
-
-/* A retransmission came before the cap (or, without super-packets, at all). */
-static bool retransmitted_before_cap(const td_flight *f)
-{
-    uint32_t cap_start = f->seg.result.cap_start_frame;
-    return f->first_retransmission_frame && (!cap_start || f->first_retransmission_frame < cap_start);
-}
-
-static void append_sender_row(GString *table, const td_flow *flow)
-{
-    int sender = td_flow_busiest_sender(flow);
-    const td_flight *f = sender < 0 ? NULL : flow->flight[sender];
-    char address[64], network[64];
-
-    if (!f || f->unknown_reason)
-        return;
-    td_addr_format(&flow->addr[sender], address, sizeof address);
-    format_network(&flow->addr[1 - sender], network, sizeof network);
-    g_string_append_printf(table, "%s\t%u\t%s\t%d\t%s\t%d\t%.1f\t%s\n", address, flow->stream,
-                           td_offload_verdict_name(f->seg.result.verdict), td_ecn_negotiated(flow->ecn_outcome),
-                           network, retransmitted_before_cap(f), td_flight_throughput(f),
-                           td_cap_cause_name(f->seg.result.cap_cause));
-}
-
-/* Once per file: every flow's summary for the per-client rules, every flow's
- * busiest direction for the per-sender offload rules. */
-static void feed_lua(tvbuff_t *tvb, packet_info *pinfo)
-{
-    GString *clients = g_string_new(""), *senders = g_string_new("");
-
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
-        if (td_flow_roles_known(flow) && flow->hs.first_syn_frame)
-            append_client_row(clients, flow);
-        append_sender_row(senders, flow);
-    }
-    call_lua(LUA_HOOK_FLOWS, clients->str, clients->len, tvb, pinfo, NULL);
-    call_lua(LUA_HOOK_SENDERS, senders->str, senders->len, tvb, pinfo, NULL);
-    g_string_free(clients, TRUE);
-    g_string_free(senders, TRUE);
-}
-
-static void call_lua_flow_start(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const td_flow *flow)
-{
-    char client[64], sender[64];
-    int busiest = td_flow_busiest_sender(flow);
-    const td_flight *f = busiest < 0 ? NULL : flow->flight[busiest];
-    char *text;
-
-    td_addr_format(&flow->addr[flow->client], client, sizeof client);
-    text = wmem_strdup_printf(pinfo->pool, "%s\t%d", client, td_ecn_negotiated(flow->ecn_outcome));
-    call_lua(LUA_HOOK_FLOW_START, text, strlen(text), tvb, pinfo, tree);
-    if (!f || f->unknown_reason)
-        return;
-    td_addr_format(&flow->addr[busiest], sender, sizeof sender);
-    text = wmem_strdup_printf(pinfo->pool, "%s\t%u", sender, flow->stream);
-    call_lua(LUA_HOOK_SENDER_FLOW_START, text, strlen(text), tvb, pinfo, tree);
+                                     dir, td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
 }
 
 /* A filter or column that names any tcpdiag field marks the protocol referenced;
@@ -674,9 +595,8 @@ static bool items_wanted(proto_tree *tree)
                     proto_field_is_referenced(tree, hf_dir));
 }
 
-static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tree, void *data _U_)
+static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
 {
-    proto_tree *tree = top_tree;
     td_packet packet;
     const td_packet *pkt = &packet;
     bool complete = PINFO_FD_VISITED(pinfo);
@@ -706,10 +626,6 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
         if (!recall_frame(pinfo->num, &packet))
             return 0;
         tcpdiag_diagnoses();
-        if (!lua_fed) {
-            lua_fed = true;
-            feed_lua(tvb, pinfo);
-        }
     }
     /* Items that no filter, column or visible tree asks for would cost time on
      * every packet; expert info is rare and always added. */
@@ -726,6 +642,7 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
             tcpdiag_flight_items(tree, tvb, pkt->flow);
             tcpdiag_cc_items(tree, tvb, pkt->flow, pinfo->num);
             tcpdiag_offload_items(tree, tvb, pkt->flow);
+            tcpdiag_host_items(tree, tvb, pkt->flow, pinfo->num);
         }
     }
     add_experts(tree, pinfo, tvb, pkt, complete);
@@ -735,9 +652,8 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *top_tr
         tcpdiag_flight_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_cc_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_offload_experts(tree, pinfo, tvb, pkt->flow);
+        tcpdiag_host_experts(tree, pinfo, tvb, pkt->flow);
     }
-    if (complete && pinfo->num == pkt->flow->first_frame && td_flow_roles_known(pkt->flow))
-        call_lua_flow_start(tvb, pinfo, top_tree, pkt->flow);
     return tvb_captured_length(tvb);
 }
 
@@ -756,12 +672,13 @@ static void tcpdiag_init(void)
     config.vantage_override = (td_vantage)capture_position;
     engine = td_engine_new(&config);
     frame_flows = g_array_sized_new(FALSE, TRUE, (guint)sizeof(uint32_t), 0);
-    lua_fed = false;
 }
 
 static void tcpdiag_cleanup(void)
 {
     set_postdissector_wanted_hfids(tcpdiag_handle, NULL);
+    td_hosts_free(hosts);
+    hosts = NULL;
     td_diagnoses_free(diagnoses);
     diagnoses = NULL;
     td_engine_free(engine);
@@ -952,10 +869,10 @@ static void proto_register_tcpdiag(void)
     tcpdiag_cc_register(proto_tcpdiag, module, &config.flight);
     tcpdiag_offload_register(proto_tcpdiag);
     tcpdiag_diag_register(proto_tcpdiag, module, &config.stall);
+    td_hosts_config_defaults(&hosts_config);
+    tcpdiag_host_register(proto_tcpdiag, module, &hosts_config);
     tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
     register_postdissector(tcpdiag_handle);
-    lua_hooks = register_dissector_table("tcpdiag.lua", "tcpdiag Lua rules", proto_tcpdiag,
-                                         FT_UINT8, BASE_DEC);
     register_init_routine(tcpdiag_init);
     register_cleanup_routine(tcpdiag_cleanup);
     register_tap("tcpdiag");

@@ -7,12 +7,15 @@
 
 #include "core/diagnosis.h"
 #include "core/flow.h"
+#include "core/hosts.h"
 
 /* The engine of the capture being dissected; NULL between files. */
 td_engine *tcpdiag_engine(void);
 /* The diagnosis of the open file once it has been read completely: finishes the
  * engine on first use; NULL between files. */
 const td_diagnoses *tcpdiag_diagnoses(void);
+/* The per-host rules of the open file, built with the diagnosis; NULL between files. */
+const td_hosts *tcpdiag_hosts(void);
 
 void tcpdiag_register_stats(void);
 
@@ -35,5 +38,11 @@ void tcpdiag_offload_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb
 void tcpdiag_diag_register(int proto, module_t *module, td_stall_config *stall);
 void tcpdiag_diag_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow);
 void tcpdiag_diag_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
+
+/* tcpdiag.host and tcpdiag.sender: per-host rules, their preference and
+ * `-z tcpdiag,hosts` (host-tcpdiag.c). */
+void tcpdiag_host_register(int proto, module_t *module, td_hosts_config *cfg);
+void tcpdiag_host_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, uint32_t frame);
+void tcpdiag_host_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
 
 #endif

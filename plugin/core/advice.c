@@ -69,7 +69,7 @@ void td_advice_cost(const td_diagnosis *diag, char *buf, size_t size)
 
 static const td_flight *diagnosed_flight(const td_flow *flow, const td_diagnosis *diag)
 {
-    return diag->sender < 0 ? NULL : flow->flight[diag->sender];
+    return diag->sender < 0 ? NULL : td_flow_flight(flow, diag->sender);
 }
 
 static const char *sender_role(const td_flow *flow, const td_diagnosis *diag)
@@ -87,8 +87,11 @@ static bool ecn_driven(const td_flight *f)
 
 static bool noopt(const td_flow *flow)
 {
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
+
     for (int i = 0; i < 2; i++)
-        if (flow->hs.opts_seen[i] && flow->hs.opts[i].complete && !flow->hs.opts[i].present)
+        if (hs->opts_seen[i] && hs->opts[i].complete && !hs->opts[i].present)
             return true;
     return false;
 }
@@ -116,7 +119,7 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
                  a, b, stall->flows_hit, td_diagnoses_stall_active(d, hit->stall), c);
         return;
     case TD_CAUSE_ECN_BLACKHOLE:
-        td_format_duration(flow->hs.last_syn_ns - flow->hs.first_syn_ns, a, sizeof a);
+        td_format_duration(td_flow_syn_retry_ns(flow), a, sizeof a);
         g_snprintf(buf, size, "The ECN-setup SYN went unanswered and was retried without ECN after %s: "
                  "ECN SYNs are dropped on the path", a);
         return;

@@ -141,13 +141,13 @@ static void gather(const td_flow *flow, flow_facts *x)
 
     memset(x, 0, sizeof *x);
     x->sender = td_flow_busiest_sender(flow);
-    x->f = x->sender < 0 ? NULL : flow->flight[x->sender];
+    x->f = x->sender < 0 ? NULL : td_flow_flight(flow, x->sender);
     td_options_audit_flow(flow, &x->audit);
     x->ecn = td_ecn_negotiated(flow->ecn_outcome);
     x->wscale = x->audit.used[TD_USED_WSCALE] == TD_YES;
     if (!x->f)
         return;
-    x->rate = ns > 0 ? (double)flow->sent[x->sender].payload_bytes * 1e9 / (double)ns : 0;
+    x->rate = ns > 0 ? (double)td_flow_sent(flow, x->sender)->payload_bytes * 1e9 / (double)ns : 0;
     x->limit = td_flight_limit(x->f, &x->limit_why);
     x->lossy = x->f->cc.losses >= MIN_RECOVERIES;
     x->offloaded = x->f->seg.result.verdict == TD_OFFLOAD_OFFLOADED;
@@ -249,7 +249,7 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
 
 static void against_rate(td_diagnosis *d, const td_flow *flow, const flow_facts *x, double reference)
 {
-    double bytes = (double)flow->sent[x->sender].payload_bytes;
+    double bytes = (double)td_flow_sent(flow, x->sender)->payload_bytes;
     int64_t ns = flow_ns(flow);
 
     if (reference <= 0 || x->rate <= 0)
@@ -313,7 +313,7 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
         against_own_time(d, flow, hit->wait_end_ns - hit->wait_start_ns);
         break;
     case TD_CAUSE_ECN_BLACKHOLE:
-        against_own_time(d, flow, flow->hs.last_syn_ns - flow->hs.first_syn_ns);
+        against_own_time(d, flow, td_flow_syn_retry_ns(flow));
         break;
     case TD_CAUSE_WINDOW_COLLAPSE:
     case TD_CAUSE_ECN_LOSS_REACTION:
@@ -355,14 +355,16 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
 static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_cause cause)
 {
     const td_plateau *p;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
 
     switch (cause) {
     case TD_CAUSE_HOST_STALL:
         return td_stalls_hit(td_engine_stalls(engine), flow->index)->resume_frame;
     case TD_CAUSE_ECN_BLACKHOLE:
-        return flow->hs.fallback_frame;
+        return hs->fallback_frame;
     case TD_CAUSE_MISSING_OPTIONS:
-        return flow->hs.synack_frame ? flow->hs.synack_frame : flow->hs.last_syn_frame;
+        return hs->synack_frame ? hs->synack_frame : hs->last_syn_frame;
     case TD_CAUSE_WINDOW_COLLAPSE:
         return x->f->cc.collapse_start_frame;
     case TD_CAUSE_RECEIVE_WINDOW:
@@ -372,7 +374,7 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
         return p ? p->start_frame : 0;
     case TD_CAUSE_OFFLOAD_CAPPED:
         return x->f->seg.result.cap_start_frame ? x->f->seg.result.cap_start_frame
-                                                : flow->sent[x->sender].first_data_frame;
+                                                : td_flow_sent(flow, x->sender)->first_data_frame;
     case TD_CAUSE_ECN_LOSS_REACTION:
         for (unsigned i = 0; i < x->f->cc.nevents; i++)
             if (td_cc_is_ecn_response(&x->f->cc.events[i]))
@@ -381,7 +383,7 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
     case TD_CAUSE_PATH_LOSS:
         return x->f->first_retransmission_frame;
     case TD_CAUSE_APP_LIMITED:
-        return flow->sent[x->sender].first_data_frame;
+        return td_flow_sent(flow, x->sender)->first_data_frame;
     case TD_CAUSE_NONE:
     case TD_CAUSE_UNKNOWN:
     case TD_CAUSE_COUNT:
@@ -393,7 +395,7 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
 /* With no cause: healthy, or unknown when the capture cannot show it. */
 static td_cause no_cause(const td_flow *flow, const flow_facts *x, const char **reason)
 {
-    if (!flow->sent[0].payload_bytes && !flow->sent[1].payload_bytes) {
+    if (!td_flow_sent(flow, 0)->payload_bytes && !td_flow_sent(flow, 1)->payload_bytes) {
         *reason = "no payload: nothing was transferred";
         return TD_CAUSE_UNKNOWN;
     }

@@ -5,10 +5,17 @@
 #include <string.h>
 #include <sys/socket.h>
 
+/* Flows live in slabs of SLAB_FLOWS, in first-appearance order: no allocation
+ * header per flow, no pointer array, stable addresses. */
+enum { SLAB_SHIFT = 12, SLAB_FLOWS = 1 << SLAB_SHIFT };
+
 struct td_engine {
     const td_config *cfg;
-    GHashTable *by_stream;      /* stream → td_flow* (owned by flows) */
-    GPtrArray  *flows;          /* first-appearance order, owns the flows */
+    GPtrArray  *slabs;          /* td_flow[SLAB_FLOWS] each */
+    guint       nflows;
+    /* Wireshark numbers streams in first-appearance order, so stream k is almost
+     * always flow k: only the flows for which that does not hold are hashed. */
+    GHashTable *misplaced;      /* stream → td_flow* */
     td_stalls  *stalls;
     bool finished;
 };
@@ -22,20 +29,18 @@ void td_config_defaults(td_config *cfg)
     td_stall_config_defaults(&cfg->stall);
 }
 
-static void flow_free(gpointer data)
+static td_flow *flow_at(const td_engine *engine, guint index)
 {
-    td_flow *flow = data;
-    td_flight_free(flow->flight[0]);
-    td_flight_free(flow->flight[1]);
-    g_free(flow);
+    td_flow *slab = g_ptr_array_index(engine->slabs, index >> SLAB_SHIFT);
+    return &slab[index & (SLAB_FLOWS - 1)];
 }
 
 td_engine *td_engine_new(const td_config *cfg)
 {
     td_engine *engine = g_new0(td_engine, 1);
     engine->cfg = cfg;
-    engine->by_stream = g_hash_table_new(g_direct_hash, g_direct_equal);
-    engine->flows = g_ptr_array_new_with_free_func(flow_free);
+    engine->slabs = g_ptr_array_new_with_free_func(g_free);
+    engine->misplaced = g_hash_table_new(g_direct_hash, g_direct_equal);
     engine->stalls = td_stalls_new(&cfg->stall);
     return engine;
 }
@@ -44,10 +49,28 @@ void td_engine_free(td_engine *engine)
 {
     if (!engine)
         return;
-    g_hash_table_destroy(engine->by_stream);
-    g_ptr_array_free(engine->flows, TRUE);
+    for (guint i = 0; i < engine->nflows; i++) {
+        td_flow *flow = flow_at(engine, i);
+        if (flow->more) {
+            td_flight_free(flow->more->flight[0]);
+            td_flight_free(flow->more->flight[1]);
+            g_free(flow->more);
+        }
+    }
+    g_hash_table_destroy(engine->misplaced);
+    g_ptr_array_free(engine->slabs, TRUE);
     td_stalls_free(engine->stalls);
     g_free(engine);
+}
+
+static td_flow *flow_of_stream(const td_engine *engine, uint32_t stream)
+{
+    if (stream < engine->nflows) {
+        td_flow *flow = flow_at(engine, stream);
+        if (flow->stream == stream)
+            return flow;
+    }
+    return g_hash_table_lookup(engine->misplaced, GUINT_TO_POINTER(stream));
 }
 
 const td_config *td_engine_config(const td_engine *engine)
@@ -67,8 +90,12 @@ static bool same_endpoint(const td_addr *a, uint16_t a_port, const td_addr *b, u
 
 static td_flow *flow_new(td_engine *engine, const td_record *rec)
 {
-    td_flow *flow = g_new0(td_flow, 1);
-    flow->index = engine->flows->len;
+    td_flow *flow;
+
+    if ((engine->nflows & (SLAB_FLOWS - 1)) == 0)
+        g_ptr_array_add(engine->slabs, g_new0(td_flow, SLAB_FLOWS));
+    flow = flow_at(engine, engine->nflows);
+    flow->index = engine->nflows++;
     flow->stream = rec->stream;
     flow->addr[0] = rec->src;
     flow->port[0] = rec->sport;
@@ -77,12 +104,15 @@ static td_flow *flow_new(td_engine *engine, const td_record *rec)
     flow->client = -1;
     flow->first_frame = rec->frame;
     flow->first_ns = rec->time_ns;
-    flow->hs.syn_ip_ecn = -1;
-    flow->hs.synack_ip_ecn = -1;
-    td_silence_init(flow->silence);
-    g_hash_table_insert(engine->by_stream, GUINT_TO_POINTER(rec->stream), flow);
-    g_ptr_array_add(engine->flows, flow);
+    if (flow->index != flow->stream)
+        g_hash_table_insert(engine->misplaced, GUINT_TO_POINTER(rec->stream), flow);
     return flow;
+}
+
+td_syn_options td_syn_options_of(const td_tcp_options *o)
+{
+    td_syn_options s = { o->complete, o->present, o->unknown, o->wscale, o->mss };
+    return s;
 }
 
 static int8_t codepoint_of(const td_record *rec)
@@ -90,9 +120,92 @@ static int8_t codepoint_of(const td_record *rec)
     return rec->has_ip_ecn ? (int8_t)(rec->ip_ecn & 3) : -1;
 }
 
+/* A flow's first packet is a SYN without payload: all it needs is kept in the
+ * flow itself (a flood's million flows stay this small). */
+static bool is_lone_syn(const td_record *rec)
+{
+    return (rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == TD_TH_SYN && !rec->payload_len && !rec->payload_from_ip;
+}
+
+static void keep_lone_syn(td_flow *flow, const td_record *rec, int sender)
+{
+    flow->client = (int8_t)sender;
+    flow->syn.isn = rec->seq;
+    flow->syn.flags = rec->tcp_flags;
+    flow->syn.ip_ecn = codepoint_of(rec);
+    flow->syn.opts = td_syn_options_of(&rec->options);
+}
+
+/* The handshake a lone SYN makes, as note_syn would have recorded it. */
+static void lone_syn_handshake(const td_flow *flow, td_handshake *hs)
+{
+    memset(hs, 0, sizeof *hs);
+    hs->first_syn_frame = hs->last_syn_frame = flow->first_frame;
+    hs->first_syn_ns = hs->last_syn_ns = flow->first_ns;
+    hs->first_syn_flags = hs->last_syn_flags = flow->syn.flags;
+    hs->syn_isn = flow->syn.isn;
+    hs->syn_ip_ecn = flow->syn.ip_ecn;
+    hs->synack_ip_ecn = -1;
+    hs->opts[flow->client] = flow->syn.opts;
+    hs->opts_seen[flow->client] = true;
+}
+
+/* The flow's second packet (or a first one that is not a lone SYN): the rest of
+ * its state, starting from what its lone SYN left. */
+static td_flow_more *more_of(td_flow *flow)
+{
+    td_flow_more *more = flow->more;
+
+    if (more)
+        return more;
+    more = flow->more = g_new0(td_flow_more, 1);
+    if (td_flow_roles_known(flow)) {
+        lone_syn_handshake(flow, &more->hs);
+        td_silence_after_lone_syn(more->silence, flow->client, flow->first_ns);
+    } else {
+        more->hs.syn_ip_ecn = more->hs.synack_ip_ecn = -1;
+        td_silence_init(more->silence);
+    }
+    return more;
+}
+
+const td_handshake *td_flow_hs(const td_flow *flow, td_handshake *scratch)
+{
+    if (flow->more)
+        return &flow->more->hs;
+    if (td_flow_roles_known(flow)) {
+        lone_syn_handshake(flow, scratch);
+    } else {
+        memset(scratch, 0, sizeof *scratch);
+        scratch->syn_ip_ecn = scratch->synack_ip_ecn = -1;
+    }
+    return scratch;
+}
+
+const td_dir_stats *td_flow_sent(const td_flow *flow, int endpoint)
+{
+    static const td_dir_stats nothing;
+    return flow->more ? &flow->more->sent[endpoint] : &nothing;
+}
+
+int64_t td_flow_syn_retry_ns(const td_flow *flow)
+{
+    return flow->more ? flow->more->hs.last_syn_ns - flow->more->hs.first_syn_ns : 0;
+}
+
+uint32_t td_flow_icmp_quotes(const td_flow *flow)
+{
+    return flow->more ? flow->more->icmp_quotes : 0;
+}
+
+uint32_t td_flow_sizes_from_ip(const td_flow *flow)
+{
+    return flow->more ? flow->more->sizes_from_ip : 0;
+}
+
 static void note_syn(td_flow *flow, const td_record *rec, int sender)
 {
-    td_handshake *hs = &flow->hs;
+    td_handshake *hs = &flow->more->hs;
 
     if (hs->ack_frame && rec->seq == hs->syn_isn)
         return;                 /* a stale copy of an answered SYN */
@@ -117,7 +230,7 @@ static void note_syn(td_flow *flow, const td_record *rec, int sender)
     hs->last_syn_ns = rec->time_ns;
     hs->last_syn_flags = rec->tcp_flags;
     hs->syn_ip_ecn = codepoint_of(rec);
-    hs->opts[sender] = rec->options;
+    hs->opts[sender] = td_syn_options_of(&rec->options);
     hs->opts_seen[sender] = true;
     if (flow->client < 0)
         flow->client = (int8_t)sender;
@@ -125,7 +238,7 @@ static void note_syn(td_flow *flow, const td_record *rec, int sender)
 
 static void note_synack(td_flow *flow, const td_record *rec, int sender)
 {
-    td_handshake *hs = &flow->hs;
+    td_handshake *hs = &flow->more->hs;
 
     if (hs->synack_frame)
         return;
@@ -133,7 +246,7 @@ static void note_synack(td_flow *flow, const td_record *rec, int sender)
     hs->synack_ns = rec->time_ns;
     hs->synack_flags = rec->tcp_flags;
     hs->synack_ip_ecn = codepoint_of(rec);
-    hs->opts[sender] = rec->options;
+    hs->opts[sender] = td_syn_options_of(&rec->options);
     hs->opts_seen[sender] = true;
     if (flow->client < 0)
         flow->client = (int8_t)(1 - sender);
@@ -148,11 +261,12 @@ static void decide_ecn(td_flow *flow, td_ecn_outcome outcome, uint32_t frame, co
 
 static void decide_from_handshake(td_flow *flow, uint32_t frame)
 {
-    const td_handshake *hs = &flow->hs;
-    td_ecn_outcome outcome = td_ecn_classify(hs->last_syn_flags, hs->synack_flags,
-                                             &flow->accecn_feedback);
+    const td_handshake *hs = &flow->more->hs;
+    td_ip_ecn feedback = (td_ip_ecn)flow->accecn_feedback;
+    td_ecn_outcome outcome = td_ecn_classify(hs->last_syn_flags, hs->synack_flags, &feedback);
     const char *reason = NULL;
 
+    flow->accecn_feedback = (uint8_t)feedback;
     if (outcome == TD_ECN_REFLECTED)
         reason = "SYN-ACK echoes the SYN's ECN flags: broken peer or middlebox, ECN not used";
     else if (outcome == TD_ECN_INVALID)
@@ -166,7 +280,8 @@ static void decide_from_handshake(td_flow *flow, uint32_t frame)
  * so an ECN request is settled when the client answers the SYN-ACK. */
 static void update_ecn_outcome(td_flow *flow, const td_record *rec)
 {
-    const td_handshake *hs = &flow->hs;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
 
     if (flow->ecn_outcome != TD_ECN_PENDING)
         return;
@@ -185,7 +300,7 @@ static void update_ecn_outcome(td_flow *flow, const td_record *rec)
 
 static void note_data(td_flow *flow, const td_record *rec, int sender)
 {
-    td_dir_stats *dir = &flow->sent[sender];
+    td_dir_stats *dir = &flow->more->sent[sender];
 
     dir->data_packets++;
     dir->payload_bytes += rec->payload_len;
@@ -205,8 +320,8 @@ static void note_data(td_flow *flow, const td_record *rec, int sender)
 /* RFC 7323 §3.2: once negotiated, every segment but a RST carries timestamps. */
 static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
 {
-    const td_handshake *hs = &flow->hs;
-    td_dir_stats *dir = &flow->sent[sender];
+    const td_handshake *hs = &flow->more->hs;
+    td_dir_stats *dir = &flow->more->sent[sender];
 
     if (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST))
         return;
@@ -223,7 +338,7 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
  * window scaling, 0 when either did not, -1 when that cannot be read. */
 static int receiver_wscale(const td_flow *flow, int receiver)
 {
-    uint8_t shift = flow->hs.opts[receiver].wscale;
+    uint8_t shift = flow->more->hs.opts[receiver].wscale;
 
     switch (td_options_used(flow, TD_OPT_WSCALE)) {
     case TD_YES:     return shift > 14 ? 14 : shift;     /* RFC 7323 §2.3 */
@@ -262,10 +377,10 @@ static const char *flight_context(const td_flow *flow, int sender, const td_conf
                      : vantage == near_receiver ? TD_SEEN_RECEIVER
                      : vantage == TD_VANTAGE_MIDDLE ? TD_SEEN_MIDDLE : TD_SEEN_UNKNOWN;
     ctx->rcv_wscale = receiver_wscale(flow, 1 - sender);
-    ctx->timestamps = flow->hs.opts_seen[0] && flow->hs.opts_seen[1] &&
-                      (flow->hs.opts[0].present & flow->hs.opts[1].present & TD_OPT_TS);
-    if (flow->hs.opts[1 - sender].present & TD_OPT_MSS)
-        ctx->peer_mss = flow->hs.opts[1 - sender].mss;
+    const td_handshake *hs = &flow->more->hs;
+    ctx->timestamps = hs->opts_seen[0] && hs->opts_seen[1] && (hs->opts[0].present & hs->opts[1].present & TD_OPT_TS);
+    if (hs->opts[1 - sender].present & TD_OPT_MSS)
+        ctx->peer_mss = hs->opts[1 - sender].mss;
     ctx->feedback = flow->ecn_outcome == TD_ECN_ACCECN ? TD_FEEDBACK_ACCECN
                     : td_ecn_negotiated(flow->ecn_outcome) ? TD_FEEDBACK_CLASSIC : TD_FEEDBACK_NONE;
     return NULL;
@@ -292,7 +407,7 @@ static void learn_feedback(td_flow *flow, const td_record *rec)
 {
     td_ecn_feedback feedback;
 
-    if (flow->hs.synack_frame)
+    if (flow->more->hs.synack_frame)
         return;
     if (rec->tcp_flags & TD_TH_AE)
         feedback = TD_FEEDBACK_ACCECN;
@@ -301,40 +416,55 @@ static void learn_feedback(td_flow *flow, const td_record *rec)
     else
         return;
     for (int sender = 0; sender < 2; sender++)
-        if (flow->flight[sender])
-            td_flight_learn_feedback(flow->flight[sender], feedback);
+        if (flow->more->flight[sender])
+            td_flight_learn_feedback(flow->more->flight[sender], feedback);
 }
 
 static void note_flight(td_engine *engine, td_flow *flow, const td_record *rec, int from)
 {
     const td_flight_config *cfg = &engine->cfg->flight;
+    td_flight **flight = flow->more->flight;
 
     if (rec->tcp_flags & TD_TH_SYN)
         return;
     if (rec->payload_len) {
-        if (!flow->flight[from]) {
+        if (!flight[from]) {
             td_flight_context ctx;
             const char *why = flight_context(flow, from, engine->cfg, &ctx);
-            if (why && !flow->hs.synack_frame)
+            if (why && !flow->more->hs.synack_frame)
                 why = midflow_context(rec, why, &ctx);
-            flow->flight[from] = g_new(td_flight, 1);
-            td_flight_begin(flow->flight[from], why ? NULL : &ctx, why);
+            flight[from] = g_new(td_flight, 1);
+            td_flight_begin(flight[from], why ? NULL : &ctx, why);
         }
     }
     learn_feedback(flow, rec);
     if (rec->payload_len)
-        td_flight_data(flow->flight[from], rec, cfg);
-    if (flow->flight[1 - from])
-        td_flight_ack(flow->flight[1 - from], rec, cfg);
+        td_flight_data(flight[from], rec, cfg);
+    if (flight[1 - from])
+        td_flight_ack(flight[1 - from], rec, cfg);
 }
 
 td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
 {
-    td_flow *flow = g_hash_table_lookup(engine->by_stream, GUINT_TO_POINTER(rec->stream));
+    td_flow *flow = flow_of_stream(engine, rec->stream);
+    td_flow_more *more;
     int from;
 
-    if (!flow)
+    if (!flow) {
         flow = flow_new(engine, rec);
+        if (is_lone_syn(rec)) {
+            td_silence lone[2];     /* the host-wide side of the SYN still counts */
+            flow->packets = 1;
+            flow->last_frame = rec->frame;
+            flow->last_ns = rec->time_ns;
+            keep_lone_syn(flow, rec, 0);
+            update_ecn_outcome(flow, rec);
+            td_silence_init(lone);
+            td_stalls_packet(engine->stalls, lone, flow->index, 0, rec, 0, 0);
+            *sender = 0;
+            return flow;
+        }
+    }
     if (same_endpoint(&rec->src, rec->sport, &flow->addr[0], flow->port[0]))
         from = 0;
     else if (same_endpoint(&rec->src, rec->sport, &flow->addr[1], flow->port[1]))
@@ -342,8 +472,9 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
     else
         return NULL;
 
+    more = more_of(flow);
     flow->packets++;
-    flow->sizes_from_ip += rec->payload_from_ip;
+    more->sizes_from_ip += rec->payload_from_ip;
     flow->last_frame = rec->frame;
     if (rec->time_ns > flow->last_ns || flow->packets == 1)
         flow->last_ns = rec->time_ns;
@@ -352,44 +483,46 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
         note_syn(flow, rec, from);
     else if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == (TD_TH_SYN | TD_TH_ACK))
         note_synack(flow, rec, from);
-    else if (from == flow->client && flow->hs.synack_frame && !flow->hs.ack_frame &&
+    else if (from == flow->client && more->hs.synack_frame && !more->hs.ack_frame &&
              (rec->tcp_flags & TD_TH_ACK)) {
-        flow->hs.ack_frame = rec->frame;
-        flow->hs.ack_ns = rec->time_ns;
+        more->hs.ack_frame = rec->frame;
+        more->hs.ack_ns = rec->time_ns;
     }
     if (rec->payload_len)
         note_data(flow, rec, from);
     note_timestamps(flow, rec, from);
     update_ecn_outcome(flow, rec);
     note_flight(engine, flow, rec, from);
-    td_stalls_packet(engine->stalls, flow->silence, flow->index, from, rec, flow->sent[from].payload_bytes,
-                     flow->sent[1 - from].payload_bytes);
+    td_stalls_packet(engine->stalls, more->silence, flow->index, from, rec, more->sent[from].payload_bytes,
+                     more->sent[1 - from].payload_bytes);
     *sender = from;
     return flow;
 }
 
 td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec)
 {
-    td_flow *flow = g_hash_table_lookup(engine->by_stream, GUINT_TO_POINTER(rec->stream));
+    td_flow *flow = flow_of_stream(engine, rec->stream);
 
     if (flow)
-        flow->icmp_quotes++;
+        more_of(flow)->icmp_quotes++;
     return flow;
 }
 
 void td_engine_finish(td_engine *engine)
 {
-    for (guint i = 0; i < engine->flows->len; i++) {
-        td_flow *flow = g_ptr_array_index(engine->flows, i);
+    for (guint i = 0; i < engine->nflows; i++) {
+        td_flow *flow = flow_at(engine, i);
+        td_handshake scratch;
+        const td_handshake *hs = td_flow_hs(flow, &scratch);
         for (int sender = 0; sender < 2; sender++)
-            if (flow->flight[sender])
-                td_flight_finish(flow->flight[sender], &engine->cfg->flight);
+            if (td_flow_flight(flow, sender))
+                td_flight_finish(td_flow_flight(flow, sender), &engine->cfg->flight);
         if (flow->ecn_outcome != TD_ECN_PENDING)
             continue;
-        if (flow->hs.synack_frame)     /* the client's answer was not captured */
-            decide_from_handshake(flow, flow->hs.synack_frame);
+        if (hs->synack_frame)     /* the client's answer was not captured */
+            decide_from_handshake(flow, hs->synack_frame);
         else
-            decide_ecn(flow, TD_ECN_UNKNOWN, flow->hs.first_syn_frame, "no SYN-ACK in the capture");
+            decide_ecn(flow, TD_ECN_UNKNOWN, hs->first_syn_frame, "no SYN-ACK in the capture");
     }
     td_stalls_finish(engine->stalls);
     engine->finished = true;
@@ -402,12 +535,12 @@ bool td_engine_finished(const td_engine *engine)
 
 guint td_engine_flow_count(const td_engine *engine)
 {
-    return engine->flows->len;
+    return engine->nflows;
 }
 
 const td_flow *td_engine_flow_at(const td_engine *engine, guint index)
 {
-    return index < engine->flows->len ? g_ptr_array_index(engine->flows, index) : NULL;
+    return index < engine->nflows ? flow_at(engine, index) : NULL;
 }
 
 bool td_flow_roles_known(const td_flow *flow)
@@ -462,9 +595,9 @@ const char *td_flow_data_sender(const td_flow *flow)
     bool client_sent, server_sent;
 
     if (!td_flow_roles_known(flow))
-        return (flow->sent[0].data_packets || flow->sent[1].data_packets) ? "unknown" : "none";
-    client_sent = flow->sent[flow->client].data_packets != 0;
-    server_sent = flow->sent[td_flow_server(flow)].data_packets != 0;
+        return (td_flow_sent(flow, 0)->data_packets || td_flow_sent(flow, 1)->data_packets) ? "unknown" : "none";
+    client_sent = td_flow_sent(flow, flow->client)->data_packets != 0;
+    server_sent = td_flow_sent(flow, td_flow_server(flow))->data_packets != 0;
     if (client_sent && server_sent)
         return "both";
     if (client_sent)
@@ -474,18 +607,18 @@ const char *td_flow_data_sender(const td_flow *flow)
 
 int td_flow_busiest_sender(const td_flow *flow)
 {
-    int busier = flow->sent[1].payload_bytes > flow->sent[0].payload_bytes;
+    int busier = td_flow_sent(flow, 1)->payload_bytes > td_flow_sent(flow, 0)->payload_bytes;
 
-    if (flow->flight[busier])
+    if (td_flow_flight(flow, busier))
         return busier;
-    return flow->flight[1 - busier] ? 1 - busier : -1;
+    return td_flow_flight(flow, 1 - busier) ? 1 - busier : -1;
 }
 
 bool td_flow_handshake_halves(const td_flow *flow, int64_t *syn_to_synack, int64_t *synack_to_ack)
 {
-    const td_handshake *hs = &flow->hs;
+    const td_handshake *hs = flow->more ? &flow->more->hs : NULL;
 
-    if (!hs->last_syn_frame || !hs->synack_frame || !hs->ack_frame)
+    if (!hs || !hs->last_syn_frame || !hs->synack_frame || !hs->ack_frame)
         return false;
     if (hs->synack_ns < hs->last_syn_ns || hs->ack_ns < hs->synack_ns)
         return false;           /* timestamps out of order: nothing to infer */
@@ -522,7 +655,7 @@ td_vantage td_flow_vantage(const td_flow *flow, const td_config *cfg)
 
 td_ecn_data_use td_flow_ecn_data_use(const td_flow *flow, int sender)
 {
-    return td_ecn_data_use_of(flow->ecn_outcome, flow->sent[sender].ecn_count);
+    return td_ecn_data_use_of((td_ecn_outcome)flow->ecn_outcome, td_flow_sent(flow, sender)->ecn_count);
 }
 
 const char *td_vantage_name(td_vantage vantage)

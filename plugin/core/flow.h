@@ -43,36 +43,82 @@ typedef struct td_dir_stats {
     bool     sent_ts;               /* a segment after the handshake carried timestamps */
 } td_dir_stats;
 
+/* The options of a SYN or SYN-ACK as the analyses use them (the timestamps'
+ * values are not kept: only data segments' timestamps are read). */
+typedef struct td_syn_options {
+    bool     complete;      /* every option byte was captured and well formed */
+    uint8_t  present;       /* TD_OPT_* */
+    uint8_t  unknown;       /* TD_OPT_* the unreadable bytes may hold */
+    uint8_t  wscale;
+    uint16_t mss;
+} td_syn_options;
+
+td_syn_options td_syn_options_of(const td_tcp_options *options);
+
 typedef struct td_handshake {
     uint32_t first_syn_frame, last_syn_frame, synack_frame, ack_frame;
     int64_t  first_syn_ns, last_syn_ns, synack_ns, ack_ns;
     uint16_t first_syn_flags, last_syn_flags, synack_flags;
     uint32_t syn_isn;
     int8_t   syn_ip_ecn, synack_ip_ecn;   /* td_ip_ecn, -1 when not known */
-    td_tcp_options opts[2];               /* of the SYN / SYN-ACK, per endpoint */
+    td_syn_options opts[2];               /* of the SYN / SYN-ACK, per endpoint */
     bool     opts_seen[2];
     uint32_t fallback_frame;              /* retried SYN without ECN flags */
 } td_handshake;
 
+/* A flow that so far is one SYN (a flood's forged source, a scan, a dial not yet
+ * answered) keeps only this, beside the identity in td_flow: the SYN is its
+ * first frame at its first time, sent by the client. */
+typedef struct td_lone_syn {
+    uint32_t isn;
+    uint16_t flags;
+    int8_t   ip_ecn;                      /* td_ip_ecn, -1 when not known */
+    td_syn_options opts;
+} td_lone_syn;
+
+/* Everything else, allocated at a flow's second packet (or its first, when that
+ * is not a lone SYN): the whole handshake, the per-direction counts, the analyses. */
+typedef struct td_flow_more {
+    td_handshake hs;
+    td_dir_stats sent[2];           /* by sending endpoint */
+    td_flight *flight[2];           /* by sending endpoint, from its first data segment */
+    td_silence silence[2];          /* by sending endpoint: host-stall bookkeeping */
+    uint32_t icmp_quotes;           /* ICMP errors quoting one of its segments */
+    uint32_t sizes_from_ip;         /* segments whose payload length came from the IP header */
+} td_flow_more;
+
+/* A flow: 120 bytes while it is one SYN, so a million-flow SYN flood costs
+ * about as much as the frames that carry it (test/unit/test_flow.c checks it). */
 typedef struct td_flow {
     uint32_t index;                 /* position in td_engine_flow_at() */
     uint32_t stream;
     td_addr  addr[2];               /* endpoint 0 sent the first captured packet */
     uint16_t port[2];
     int8_t   client;                /* endpoint index of the client, -1 unknown */
+    uint8_t  ecn_outcome;           /* td_ecn_outcome */
+    uint8_t  accecn_feedback;       /* td_ip_ecn */
     uint32_t packets, first_frame, last_frame;  /* of the TCP exchange: ICMP quotes left out */
-    int64_t  first_ns, last_ns;
-    uint32_t icmp_quotes;           /* ICMP errors quoting one of its segments */
-    uint32_t sizes_from_ip;         /* segments whose payload length came from the IP header */
-    td_dir_stats sent[2];           /* by sending endpoint */
-    td_handshake hs;
-    td_ecn_outcome ecn_outcome;
     uint32_t ecn_decided_frame;     /* packet that settled the outcome (expert info goes there) */
-    td_ip_ecn accecn_feedback;
+    int64_t  first_ns, last_ns;
     const char *ecn_reason;         /* static text, NULL when none */
-    td_flight *flight[2];           /* by sending endpoint, from its first data segment */
-    td_silence silence[2];          /* by sending endpoint: host-stall bookkeeping */
+    td_lone_syn syn;                /* while more is NULL and the client is known */
+    td_flow_more *more;             /* NULL while the flow is one SYN */
 } td_flow;
+
+/* The flow's handshake: its own, or for a lone SYN the one that SYN makes, built
+ * in *scratch (which must outlive the use of the result). */
+const td_handshake *td_flow_hs(const td_flow *flow, td_handshake *scratch);
+/* What an endpoint sent (zeros for a lone SYN). */
+const td_dir_stats *td_flow_sent(const td_flow *flow, int endpoint);
+/* The analysis of the data an endpoint sent, NULL when it sent none. */
+static inline td_flight *td_flow_flight(const td_flow *flow, int endpoint)
+{
+    return flow->more ? flow->more->flight[endpoint] : NULL;
+}
+uint32_t td_flow_icmp_quotes(const td_flow *flow);
+/* From the first SYN to the last (retried) one, 0 without a retry. */
+int64_t td_flow_syn_retry_ns(const td_flow *flow);
+uint32_t td_flow_sizes_from_ip(const td_flow *flow);
 
 typedef struct td_engine td_engine;
 

@@ -52,7 +52,7 @@ const char *td_flow_fields_dir(const td_flow *flow, int sender)
     return name ? name : sender == 0 ? "fwd" : "rev";
 }
 
-static void flow_items(const sink *s, const td_engine *engine, const td_flow *flow)
+static void flow_items(const sink *s, const td_engine *engine, const td_flow *flow, const td_handshake *hs)
 {
     static const char *const bytes[2] = { "tcpdiag.flow.c2s.bytes", "tcpdiag.flow.s2c.bytes" };
     int64_t to_server, to_client;
@@ -64,10 +64,10 @@ static void flow_items(const sink *s, const td_engine *engine, const td_flow *fl
         unum(s, "tcpdiag.flow.client_port", flow->port[flow->client]);
         address(s, "tcpdiag.flow.server", &flow->addr[server]);
         unum(s, "tcpdiag.flow.server_port", flow->port[server]);
-        if (flow->hs.opts[flow->client].present & TD_OPT_MSS)
-            unum(s, "tcpdiag.flow.client_mss", flow->hs.opts[flow->client].mss);
-        if (flow->hs.opts[server].present & TD_OPT_MSS)
-            unum(s, "tcpdiag.flow.server_mss", flow->hs.opts[server].mss);
+        if (hs->opts[flow->client].present & TD_OPT_MSS)
+            unum(s, "tcpdiag.flow.client_mss", hs->opts[flow->client].mss);
+        if (hs->opts[server].present & TD_OPT_MSS)
+            unum(s, "tcpdiag.flow.server_mss", hs->opts[server].mss);
     }
     if (td_flow_handshake_halves(flow, &to_server, &to_client)) {
         time_ns(s, "tcpdiag.flow.syn_to_synack", to_server);
@@ -78,15 +78,15 @@ static void flow_items(const sink *s, const td_engine *engine, const td_flow *fl
     str(s, "tcpdiag.flow.data_sender", td_flow_data_sender(flow));
     time_ns(s, "tcpdiag.flow.duration", flow->last_ns - flow->first_ns);
     unum(s, "tcpdiag.flow.packets", flow->packets);
-    if (flow->icmp_quotes)
-        unum(s, "tcpdiag.flow.icmp_quotes", flow->icmp_quotes);
-    if (flow->sizes_from_ip)
-        unum(s, "tcpdiag.flow.sizes_from_ip", flow->sizes_from_ip);
+    if (td_flow_icmp_quotes(flow))
+        unum(s, "tcpdiag.flow.icmp_quotes", td_flow_icmp_quotes(flow));
+    if (td_flow_sizes_from_ip(flow))
+        unum(s, "tcpdiag.flow.sizes_from_ip", td_flow_sizes_from_ip(flow));
     for (int dir = 0; dir < 2 && td_flow_roles_known(flow); dir++)
-        unum(s, bytes[dir], flow->sent[td_flow_sender_at(flow, dir)].payload_bytes);
+        unum(s, bytes[dir], td_flow_sent(flow, td_flow_sender_at(flow, dir))->payload_bytes);
 }
 
-static void ecn_items(const sink *s, const td_flow *flow)
+static void ecn_items(const sink *s, const td_flow *flow, const td_handshake *hs)
 {
     static const char *const counts[2][4] = {
         { "tcpdiag.ecn.c2s.not_ect", "tcpdiag.ecn.c2s.ect1", "tcpdiag.ecn.c2s.ect0", "tcpdiag.ecn.c2s.ce" },
@@ -95,27 +95,27 @@ static void ecn_items(const sink *s, const td_flow *flow)
     static const char *const data[2] = { "tcpdiag.ecn.c2s.data", "tcpdiag.ecn.s2c.data" };
 
     if (flow->ecn_outcome != TD_ECN_PENDING) {
-        str(s, "tcpdiag.ecn.outcome", td_ecn_outcome_name(flow->ecn_outcome));
+        str(s, "tcpdiag.ecn.outcome", td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
         if (flow->ecn_reason)
             str(s, "tcpdiag.ecn.reason", flow->ecn_reason);
         if (flow->ecn_outcome == TD_ECN_ACCECN)
-            str(s, "tcpdiag.ecn.accecn_feedback", td_ip_ecn_name(flow->accecn_feedback));
+            str(s, "tcpdiag.ecn.accecn_feedback", td_ip_ecn_name((td_ip_ecn)flow->accecn_feedback));
     }
-    if (flow->hs.syn_ip_ecn >= 0)
-        str(s, "tcpdiag.ecn.syn_ip_ecn", td_ip_ecn_name((td_ip_ecn)flow->hs.syn_ip_ecn));
-    if (flow->hs.synack_ip_ecn >= 0)
-        str(s, "tcpdiag.ecn.synack_ip_ecn", td_ip_ecn_name((td_ip_ecn)flow->hs.synack_ip_ecn));
+    if (hs->syn_ip_ecn >= 0)
+        str(s, "tcpdiag.ecn.syn_ip_ecn", td_ip_ecn_name((td_ip_ecn)hs->syn_ip_ecn));
+    if (hs->synack_ip_ecn >= 0)
+        str(s, "tcpdiag.ecn.synack_ip_ecn", td_ip_ecn_name((td_ip_ecn)hs->synack_ip_ecn));
     if (!td_flow_roles_known(flow))
         return;
     for (int dir = 0; dir < 2; dir++) {
         int sender = td_flow_sender_at(flow, dir);
         for (int cp = TD_NOT_ECT; cp <= TD_CE; cp++)
-            unum(s, counts[dir][cp], flow->sent[sender].ecn_count[cp]);
+            unum(s, counts[dir][cp], td_flow_sent(flow, sender)->ecn_count[cp]);
         str(s, data[dir], td_ecn_data_use_name(td_flow_ecn_data_use(flow, sender)));
     }
 }
 
-static void options_items(const sink *s, const td_flow *flow)
+static void options_items(const sink *s, const td_flow *flow, const td_handshake *hs)
 {
     static const char *const announced[2] = { "tcpdiag.opts.client", "tcpdiag.opts.server" };
     static const char *const unreadable[2] = { "tcpdiag.opts.client_unreadable", "tcpdiag.opts.server_unreadable" };
@@ -128,8 +128,8 @@ static void options_items(const sink *s, const td_flow *flow)
         return;
     for (int dir = 0; dir < 2; dir++) {
         int sender = td_flow_sender_at(flow, dir);
-        const td_tcp_options *opts = &flow->hs.opts[sender];
-        if (!flow->hs.opts_seen[sender])
+        const td_syn_options *opts = &hs->opts[sender];
+        if (!hs->opts_seen[sender])
             continue;
         if (opts->present || !opts->unknown) {
             td_options_list(opts->present, text, sizeof text);
@@ -357,18 +357,78 @@ static void offload_items(const sink *s, const td_flow *flow, const td_flight *f
         str(s, "tcpdiag.offload.cap_cause", td_cap_cause_name(r->cap_cause));
 }
 
-void td_flow_fields(const td_diagnoses *d, const td_flow *flow, td_field_fn fn, void *ctx)
+static void client_items(const sink *s, const td_client_summary *c)
+{
+    char share[96];
+
+    unum(s, "tcpdiag.host.conns", c->conns);
+    unum(s, "tcpdiag.host.ecn_requested", c->ecn_requested);
+    unum(s, "tcpdiag.host.ecn_negotiated", c->ecn_negotiated);
+    g_snprintf(share, sizeof share, "%u of %u requested ECN", c->ecn_requested, c->conns);
+    str(s, "tcpdiag.host.ecn_share", share);
+    if (c->ecn_median_duration_s >= 0)
+        dbl(s, "tcpdiag.host.ecn_median_duration", c->ecn_median_duration_s);
+    if (c->other_median_duration_s >= 0)
+        dbl(s, "tcpdiag.host.other_median_duration", c->other_median_duration_s);
+    if (c->ecn_median_rate >= 0)
+        dbl(s, "tcpdiag.host.ecn_median_throughput", c->ecn_median_rate);
+    if (c->other_median_rate >= 0)
+        dbl(s, "tcpdiag.host.other_median_throughput", c->other_median_rate);
+    if (c->ecn_slowdown > 0)
+        dbl(s, "tcpdiag.host.ecn_slowdown", c->ecn_slowdown);
+    unum(s, "tcpdiag.host.opts_missing_conns", c->opts_missing);
+    g_snprintf(share, sizeof share, "%u of %u connections sent SYNs without wscale, sack or ts", c->opts_missing,
+               c->opts_known);
+    str(s, "tcpdiag.host.opts_share", share);
+}
+
+static void sender_items(const sink *s, const td_sender_summary *snd)
+{
+    char common[64];
+
+    str(s, "tcpdiag.sender.offload", td_sender_offload_name((td_sender_offload)snd->offload));
+    unum(s, "tcpdiag.sender.offloaded_flows", snd->offloaded_flows);
+    unum(s, "tcpdiag.sender.capped_flows", snd->capped_flows);
+    if (snd->offload == TD_SENDER_OFFLOAD_MIXED) {
+        td_common_traits(snd->common, common, sizeof common);
+        str(s, "tcpdiag.sender.capped_common", common);
+    }
+    if (snd->capped_median_rate >= 0)
+        dbl(s, "tcpdiag.sender.capped_median_throughput", snd->capped_median_rate);
+    if (snd->offloaded_median_rate >= 0)
+        dbl(s, "tcpdiag.sender.offloaded_median_throughput", snd->offloaded_median_rate);
+}
+
+/* The plugin shows them on a flow's first packet, for flows with known roles; a
+ * sender whose offload is unknown says nothing. */
+static void host_items(const sink *s, const td_hosts *hosts, const td_flow *flow)
+{
+    const td_client_summary *client;
+    const td_sender_summary *sender;
+
+    if (!td_flow_roles_known(flow))
+        return;
+    if ((client = td_hosts_client_of(hosts, flow)) != NULL)
+        client_items(s, client);
+    sender = td_hosts_sender_of(hosts, flow);
+    if (sender && sender->offload != TD_SENDER_OFFLOAD_UNKNOWN)
+        sender_items(s, sender);
+}
+
+void td_flow_fields(const td_diagnoses *d, const td_hosts *hosts, const td_flow *flow, td_field_fn fn, void *ctx)
 {
     const td_engine *engine = td_diagnoses_engine(d);
     sink s = { fn, ctx, NULL };
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
 
     diag_items(&s, d, flow);
-    flow_items(&s, engine, flow);
-    ecn_items(&s, flow);
-    options_items(&s, flow);
+    flow_items(&s, engine, flow, hs);
+    ecn_items(&s, flow, hs);
+    options_items(&s, flow, hs);
     for (int i = 0; i < 2; i++) {
         int sender = td_flow_sender_at(flow, i);
-        const td_flight *f = flow->flight[sender];
+        const td_flight *f = td_flow_flight(flow, sender);
         if (!f)
             continue;
         s.dir = td_flow_fields_dir(flow, sender);
@@ -376,4 +436,6 @@ void td_flow_fields(const td_diagnoses *d, const td_flow *flow, td_field_fn fn, 
         cc_items(&s, flow, f, sender, &td_engine_config(engine)->flight);
         offload_items(&s, flow, f, sender);
     }
+    s.dir = NULL;
+    host_items(&s, hosts, flow);
 }

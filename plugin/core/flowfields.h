@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include "diagnosis.h"
+#include "hosts.h"
 
 typedef enum td_field_kind {
     TD_FIELD_STRING,
@@ -33,7 +34,9 @@ typedef struct td_field {
  * can come more than once (tcpdiag.opts.default_mss, once per side). */
 typedef void (*td_field_fn)(const td_field *field, const char *dir, void *ctx);
 
-void td_flow_fields(const td_diagnoses *d, const td_flow *flow, td_field_fn fn, void *ctx);
+/* hosts: the capture's per-host rules, whose summaries a flow with known roles
+ * carries (tcpdiag.host.*: its client's; tcpdiag.sender.*: its busiest sender's). */
+void td_flow_fields(const td_diagnoses *d, const td_hosts *hosts, const td_flow *flow, td_field_fn fn, void *ctx);
 
 /* The direction key td_flow_fields uses for data sent by `sender`. */
 const char *td_flow_fields_dir(const td_flow *flow, int sender);

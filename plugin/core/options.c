@@ -157,11 +157,13 @@ static uint16_t default_mss(const td_addr *addr)
  * side prove both announced them (RFC 7323 §3.2). */
 static void announced_by(const td_flow *flow, int endpoint, unsigned *announced, unsigned *known)
 {
-    const td_tcp_options *opts = &flow->hs.opts[endpoint];
-    bool later_ts = flow->sent[0].sent_ts || flow->sent[1].sent_ts;
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
+    const td_syn_options *opts = &hs->opts[endpoint];
+    bool later_ts = td_flow_sent(flow, 0)->sent_ts || td_flow_sent(flow, 1)->sent_ts;
 
-    *announced = flow->hs.opts_seen[endpoint] ? opts->present : 0;
-    *known = flow->hs.opts_seen[endpoint] ? TD_OPT_ALL & ~opts->unknown : 0;
+    *announced = hs->opts_seen[endpoint] ? opts->present : 0;
+    *known = hs->opts_seen[endpoint] ? TD_OPT_ALL & ~opts->unknown : 0;
     if (later_ts) {
         *announced |= TD_OPT_TS;
         *known |= TD_OPT_TS;
@@ -210,15 +212,15 @@ void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
             audit->missing |= negotiated[i];
         audit->settled = audit->settled && audit->used[i] != TD_UNKNOWN;
     }
-    audit->ts_stripped[0] = flow->sent[client].first_frame_without_ts != 0;
-    audit->ts_stripped[1] = flow->sent[server].first_frame_without_ts != 0;
+    audit->ts_stripped[0] = td_flow_sent(flow, client)->first_frame_without_ts != 0;
+    audit->ts_stripped[1] = td_flow_sent(flow, server)->first_frame_without_ts != 0;
     if (!(audit->missing & TD_OPT_WSCALE))
         return;
     /* RFC 7323 §2.2: scaling applies only when both SYNs carry the option. */
     audit->window_ceiling = TD_NO_WSCALE_WINDOW;
     if (td_flow_handshake_halves(flow, &to_server, &to_client) && to_server + to_client > 0) {
         audit->ceiling_throughput = TD_NO_WSCALE_WINDOW * 1e9 / (double)(to_server + to_client);
-        double rate = MAX(data_rate(&flow->sent[client]), data_rate(&flow->sent[server]));
+        double rate = MAX(data_rate(td_flow_sent(flow, client)), data_rate(td_flow_sent(flow, server)));
         if (rate > 0)
             audit->at_ceiling = rate >= TD_AT_CEILING_SHARE * audit->ceiling_throughput ? TD_YES : TD_NO;
     }

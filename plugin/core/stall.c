@@ -124,6 +124,27 @@ static int64_t waited_since(const td_silence *me, const td_record *rec, uint64_t
     return -1;
 }
 
+/* The flow's side of a packet: who has spoken, and who owes an answer since when. */
+static void note_sent(td_silence *me, td_silence *peer, const td_record *rec)
+{
+    int64_t t = rec->time_ns;
+
+    /* Any packet shows the sender alive; capture times can go backwards. */
+    if (!me->sent_any || t > me->last_sent_ns)
+        me->last_sent_ns = t;
+    me->sent_any = true;
+    me->owed_since_ns = -1;
+    /* Payload answers the peer's: the peer's turn is over, and its next payload
+     * after a silence starts a new exchange (a request on a kept-alive
+     * connection), not its transfer going on. */
+    if (rec->payload_len) {
+        me->sent_data = true;
+        peer->sent_data = false;
+    }
+    if ((rec->payload_len || (rec->tcp_flags & (TD_TH_SYN | TD_TH_FIN))) && peer->owed_since_ns < 0)
+        peer->owed_since_ns = t;
+}
+
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
                       const td_record *rec, uint64_t sent, uint64_t received)
 {
@@ -147,20 +168,15 @@ void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, 
         }
         h->sent = true;
     }
-    /* Any packet shows the sender alive; capture times can go backwards. */
-    if (!me->sent_any || t > me->last_sent_ns)
-        me->last_sent_ns = t;
-    me->sent_any = true;
-    me->owed_since_ns = -1;
-    /* Payload answers the peer's: the peer's turn is over, and its next payload
-     * after a silence starts a new exchange (a request on a kept-alive
-     * connection), not its transfer going on. */
-    if (rec->payload_len) {
-        me->sent_data = true;
-        peer->sent_data = false;
-    }
-    if ((rec->payload_len || (rec->tcp_flags & (TD_TH_SYN | TD_TH_FIN))) && peer->owed_since_ns < 0)
-        peer->owed_since_ns = t;
+    note_sent(me, peer, rec);
+}
+
+void td_silence_after_lone_syn(td_silence silence[2], int sender, int64_t t_ns)
+{
+    td_record syn = { .time_ns = t_ns, .tcp_flags = TD_TH_SYN };
+
+    td_silence_init(silence);
+    note_sent(&silence[sender], &silence[1 - sender], &syn);
 }
 
 static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)

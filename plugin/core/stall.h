@@ -36,6 +36,9 @@ typedef struct td_silence {
 } td_silence;
 
 void td_silence_init(td_silence silence[2]);
+/* The state a flow's first packet, a SYN without payload sent at t_ns, leaves:
+ * a flow kept as a lone SYN gets its bookkeeping only with its second packet. */
+void td_silence_after_lone_syn(td_silence silence[2], int sender, int64_t t_ns);
 
 typedef struct td_stall {
     td_addr  host;

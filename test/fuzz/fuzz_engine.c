@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (flow->ecn_outcome == TD_ECN_PENDING)
             __builtin_trap();           /* finish() must settle every flow */
         for (int sender = 0; sender < 2; sender++) {
-            const td_flight *f = flow->flight[sender];
+            const td_flight *f = td_flow_flight(flow, sender);
             const char *why;
             if (!f)
                 continue;

@@ -124,3 +124,15 @@ def test_command_matches_plugin(pcap):
             got = mine[key]
             assert len(got) == len(values) and all(same_value(p, o) for p, o in zip(values, got)), \
                 f"stream {stream} {key}: plugin {values}, command {got}"
+
+
+@pytest.mark.parametrize("pcap", PCAPS, ids=lambda p: p.name)
+def test_command_prints_the_plugin_reports(pcap):
+    """The text output is tshark's -z tcpdiag,diagnosis, flows and hosts reports,
+    in the order tshark prints them, after one line that counts the frames."""
+    tshark_text = run(["-r", pcap, "-2", "-q", "-z", "tcpdiag,hosts", "-z", "tcpdiag,flows",
+                       "-z", "tcpdiag,diagnosis"]).stdout
+    ours = command.run([pcap]).stdout
+    first, _, rest = ours.partition("\n")
+    assert first.startswith(f"tcpdiag: {pcap}: ")
+    assert rest == tshark_text

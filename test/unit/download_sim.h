@@ -229,7 +229,7 @@ static inline void sim_finish(sim *s)
 
 static inline const td_flight *server_flight(const sim *s)
 {
-    return s->flow->flight[td_flow_server(s->flow)];
+    return td_flow_flight(s->flow, td_flow_server(s->flow));
 }
 
 

@@ -1,61 +1,10 @@
 /* The diagnosis, its words and the report, on small captures made of simulated
- * downloads (download_sim.h) merged into one engine: each simulated download
- * becomes stream k from client port 40000 + k of 10.0.0.1 to 10.0.0.2:443. */
+ * downloads (downloads.h). */
 #include <glib.h>
 #include <string.h>
 #include "advice.h"
-#include "capture.h"
+#include "downloads.h"
 #include "report.h"
-
-typedef struct {
-    capture c;
-    unsigned streams;
-    td_diagnoses *d;
-} fixture;
-
-static void setup(fixture *f, gconstpointer data G_GNUC_UNUSED)
-{
-    memset(f, 0, sizeof *f);
-    capture_start(&f->c);
-}
-
-static void teardown(fixture *f, gconstpointer data G_GNUC_UNUSED)
-{
-    td_diagnoses_free(f->d);
-    capture_free(&f->c);
-}
-
-/* A download that starts like test_congestion's: timestamps, client window
- * scale 7, a 4 MiB window, two rounds of 10 and 20 segments. */
-static void start(sim *s, sim_ecn ecn)
-{
-    sim_start_ts(s, false, 7, 1 << 22, true);
-    sim_handshake(s, ecn);
-    sim_round(s, 10, false);
-    sim_round(s, 20, false);
-}
-
-/* The simulated download's packets join the capture as the next stream, offset_ms
- * later; the sim's own engine is not used. */
-static void take(fixture *f, sim *s, int64_t offset_ms)
-{
-    uint16_t port = (uint16_t)(40000 + f->streams);
-
-    sim_pause(s, 0);                /* the last round's ACKs */
-    for (guint i = 0; i < s->packets->len; i++) {
-        td_record rec = g_array_index(s->packets, td_record, i);
-        rec.stream = f->streams;
-        rec.time_ns += offset_ms * MS;
-        if (rec.sport == 40000)
-            rec.sport = port;
-        else
-            rec.dport = port;
-        capture_add(&f->c, rec);
-    }
-    f->streams++;
-    g_array_free(s->packets, TRUE);
-    td_engine_free(s->engine);
-}
 
 /* Same addresses, as long as IPv6 makes them: ffff:...:ffff:ff0N for 10.0.0.N. */
 static void to_ipv6(fixture *f)
@@ -119,19 +68,6 @@ static void assert_report(const fixture *f, const char *const *parts, size_t n)
     g_free(text);
 }
 
-/* The congestion window opening all along (nothing else holds the flight):
- * 2 + 29 rounds, 30 + (40 + 42 + ... + 96) = 2002 segments. */
-enum { HEALTHY_SEGMENTS = 2002 };
-
-static void healthy(fixture *f, int64_t offset_ms)
-{
-    sim s;
-    start(&s, SIM_NO_ECN);
-    for (unsigned i = 0; i < 29; i++)
-        sim_round(&s, 40 + 2 * i, false);
-    take(f, &s, offset_ms);
-}
-
 static void test_healthy_is_none(fixture *f, gconstpointer data G_GNUC_UNUSED)
 {
     healthy(f, 0);
@@ -170,20 +106,6 @@ static void test_mid_flow_is_unknown(fixture *f, gconstpointer data G_GNUC_UNUSE
     assert_report(f, parts, G_N_ELEMENTS(parts));
 }
 
-/* test_congestion's collapse: an ECN flow cut on every echo down to 2 segments
- * for 20 rounds; 2 + 9 + 20 rounds, 30 + 131 + 40 = 201 segments. */
-static void collapsed(fixture *f)
-{
-    static const unsigned spiral[] = { 40, 28, 20, 14, 10, 7, 5, 4, 3 };
-    sim s;
-    start(&s, SIM_CLASSIC);
-    for (unsigned i = 0; i < G_N_ELEMENTS(spiral); i++)
-        sim_round_marked(&s, spiral[i], false, 1);
-    for (int i = 0; i < 20; i++)
-        sim_round_marked(&s, 2, false, 1);
-    take(f, &s, 0);
-}
-
 /* The collapsed ECN flow beside two healthy non-ECN flows of the same client,
  * all 31 rounds of 20 ms long: the reference is the client's two other flows,
  * and the slowdown their segment count over this one's, 2002 / 201 = 9.96
@@ -205,7 +127,7 @@ static void test_window_collapse_against_client_flows(fixture *f, gconstpointer 
     g_assert_cmpfloat(d->slowdown, >, HEALTHY_SEGMENTS / 201.0 * 0.95);
     g_assert_cmpfloat(d->slowdown, <, HEALTHY_SEGMENTS / 201.0 * 1.05);
     g_assert_cmpint(d->lost_ns, >, 0);
-    g_assert_cmpuint(d->evidence_frame, ==, td_engine_flow_at(f->c.engine, 0)->flight[1]->cc.collapse_start_frame);
+    g_assert_cmpuint(d->evidence_frame, ==, td_flow_flight(td_engine_flow_at(f->c.engine, 0), 1)->cc.collapse_start_frame);
     g_assert_cmpint(diag_of(f, 1)->cause, ==, TD_CAUSE_NONE);
     g_assert_cmpint(diag_of(f, 2)->cause, ==, TD_CAUSE_NONE);
 

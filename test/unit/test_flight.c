@@ -199,7 +199,7 @@ static void test_midflow_is_unknown(void)
         flow = td_engine_add(engine, &rec, &sender);
     }
     td_engine_finish(engine);
-    g_assert_cmpint(td_flight_limit(flow->flight[0], &why), ==, TD_LIMIT_UNKNOWN);
+    g_assert_cmpint(td_flight_limit(td_flow_flight(flow, 0), &why), ==, TD_LIMIT_UNKNOWN);
     g_assert_nonnull(strstr(why, "handshake"));
     td_engine_free(engine);
 }

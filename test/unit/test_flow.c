@@ -60,8 +60,8 @@ static void test_roles_and_mss(fixture *f, gconstpointer data G_GNUC_UNUSED)
     g_assert_true(td_flow_roles_known(flow));
     send(f, false, 41 * MS, TD_TH_ACK, 5001, 1448, TD_ECT0, &sender);
     g_assert_cmpint(sender, ==, 1 - flow->client);
-    g_assert_cmpint(flow->hs.opts[flow->client].mss, ==, 1460);
-    g_assert_cmpint(flow->hs.opts[td_flow_server(flow)].mss, ==, 1400);
+    g_assert_cmpint(flow->more->hs.opts[flow->client].mss, ==, 1460);
+    g_assert_cmpint(flow->more->hs.opts[td_flow_server(flow)].mss, ==, 1400);
     g_assert_cmpstr(td_flow_data_sender(flow), ==, "server");
     g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_CLASSIC);
     g_assert_cmpint(flow->ecn_decided_frame, ==, 3);    /* settled when the client answers */
@@ -135,7 +135,7 @@ static void test_synack_lost_then_fallback(fixture *f, gconstpointer data G_GNUC
     send(f, true, 1010 * MS + 50000, TD_TH_ACK, 8, 0, TD_NOT_ECT, NULL);
     g_assert_cmpint(flow->ecn_outcome, ==, TD_ECN_FALLBACK);
     g_assert_cmpint(flow->ecn_decided_frame, ==, 3);
-    g_assert_cmpint(flow->hs.synack_frame, ==, 4);            /* timing from the live handshake */
+    g_assert_cmpint(flow->more->hs.synack_frame, ==, 4);            /* timing from the live handshake */
 }
 
 static void test_client_ack_not_captured(fixture *f, gconstpointer data G_GNUC_UNUSED)
@@ -163,11 +163,11 @@ static void test_quoted_segment_is_counted_apart(fixture *f, gconstpointer data 
     quoted.tcp_flags = TD_TH_SYN;         /* flags cleared by a middlebox, as quoted */
     quoted.seq = 7;
     g_assert_true(td_engine_add_quoted(f->engine, &quoted) == flow);
-    g_assert_cmpuint(flow->icmp_quotes, ==, 1);
+    g_assert_cmpuint(td_flow_icmp_quotes(flow), ==, 1);
     g_assert_cmpuint(flow->packets, ==, 2);
     g_assert_cmpuint(flow->last_frame, ==, 2);
     g_assert_cmpint(flow->last_ns - flow->first_ns, ==, 20 * MS);
-    g_assert_cmpuint(flow->hs.fallback_frame, ==, 0);
+    g_assert_cmpuint(flow->more->hs.fallback_frame, ==, 0);
     quoted.stream = 42;
     g_assert_null(td_engine_add_quoted(f->engine, &quoted));
 }
@@ -206,12 +206,12 @@ static void test_codepoint_counts(fixture *f, gconstpointer data G_GNUC_UNUSED)
     send(f, false, 3 * MS, TD_TH_ACK, 6449, 1448, TD_CE, NULL);
     send(f, false, 3 * MS, TD_TH_ACK, 5001, 1448, TD_NOT_ECT, NULL);   /* retransmission */
     send(f, true, 4 * MS, TD_TH_ACK | TD_TH_ECE, 1001, 0, TD_NOT_ECT, NULL);   /* pure ACK: not data */
-    g_assert_cmpuint(flow->sent[server].ecn_count[TD_ECT0], ==, 1);
-    g_assert_cmpuint(flow->sent[server].ecn_count[TD_CE], ==, 1);
-    g_assert_cmpuint(flow->sent[server].ecn_count[TD_NOT_ECT], ==, 1);
-    g_assert_cmpuint(flow->sent[flow->client].data_packets, ==, 0);
-    g_assert_cmpuint(flow->sent[server].payload_bytes, ==, 3 * 1448);
-    g_assert_cmpuint(flow->sent[server].first_ect_frame, ==, 4);
+    g_assert_cmpuint(td_flow_sent(flow, server)->ecn_count[TD_ECT0], ==, 1);
+    g_assert_cmpuint(td_flow_sent(flow, server)->ecn_count[TD_CE], ==, 1);
+    g_assert_cmpuint(td_flow_sent(flow, server)->ecn_count[TD_NOT_ECT], ==, 1);
+    g_assert_cmpuint(td_flow_sent(flow, flow->client)->data_packets, ==, 0);
+    g_assert_cmpuint(td_flow_sent(flow, server)->payload_bytes, ==, 3 * 1448);
+    g_assert_cmpuint(td_flow_sent(flow, server)->first_ect_frame, ==, 4);
     g_assert_cmpint(td_flow_ecn_data_use(flow, flow->client), ==, TD_ECN_DATA_NONE);
 }
 
@@ -270,6 +270,97 @@ static void test_direction_labels(fixture *f, gconstpointer data G_GNUC_UNUSED)
     g_assert_cmpstr(label, ==, "s2c");
 }
 
+/* Issue 14: a flow that is one SYN (a flood's forged source, a scan) costs its
+ * td_flow and nothing more; the rest comes with its second packet, and from then
+ * on the flow reads as if it had been whole from the start. */
+static void test_lone_syn_is_small(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    enum { FLOOD = 3 * 4096 + 5 };      /* more than one slab of flows */
+    td_handshake scratch;
+    const td_handshake *hs;
+
+    g_assert_cmpuint(sizeof(td_flow), <=, 128);
+    for (uint32_t i = 0; i < FLOOD; i++) {
+        td_record syn = segment(true, 443, i * 1000, CLASSIC_SYN, 7 * i, 0);
+        int sender;
+        syn.frame = ++f->frame;
+        syn.stream = i;
+        syn.src.bytes[2] = (uint8_t)(i >> 8);
+        syn.src.bytes[3] = (uint8_t)i;
+        syn.options.present = TD_OPT_MSS | TD_OPT_WSCALE;
+        syn.options.mss = 1460;
+        syn.options.wscale = 7;
+        const td_flow *flow = td_engine_add(f->engine, &syn, &sender);
+        g_assert_null(flow->more);
+        g_assert_cmpint(sender, ==, 0);
+    }
+    g_assert_cmpuint(td_engine_flow_count(f->engine), ==, FLOOD);
+    const td_flow *last = td_engine_flow_at(f->engine, FLOOD - 1);
+    g_assert_cmpuint(last->stream, ==, FLOOD - 1);
+    hs = td_flow_hs(last, &scratch);
+    g_assert_cmpuint(hs->first_syn_frame, ==, FLOOD);
+    g_assert_cmpuint(hs->syn_isn, ==, 7u * (FLOOD - 1));
+    g_assert_cmpuint(hs->opts[last->client].mss, ==, 1460);
+    g_assert_true(hs->opts_seen[last->client]);
+    g_assert_false(hs->opts_seen[1 - last->client]);
+    g_assert_cmpuint(td_flow_sent(last, 0)->data_packets, ==, 0);
+
+    /* The server answers the last one, the client completes it and sends data. */
+    td_record synack = segment(false, 443, 50 * MS, CLASSIC_SYNACK, 9000, 0);
+    td_record ack = segment(true, 443, 60 * MS, TD_TH_ACK, 7 * (FLOOD - 1) + 1, 100);
+    int sender;
+    synack.frame = ++f->frame;
+    ack.frame = ++f->frame;
+    synack.stream = ack.stream = FLOOD - 1;
+    synack.dst.bytes[2] = ack.src.bytes[2] = (uint8_t)((FLOOD - 1) >> 8);
+    synack.dst.bytes[3] = ack.src.bytes[3] = (uint8_t)(FLOOD - 1);
+    g_assert_true(td_engine_add(f->engine, &synack, &sender) == last);
+    g_assert_nonnull(last->more);
+    g_assert_true(td_engine_add(f->engine, &ack, &sender) == last);
+    hs = td_flow_hs(last, &scratch);
+    g_assert_true(hs == &last->more->hs);
+    g_assert_cmpuint(hs->first_syn_frame, ==, FLOOD);       /* kept across the promotion */
+    g_assert_cmpuint(hs->opts[last->client].wscale, ==, 7);
+    g_assert_cmpuint(hs->synack_frame, ==, FLOOD + 1);
+    g_assert_cmpint(last->ecn_outcome, ==, TD_ECN_CLASSIC);
+    g_assert_cmpuint(last->packets, ==, 3);
+    g_assert_cmpuint(td_flow_sent(last, last->client)->payload_bytes, ==, 100);
+
+    /* the others stay lone SYNs whose ECN request was never answered */
+    td_engine_finish(f->engine);
+    const td_flow *first = td_engine_flow_at(f->engine, 0);
+    g_assert_null(first->more);
+    g_assert_cmpint(first->ecn_outcome, ==, TD_ECN_UNKNOWN);
+    g_assert_cmpuint(first->ecn_decided_frame, ==, 1);
+}
+
+/* Stream numbers that are not in first-appearance order still find their flows. */
+static void test_streams_out_of_order(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    static const uint32_t streams[] = { 5, 0, 1 << 30, 2 };
+    int sender;
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(streams); i++) {
+        td_record syn = segment(true, 443, i * MS, TD_TH_SYN, 100 + i, 0);
+        syn.frame = ++f->frame;
+        syn.stream = streams[i];
+        syn.sport = (uint16_t)(50000 + i);
+        td_engine_add(f->engine, &syn, &sender);
+    }
+    for (unsigned i = 0; i < G_N_ELEMENTS(streams); i++) {
+        td_record synack = segment(false, 443, 10 * MS + i, TD_TH_SYN | TD_TH_ACK, 900, 0);
+        synack.frame = ++f->frame;
+        synack.stream = streams[i];
+        synack.dport = (uint16_t)(50000 + i);
+        const td_flow *flow = td_engine_add(f->engine, &synack, &sender);
+        g_assert_nonnull(flow);
+        g_assert_cmpuint(flow->stream, ==, streams[i]);
+        g_assert_cmpuint(flow->index, ==, i);
+        g_assert_cmpuint(flow->packets, ==, 2);
+    }
+    g_assert_cmpuint(td_engine_flow_count(f->engine), ==, G_N_ELEMENTS(streams));
+}
+
 #define ADD(path, fn) g_test_add(path, fixture, NULL, setup, fn, teardown)
 
 int main(int argc, char **argv)
@@ -285,6 +376,8 @@ int main(int argc, char **argv)
     ADD("/flow/client-ack-not-captured", test_client_ack_not_captured);
     ADD("/flow/quoted-segment", test_quoted_segment_is_counted_apart);
     ADD("/flow/direction-labels", test_direction_labels);
+    ADD("/flow/lone-syn-is-small", test_lone_syn_is_small);
+    ADD("/flow/streams-out-of-order", test_streams_out_of_order);
     ADD("/flow/midflow-unknown", test_midflow_unknown);
     ADD("/flow/syn-without-synack", test_syn_without_synack);
     ADD("/flow/codepoint-counts", test_codepoint_counts);

@@ -124,8 +124,8 @@ static void test_audit_noopt_client(void)
 
     /* Issue 12 item 4, related: the same SYN-ACK with only an MSS, the SYN's options
      * cut by the snaplen: window scaling, SACK and timestamps were still not used. */
-    flow->hs.opts[flow->client].complete = false;
-    flow->hs.opts[flow->client].unknown = TD_OPT_ALL;
+    flow->more->hs.opts[flow->client].complete = false;
+    flow->more->hs.opts[flow->client].unknown = TD_OPT_ALL;
     td_options_audit_flow(flow, &a);
     for (int i = 0; i < 3; i++)
         g_assert_cmpint(a.used[i], ==, TD_NO);
@@ -206,7 +206,9 @@ static void test_audit_malformed_synack_ts(void)
     td_config_defaults(&cfg);
     td_engine *engine = td_engine_new(&cfg);
     td_flow *flow = handshake(engine, TD_OPT_MSS | TD_OPT_NEGOTIATED, 0, false);
-    td_options_parse(bad_last_ts, sizeof bad_last_ts, sizeof bad_last_ts, &flow->hs.opts[td_flow_server(flow)]);
+    td_tcp_options synack;
+    td_options_parse(bad_last_ts, sizeof bad_last_ts, sizeof bad_last_ts, &synack);
+    flow->more->hs.opts[td_flow_server(flow)] = td_syn_options_of(&synack);
     td_options_audit_flow(flow, &a);
     g_assert_cmpint(a.used[TD_USED_WSCALE], ==, TD_YES);
     g_assert_cmpint(a.used[TD_USED_SACK], ==, TD_YES);

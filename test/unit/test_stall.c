@@ -347,11 +347,39 @@ static void test_flood_of_gaps_bounded(fixture *f, gconstpointer data G_GNUC_UNU
     g_assert_nonnull(td_stalls_hit(s, 0));
 }
 
+/* A flow kept as a lone SYN gets its bookkeeping at its second packet: the same
+ * as td_stalls_packet would have left after that SYN (the host pointer is a
+ * cache, looked up again on the next packet). */
+static void test_silence_after_lone_syn(void)
+{
+    td_stall_config cfg;
+    td_silence fed[2], rebuilt[2];
+    td_record syn = segment(true, 80, 1234 * MS, TD_TH_SYN, 1, 0);
+
+    td_stall_config_defaults(&cfg);
+    td_stalls *s = td_stalls_new(&cfg);
+    for (int sender = 0; sender < 2; sender++) {
+        td_silence_init(fed);
+        td_stalls_packet(s, fed, 0, sender, &syn, 0, 0);
+        td_silence_after_lone_syn(rebuilt, sender, syn.time_ns);
+        for (int i = 0; i < 2; i++) {
+            g_assert_null(fed[i].host);         /* a host that only sent a SYN has no state */
+            g_assert_cmpint(fed[i].last_sent_ns, ==, rebuilt[i].last_sent_ns);
+            g_assert_cmpint(fed[i].owed_since_ns, ==, rebuilt[i].owed_since_ns);
+            g_assert_cmpint(fed[i].sent_any, ==, rebuilt[i].sent_any);
+            g_assert_cmpint(fed[i].sent_data, ==, rebuilt[i].sent_data);
+        }
+        g_assert_cmpint(rebuilt[1 - sender].owed_since_ns, ==, syn.time_ns);    /* the peer owes an answer */
+    }
+    td_stalls_free(s);
+}
+
 #define ADD(path, fn) g_test_add(path, fixture, NULL, setup, fn, teardown)
 
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/stall/silence-after-lone-syn", test_silence_after_lone_syn);
     ADD("/stall/fires-mid-transfer", test_fires_mid_transfer);
     ADD("/stall/fires-at-threshold", test_fires_at_threshold);
     ADD("/stall/fires-on-requests", test_fires_on_requests);
