@@ -81,6 +81,9 @@ bool td_reader_next(td_reader *r, td_frame *frame, char **error)
 
     *error = NULL;
     for (;;) {
+        /* Each read hangs the record's options (a block) on rec: released here, or
+         * memory would grow with every packet. */
+        wtap_rec_reset(&r->rec);
 #ifdef TD_WTAP_REC_DATA
         bool ok = wtap_read(r->wth, &r->rec, &err, &err_info, &offset);
 #else

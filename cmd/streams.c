@@ -25,25 +25,43 @@ struct td_streams {
     uint32_t next;
 };
 
+/* The address as 32-bit words (one for IPv4, four for IPv6), read once per
+ * packet: hashing and comparing words costs a fraction of byte-wise memcmp calls,
+ * which showed in the profile at a few million packets a second. */
+static unsigned words_of(const td_addr *a, uint32_t w[4])
+{
+    unsigned n = a->len / 4;
+    memcpy(w, a->bytes, (size_t)n * 4);
+    return n;
+}
+
 static int endpoint_cmp(const endpoint *a, const endpoint *b)
 {
+    uint32_t x[4], y[4];
+    unsigned n;
+
     if (a->addr.len != b->addr.len)
         return a->addr.len < b->addr.len ? -1 : 1;
-    int c = memcmp(a->addr.bytes, b->addr.bytes, a->addr.len);
-    if (c)
-        return c;
+    n = words_of(&a->addr, x);
+    words_of(&b->addr, y);
+    for (unsigned i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;    /* any total order will do: it only picks ends[0] */
     return a->port == b->port ? 0 : a->port < b->port ? -1 : 1;
 }
 
 static guint conversation_hash(gconstpointer key)
 {
     const conversation *c = key;
-    guint h = (guint)c->ends[0].port * 65599u + c->ends[1].port;
+    guint h = (guint)c->ends[0].port << 16 | c->ends[1].port;
+    uint32_t w[4];
 
-    for (int i = 0; i < 2; i++)
-        for (unsigned b = 0; b < c->ends[i].addr.len; b++)
-            h = h * 31u + c->ends[i].addr.bytes[b];
-    return h;
+    for (int e = 0; e < 2; e++) {
+        unsigned n = words_of(&c->ends[e].addr, w);
+        for (unsigned i = 0; i < n; i++)
+            h = (h ^ w[i]) * 0x9e3779b1u;
+    }
+    return h ^ (h >> 15);
 }
 
 static gboolean conversation_equal(gconstpointer a, gconstpointer b)
@@ -104,9 +122,6 @@ uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analy
     key.ends[0].port = rec->sport;
     key.ends[1].addr = rec->dst;
     key.ends[1].port = rec->dport;
-    /* bytes past an address's length take no part in the key */
-    memset(key.ends[0].addr.bytes + rec->src.len, 0, sizeof key.ends[0].addr.bytes - rec->src.len);
-    memset(key.ends[1].addr.bytes + rec->dst.len, 0, sizeof key.ends[1].addr.bytes - rec->dst.len);
     from = endpoint_cmp(&key.ends[0], &key.ends[1]) > 0;
     if (from) {
         endpoint swap = key.ends[0];
