@@ -157,6 +157,21 @@ static void dirs_of(const GArray *items, const char *dirs[2])
     }
 }
 
+/* The per-direction objects, after the flow-wide members: ,"<prefix><dir>":{...} */
+static void direction_members(GString *out, const GArray *items, const char *prefix,
+                              void (*key_of)(GString *out, const char *name))
+{
+    const char *dirs[2];
+
+    dirs_of(items, dirs);
+    for (int d = 0; d < 2 && dirs[d]; d++) {
+        bool first = true;
+        g_string_append_printf(out, ",\"%s%s\":{", prefix, dirs[d]);
+        json_members(out, items, dirs[d], &first, key_of);
+        g_string_append_c(out, '}');
+    }
+}
+
 static void plain_key(GString *out, const char *name)
 {
     json_string(out, name);
@@ -168,20 +183,13 @@ void td_output_json(const td_capture *c, GString *out)
 
     for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
-        const char *dirs[2];
         bool first = false;
         collect_flow(&col, c, flow);
         g_string_append(out, "{\"file\":");
         json_string(out, c->path);
         g_string_append_printf(out, ",\"tcp.stream\":%u", flow->stream);
         json_members(out, col.items, NULL, &first, plain_key);
-        dirs_of(col.items, dirs);
-        for (int d = 0; d < 2 && dirs[d]; d++) {
-            bool first_in = true;
-            g_string_append_printf(out, ",\"%s\":{", dirs[d]);
-            json_members(out, col.items, dirs[d], &first_in, plain_key);
-            g_string_append_c(out, '}');
-        }
+        direction_members(out, col.items, "", plain_key);
         g_string_append(out, "}\n");
     }
     clear(&col);
@@ -205,7 +213,6 @@ void td_output_ek(const td_capture *c, GString *out)
         const td_flow *flow = td_engine_flow_at(c->engine, i);
         GDateTime *day = g_date_time_new_from_unix_utc(flow->first_ns / 1000000000);
         char *date = day ? g_date_time_format(day, "%Y-%m-%d") : g_strdup("1970-01-01");
-        const char *dirs[2];
         bool first = true;
 
         collect_flow(&col, c, flow);
@@ -216,13 +223,7 @@ void td_output_ek(const td_capture *c, GString *out)
         g_string_append_printf(out, ",\"tcp_stream\":%u,\"layers\":{\"tcpdiag\":{", flow->stream);
         json_members(out, col.items, NULL, &first, ek_key);
         g_string_append_c(out, '}');
-        dirs_of(col.items, dirs);
-        for (int d = 0; d < 2 && dirs[d]; d++) {
-            bool first_in = true;
-            g_string_append_printf(out, ",\"tcpdiag_%s\":{", dirs[d]);
-            json_members(out, col.items, dirs[d], &first_in, ek_key);
-            g_string_append_c(out, '}');
-        }
+        direction_members(out, col.items, "tcpdiag_", ek_key);
         g_string_append(out, "}}\n");
         g_free(date);
         if (day)

@@ -437,17 +437,14 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     for (int dir = C2S; dir <= S2C; dir++) {
         int sender = td_flow_sender_at(flow, dir);
         const td_syn_options *opts = &hs->opts[sender];
+        char unread[64];
         if (!hs->opts_seen[sender])
             continue;
-        /* "none" only when nothing was left unread */
-        if (opts->present || !opts->unknown) {
-            td_options_list(opts->present, text, sizeof text);
+        td_syn_options_describe(opts, text, unread, sizeof text);
+        if (text[0])
             add_string(opts_tree, hf_opts_announced[dir], tvb, text);
-        }
-        if (opts->unknown) {
-            td_options_list(opts->unknown, text, sizeof text);
-            add_string(opts_tree, hf_opts_unreadable[dir], tvb, text);
-        }
+        if (unread[0])
+            add_string(opts_tree, hf_opts_unreadable[dir], tvb, unread);
         if (opts->present & TD_OPT_WSCALE)
             add_uint(opts_tree, hf_opts_wscale[dir], tvb, opts->wscale);
     }

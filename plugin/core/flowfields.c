@@ -129,16 +129,14 @@ static void options_items(const sink *s, const td_flow *flow, const td_handshake
     for (int dir = 0; dir < 2; dir++) {
         int sender = td_flow_sender_at(flow, dir);
         const td_syn_options *opts = &hs->opts[sender];
+        char unread[64];
         if (!hs->opts_seen[sender])
             continue;
-        if (opts->present || !opts->unknown) {
-            td_options_list(opts->present, text, sizeof text);
+        td_syn_options_describe(opts, text, unread, sizeof text);
+        if (text[0])
             str(s, announced[dir], text);
-        }
-        if (opts->unknown) {
-            td_options_list(opts->unknown, text, sizeof text);
-            str(s, unreadable[dir], text);
-        }
+        if (unread[0])
+            str(s, unreadable[dir], unread);
         if (opts->present & TD_OPT_WSCALE)
             unum(s, wscale[dir], opts->wscale);
     }
