@@ -97,12 +97,15 @@ static conversation *begin(td_streams *s, const conv_key *key)
     return c;
 }
 
-/* Whether this SYN or SYN-ACK opens a new connection on the conversation's ports. */
+/* Whether this SYN or SYN-ACK opens a new connection on the conversation's ports:
+ * never while its sender's count has no start yet. */
 static bool reuses_ports(const td_streams *s, const conversation *c, int from, const td_record *rec)
 {
     uint16_t syn_ack = rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK);
-    bool other_isn = c->base_set[from] && rec->seq != c->base_seq[from];
+    bool other_isn = rec->seq != c->base_seq[from];
 
+    if (!c->base_set[from])
+        return false;
     if (s->rules == TD_STREAMS_WS40)
         return syn_ack == TD_TH_SYN && other_isn;
     return (syn_ack == TD_TH_SYN || syn_ack == (TD_TH_SYN | TD_TH_ACK)) && (other_isn || c->closed);

@@ -15,7 +15,7 @@ typedef enum td_stream_rules {
      * the conversation (a sender first seen mid-flow counts from its seq - 1) */
     TD_STREAMS_WS40,
     /* 4.4 and 4.6: that, or a SYN once either side sent a FIN or RST; and the same
-     * for a SYN-ACK */
+     * for a SYN-ACK. Either way only once the sender's count has a start. */
     TD_STREAMS_WS44,
 } td_stream_rules;
 

@@ -39,6 +39,9 @@ static const scenario SCENARIOS[] = {
       { 0, 0, 1 }, { 0, 0, 1 } },
     { "a RST, then a SYN at the start the peer acknowledged", { { B, 500, 101, AK, false }, { B, 501, 101, R, false }, { A, 100, 0, S, false } }, 3,
       { 0, 0, 0 }, { 0, 0, 1 } },
+    { "no new stream while the sender's count has no start", { { A, 100, 0, S, false },
+      { B, 7, 0, TD_TH_FIN | R, false }, { A, 61, 0, S | R, false }, { B, 71, 0, TD_TH_FIN | S | R, false } }, 4,
+      { 0, 0, 1, 1 }, { 0, 0, 1, 1 } },
     { "quoted FIN closes too", { { A, 100, 0, S, false }, { B, 500, 101, SA, false }, { A, 101, 501, F, true },
       { A, 100, 0, S, false } }, 4, { 0, 0, 0, 0 }, { 0, 0, 0, 1 } },
 };
