@@ -136,3 +136,23 @@ def test_command_prints_the_plugin_reports(pcap):
     first, _, rest = ours.partition("\n")
     assert first.startswith(f"tcpdiag: {pcap}: ")
     assert rest == tshark_text
+
+
+def test_an_unreadable_file_fails_alone(tmp_path):
+    """A missing file, a file that is no capture and one cut short each get a line on
+    stderr and make the exit status 1; the readable file is still analysed, and the
+    cut one keeps the flows read before the cut. Without a terminal, stderr carries
+    nothing else (no progress)."""
+    good = CAPTURES / "lab-ecn-1-of-n.pcap"
+    not_capture = tmp_path / "notes.txt"
+    not_capture.write_text("not a capture\n")
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(good.read_bytes()[:5000])
+    missing = tmp_path / "missing.pcap"
+    proc = command.run(["-j", 2, "--format", "json", missing, not_capture, good, cut], check=False)
+    assert proc.returncode == 1
+    errors = proc.stderr.splitlines()
+    assert [e.split(":")[1].strip() for e in errors] == [str(missing), str(not_capture), str(cut)]
+    files = [json.loads(line)["file"] for line in proc.stdout.splitlines()]
+    assert files.count(str(good)) == 20            # the lab's 20 downloads
+    assert files.count(str(cut)) >= 1
