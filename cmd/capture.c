@@ -5,13 +5,13 @@
 /* The progress counter is shared: touch it once per batch, not per frame. */
 enum { PROGRESS_BATCH = 65536 };
 
-static void feed(td_capture *c, td_streams *streams, const td_frame *frame)
+static void feed(td_capture *c, td_streams *streams, td_wireshark version, const td_frame *frame)
 {
     td_record rec;
     int sender;
     bool header_fits;
 
-    switch (td_decode(frame, &rec, &header_fits)) {
+    switch (td_decode(frame, version, &rec, &header_fits)) {
     case TD_FRAME_SEGMENT:
         c->counts.segments++;
         rec.stream = td_streams_number(streams, &rec, header_fits);
@@ -31,7 +31,7 @@ static void feed(td_capture *c, td_streams *streams, const td_frame *frame)
     }
 }
 
-td_capture *td_capture_analyse(const char *path, td_stream_rules rules, volatile gint *packets)
+td_capture *td_capture_analyse(const char *path, td_wireshark version, volatile gint *packets)
 {
     td_capture *c = g_new0(td_capture, 1);
     td_reader *reader;
@@ -48,9 +48,9 @@ td_capture *td_capture_analyse(const char *path, td_stream_rules rules, volatile
     c->opened = true;
     td_config_defaults(&c->cfg);
     c->engine = td_engine_new(&c->cfg);
-    streams = td_streams_new(rules);
+    streams = td_streams_new(version);
     while (td_reader_next(reader, &frame, &error)) {
-        feed(c, streams, &frame);
+        feed(c, streams, version, &frame);
         if (packets && ++batch == PROGRESS_BATCH) {
             g_atomic_int_add(packets, (gint)batch);
             batch = 0;

@@ -31,7 +31,7 @@ typedef struct td_capture {
 /* Reads the whole file. *packets (may be NULL) is advanced as frames are read, for
  * a progress display in another thread. A file that fails part-way keeps what was
  * read before the error, diagnosed, and says so in error. */
-td_capture *td_capture_analyse(const char *path, td_stream_rules rules, volatile gint *packets);
+td_capture *td_capture_analyse(const char *path, td_wireshark version, volatile gint *packets);
 void td_capture_free(td_capture *capture);
 
 #endif

@@ -16,7 +16,10 @@ enum {
     IPPROTO_ROUTING_N = 43, IPPROTO_FRAGMENT_N = 44, IPPROTO_AH_N = 51, IPPROTO_ICMPV6_N = 58,
     IPPROTO_DSTOPTS_N = 60, IPPROTO_MOBILITY_N = 135,
     TCP_MIN_HEADER = 20,
-    TCP_STREAM_BYTES = 16,  /* Wireshark reads the window before it numbers the stream */
+    /* The TCP bytes Wireshark needs before it numbers the stream: to the window up
+     * to 4.4, to the flags from 4.6 (crafted cuts, test_decode.c) */
+    TCP_STREAM_BYTES_4_0 = 16, TCP_STREAM_BYTES_4_6 = 14,
+    TCP_WINDOW_END = 16,
     ICMP_HEADER = 8,
     MAX_IP_NESTING = 4,     /* IP in IP, or an ICMP error's quote: deeper is hostile */
     MAX_IPV6_EXTENSIONS = 16,
@@ -45,6 +48,7 @@ typedef struct ip_layer {
 
 typedef struct cursor {
     const td_frame *frame;
+    td_wireshark version;
     int depth;
     bool header_fits;
 } cursor;
@@ -184,15 +188,16 @@ static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
 
     if (captured > reported)
         captured = reported;
-    if (captured < TCP_STREAM_BYTES)
+    if (captured < (c->version >= TD_WIRESHARK_4_6 ? TCP_STREAM_BYTES_4_6 : TCP_STREAM_BYTES_4_0))
         return TD_FRAME_MALFORMED;
     rec->sport = get16(h);
     rec->dport = get16(h + 2);
     rec->seq = get32(h + 4);
     rec->ack = get32(h + 8);
     rec->tcp_flags = get16(h + 12) & 0x0fff;
-    rec->window = get16(h + 14);
-    rec->has_window = true;
+    rec->has_window = f->caplen >= at + TCP_WINDOW_END;   /* the plugin asks the frame's bytes */
+    if (rec->has_window)
+        rec->window = get16(h + 14);
     header = (h[12] >> 4) * 4u;
     /* tcp.len: what the datagram holds after the header, absent when it holds less */
     c->header_fits = reported >= header;
@@ -327,9 +332,9 @@ static int64_t link_payload(const td_frame *f, td_frame_kind *kind)
     return -1;
 }
 
-td_frame_kind td_decode(const td_frame *frame, td_record *rec, bool *header_fits)
+td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_record *rec, bool *header_fits)
 {
-    cursor c = { frame, 0, false };
+    cursor c = { frame, version, 0, false };
     td_frame_kind kind;
     int64_t at;
 

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "record.h"
+#include "wireshark.h"
 
 /* Link layers the decoder reads (reader.c maps wiretap's encapsulations to them). */
 typedef enum td_link {
@@ -42,6 +43,6 @@ typedef struct td_frame {
  * segment's addresses, ports, flags and sequence numbers. *header_fits: the TCP
  * header's length fits in what the IP length leaves it (Wireshark gives tcp.len
  * and analyses the segment only then). */
-td_frame_kind td_decode(const td_frame *frame, td_record *rec, bool *header_fits);
+td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_record *rec, bool *header_fits);
 
 #endif

@@ -15,12 +15,14 @@
 #define VERSION "0.1.0"
 #endif
 
-/* Stream numbering follows the Wireshark whose wiretap this was built against, so
- * that the command's tcp.stream is that tshark's (streams.h). */
-#if TD_WIRESHARK_VERSION >= 404
-#define STREAM_RULES TD_STREAMS_WS44
+/* Decoding and stream numbering follow the Wireshark whose wiretap this was built
+ * against, so that the command's records and tcp.stream are that tshark's. */
+#if TD_WIRESHARK_VERSION >= 406
+#define WIRESHARK TD_WIRESHARK_4_6
+#elif TD_WIRESHARK_VERSION >= 404
+#define WIRESHARK TD_WIRESHARK_4_4
 #else
-#define STREAM_RULES TD_STREAMS_WS40
+#define WIRESHARK TD_WIRESHARK_4_0
 #endif
 
 typedef struct result {
@@ -44,7 +46,7 @@ typedef struct run {
  * memory held for files waiting their turn to print is their text, not their flows. */
 static void analyse(run *r, guint i)
 {
-    td_capture *c = td_capture_analyse(r->files[i], STREAM_RULES, &r->packets);
+    td_capture *c = td_capture_analyse(r->files[i], WIRESHARK, &r->packets);
     result *res = &r->results[i];
     GString *text = g_string_new("");
     td_csv *csv = NULL;

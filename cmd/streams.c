@@ -24,7 +24,7 @@ typedef struct conversation {
 } conversation;
 
 struct td_streams {
-    td_stream_rules rules;
+    td_wireshark version;
     GHashTable *by_ends;        /* conversation* (key and value), owned */
     uint32_t next;
 };
@@ -67,10 +67,10 @@ static int fill_key(conv_key *k, const td_record *rec)
     return swap;
 }
 
-td_streams *td_streams_new(td_stream_rules rules)
+td_streams *td_streams_new(td_wireshark version)
 {
     td_streams *s = g_new0(td_streams, 1);
-    s->rules = rules;
+    s->version = version;
     s->by_ends = g_hash_table_new_full(conversation_hash, conversation_equal, NULL, g_free);
     return s;
 }
@@ -106,7 +106,7 @@ static bool reuses_ports(const td_streams *s, const conversation *c, int from, c
 
     if (!c->base_set[from])
         return false;
-    if (s->rules == TD_STREAMS_WS40)
+    if (s->version == TD_WIRESHARK_4_0)
         return syn_ack == TD_TH_SYN && other_isn;
     return (syn_ack == TD_TH_SYN || syn_ack == (TD_TH_SYN | TD_TH_ACK)) && (other_isn || c->closed);
 }

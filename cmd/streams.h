@@ -7,21 +7,16 @@
 
 #include <stdbool.h>
 #include "record.h"
+#include "wireshark.h"
 
-/* Wireshark changed when a SYN starts a new stream (measured on crafted captures,
- * test/unit/test_streams.c): */
-typedef enum td_stream_rules {
-    /* 4.0: a SYN whose sequence number differs from the first its sender used in
-     * the conversation (a sender first seen mid-flow counts from its seq - 1) */
-    TD_STREAMS_WS40,
-    /* 4.4 and 4.6: that, or a SYN once either side sent a FIN or RST; and the same
-     * for a SYN-ACK. Either way only once the sender's count has a start. */
-    TD_STREAMS_WS44,
-} td_stream_rules;
-
+/* Wireshark changed when a SYN starts a new stream:
+ *   4.0: a SYN whose sequence number differs from the first its sender used in the
+ *        conversation (a sender first seen mid-flow counts from its seq - 1);
+ *   4.4, 4.6: that, or a SYN once either side sent a FIN or RST; and the same for a
+ *        SYN-ACK. Either way only once the sender's count has a start. */
 typedef struct td_streams td_streams;
 
-td_streams *td_streams_new(td_stream_rules rules);
+td_streams *td_streams_new(td_wireshark version);
 void td_streams_free(td_streams *streams);
 
 /* The stream of a segment, in capture order. analysed: Wireshark analysed the

@@ -33,11 +33,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_hosts *hosts;
     GString *text = g_string_new(NULL);
     uint32_t number = 0, conversations_max = 0;
+    td_wireshark version;
     int sender;
 
     td_config_defaults(&cfg);
     engine = td_engine_new(&cfg);
-    streams = td_streams_new(size && (data[0] & 1) ? TD_STREAMS_WS44 : TD_STREAMS_WS40);
+    version = size ? (td_wireshark)(data[0] % (TD_WIRESHARK_4_6 + 1)) : TD_WIRESHARK_4_0;
+    streams = td_streams_new(version);
     for (size_t at = 1; at + FRAME_HEADER <= size;) {
         uint32_t caplen = (uint32_t)(data[at] | data[at + 1] << 8) % 1600;
         uint8_t kind = data[at + 2];
@@ -55,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         frame.number = ++number;
         frame.time_ns = (int64_t)number * 1000000;
         at += caplen;
-        switch (td_decode(&frame, &rec, &fits)) {
+        switch (td_decode(&frame, version, &rec, &fits)) {
         case TD_FRAME_SEGMENT:
             rec.stream = td_streams_number(streams, &rec, fits);
             td_engine_add(engine, &rec, &sender);

@@ -21,7 +21,7 @@ static td_frame_kind decode(const frame_bytes *f, td_link link, td_record *rec)
 {
     td_frame frame = frame_of(f, link);
     bool fits;
-    return td_decode(&frame, rec, &fits);
+    return td_decode(&frame, TD_WIRESHARK_4_0, rec, &fits);
 }
 
 static void check_syn(const td_record *rec)
@@ -121,12 +121,12 @@ static void test_cut_records(void)
     ipv4_tcp(&f, &DATA, 0);
     frame = frame_of(&f, TD_LINK_ETHERNET);
     frame.caplen = 14 + 20 + 20;                /* the headers only */
-    g_assert_cmpint(td_decode(&frame, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
     g_assert_cmpuint(rec.payload_len, ==, 100);
     g_assert_false(rec.payload_from_ip);
 
     frame.wire_len = frame.caplen;
-    g_assert_cmpint(td_decode(&frame, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
     g_assert_cmpuint(rec.payload_len, ==, 100);
     g_assert_true(rec.payload_from_ip);
 
@@ -136,17 +136,26 @@ static void test_cut_records(void)
     ipv4_tcp(&f, &SYN, 0);
     frame = frame_of(&f, TD_LINK_ETHERNET);
     frame.caplen = 14 + 20 + 16;
-    g_assert_cmpint(td_decode(&frame, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_true(rec.has_window);
     g_assert_cmpuint(rec.window, ==, 64240);
     g_assert_false(rec.options.complete);
     g_assert_cmphex(rec.options.unknown, ==, TD_OPT_ALL);
     g_assert_cmphex(rec.options.present, ==, 0);
 
-    /* 15 bytes: Wireshark stops before numbering the stream; so does this */
+    /* 15 bytes: up to 4.4 Wireshark stops before numbering the stream, and so does
+     * this; 4.6 numbers it from the flags on (14 bytes), without a window */
     frame.caplen = 14 + 20 + 15;
-    g_assert_cmpint(td_decode(&frame, &rec, &fits), ==, TD_FRAME_MALFORMED);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_MALFORMED);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_4, &rec, &fits), ==, TD_FRAME_MALFORMED);
+    frame.caplen = 14 + 20 + 14;
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_6, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_false(rec.has_window);
+    g_assert_cmphex(rec.tcp_flags, ==, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR);
+    frame.caplen = 14 + 20 + 13;
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_6, &rec, &fits), ==, TD_FRAME_MALFORMED);
     frame.caplen = frame.wire_len + 1;
-    g_assert_cmpint(td_decode(&frame, &rec, &fits), ==, TD_FRAME_MALFORMED);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_MALFORMED);
 }
 
 /* IPv4 total length 0: TSO as the sender captured it; the frame gives the length. */

@@ -20,7 +20,7 @@ typedef struct scenario {
     const char *name;
     pkt pkts[8];
     unsigned n;
-    uint32_t ws40[8], ws44[8];
+    uint32_t ws40[8], ws44[8];         /* 4.4 and 4.6 printed the same */
 } scenario;
 
 static const scenario SCENARIOS[] = {
@@ -63,14 +63,14 @@ static td_record record_of(const pkt *p)
     return rec;
 }
 
-static void check(td_stream_rules rules)
+static void check(td_wireshark version)
 {
     for (unsigned i = 0; i < G_N_ELEMENTS(SCENARIOS); i++) {
         const scenario *sc = &SCENARIOS[i];
-        td_streams *streams = td_streams_new(rules);
+        td_streams *streams = td_streams_new(version);
         for (unsigned k = 0; k < sc->n; k++) {
             td_record rec = record_of(&sc->pkts[k]);
-            uint32_t want = rules == TD_STREAMS_WS40 ? sc->ws40[k] : sc->ws44[k];
+            uint32_t want = version == TD_WIRESHARK_4_0 ? sc->ws40[k] : sc->ws44[k];
             uint32_t got = td_streams_number(streams, &rec, !sc->pkts[k].quoted);
             if (got != want)
                 g_error("%s, packet %u: stream %u, tshark said %u", sc->name, k + 1, got, want);
@@ -81,19 +81,20 @@ static void check(td_stream_rules rules)
 
 static void test_wireshark_40(void)
 {
-    check(TD_STREAMS_WS40);
+    check(TD_WIRESHARK_4_0);
 }
 
-static void test_wireshark_44(void)
+static void test_wireshark_44_46(void)
 {
-    check(TD_STREAMS_WS44);
+    check(TD_WIRESHARK_4_4);
+    check(TD_WIRESHARK_4_6);
 }
 
 /* Conversations are keyed by both endpoints in either order, IPv4 apart from IPv6;
  * the table holds one entry per conversation, whatever the packets. */
 static void test_endpoints(void)
 {
-    td_streams *streams = td_streams_new(TD_STREAMS_WS44);
+    td_streams *streams = td_streams_new(TD_WIRESHARK_4_4);
     pkt data = { A, 100, 1, AK, false };
     td_record rec = record_of(&data), reply;
 
@@ -117,7 +118,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/streams/wireshark_4.0", test_wireshark_40);
-    g_test_add_func("/streams/wireshark_4.4", test_wireshark_44);
+    g_test_add_func("/streams/wireshark_4.4_4.6", test_wireshark_44_46);
     g_test_add_func("/streams/endpoints", test_endpoints);
     return g_test_run();
 }
