@@ -26,7 +26,7 @@ void td_output_text(const td_capture *c, GString *out)
     g_string_append_printf(out, "tcpdiag: %s: %" PRIu64 " frames, %" PRIu64 " TCP segments, %" PRIu64
                            " ICMP quotes, %" PRIu64 " other, %" PRIu64 " malformed (skipped)\n",
                            c->path, n->frames, n->segments, n->quotes, n->other, n->malformed);
-    td_report_diagnosis_framed(c->diagnoses, out);
+    td_report_diagnosis_framed(c->diagnoses, c->hosts, out);
     td_report_flows(c->diagnoses, out);
     td_report_hosts_framed(c->hosts, out);
 }

@@ -619,6 +619,9 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         packet.flow = flow;
         packet.sender = (uint8_t)sender;
         remember_frame(pinfo->num, flow, sender);
+        /* A lone SYN held beyond max_flows joins its flow with the flow's second packet. */
+        if (flow->beyond_limit && flow->packets == 2 && flow->first_frame != pinfo->num)
+            remember_frame(flow->first_frame, flow, 0);
     } else {
         if (!recall_frame(pinfo->num, &packet))
             return 0;
@@ -709,6 +712,11 @@ static module_t *register_prefs(void)
         "Handshake halves shorter than this are treated as host turnaround time, "
         "which cannot place the capture point.",
         10, &config.vantage_min_delay_us);
+    prefs_register_uint_preference(module, "max_flows", "Flows kept in full",
+        "Beyond this many flows, a new flow that is one SYN (a SYN flood, a scan) is kept only if its "
+        "next packet follows within the next 65,536 such SYNs; the others are counted in the reports. "
+        "Flows that carry data are always kept. 0: no limit.",
+        10, &config.max_flows);
     return module;
 }
 

@@ -11,23 +11,22 @@
 #include "tcpdiag.h"
 #include "core/report.h"
 
-static void print_report(void (*report)(const td_diagnoses *, GString *))
+static void draw_flows(void *tapdata _U_)
 {
     GString *text = g_string_new("");
 
-    report(tcpdiag_diagnoses(), text);
+    td_report_flows(tcpdiag_diagnoses(), text);
     fputs(text->str, stdout);
     g_string_free(text, TRUE);
 }
 
-static void draw_flows(void *tapdata _U_)
-{
-    print_report(td_report_flows);
-}
-
 static void draw_diagnosis(void *tapdata _U_)
 {
-    print_report(td_report_diagnosis_framed);
+    GString *text = g_string_new("");
+
+    td_report_diagnosis_framed(tcpdiag_diagnoses(), tcpdiag_hosts(), text);
+    fputs(text->str, stdout);
+    g_string_free(text, TRUE);
 }
 
 static bool listen(const char *report, tap_draw_cb draw)

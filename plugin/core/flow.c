@@ -8,6 +8,11 @@
 /* Flows live in slabs of SLAB_FLOWS, in first-appearance order: no allocation
  * header per flow, no pointer array, stable addresses. */
 enum { SLAB_SHIFT = 12, SLAB_FLOWS = 1 << SLAB_SHIFT };
+/* Beyond cfg->max_flows, a new flow that is one SYN is held in a ring of
+ * HELD_SYNS, as a kernel's SYN cache holds half-open connections under a flood:
+ * it is kept if its next packet comes before HELD_SYNS newer lone SYNs push it
+ * out, and otherwise only counted. Flows that start otherwise are always kept. */
+enum { HELD_SYNS = 1 << 16 };
 
 struct td_engine {
     const td_config *cfg;
@@ -16,6 +21,10 @@ struct td_engine {
     /* Wireshark numbers streams in first-appearance order, so stream k is almost
      * always flow k: only the flows for which that does not hold are hashed. */
     GHashTable *misplaced;      /* stream → td_flow* */
+    td_flow    *held;           /* ring of HELD_SYNS, from the limit on; packets == 0: free */
+    GHashTable *held_by_stream; /* stream → slot + 1 */
+    guint       held_next;
+    uint64_t    not_kept;       /* lone SYNs beyond the limit that no packet followed in time */
     td_stalls  *stalls;
     bool finished;
 };
@@ -25,6 +34,7 @@ void td_config_defaults(td_config *cfg)
     cfg->vantage_dominance_pct = 80;
     cfg->vantage_min_delay_us = 1000;
     cfg->vantage_override = TD_VANTAGE_UNKNOWN;
+    cfg->max_flows = 2000000;
     td_flight_config_defaults(&cfg->flight);
     td_stall_config_defaults(&cfg->stall);
 }
@@ -58,6 +68,9 @@ void td_engine_free(td_engine *engine)
         }
     }
     g_hash_table_destroy(engine->misplaced);
+    if (engine->held_by_stream)
+        g_hash_table_destroy(engine->held_by_stream);
+    g_free(engine->held);
     g_ptr_array_free(engine->slabs, TRUE);
     td_stalls_free(engine->stalls);
     g_free(engine);
@@ -88,14 +101,9 @@ static bool same_endpoint(const td_addr *a, uint16_t a_port, const td_addr *b, u
     return a_port == b_port && a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0;
 }
 
-static td_flow *flow_new(td_engine *engine, const td_record *rec)
+static void flow_init(td_flow *flow, const td_engine *engine, const td_record *rec)
 {
-    td_flow *flow;
-
-    if ((engine->nflows & (SLAB_FLOWS - 1)) == 0)
-        g_ptr_array_add(engine->slabs, g_new0(td_flow, SLAB_FLOWS));
-    flow = flow_at(engine, engine->nflows);
-    flow->index = engine->nflows++;
+    memset(flow, 0, sizeof *flow);
     flow->stream = rec->stream;
     flow->addr[0] = rec->src;
     flow->port[0] = rec->sport;
@@ -104,9 +112,30 @@ static td_flow *flow_new(td_engine *engine, const td_record *rec)
     flow->client = -1;
     flow->first_frame = rec->frame;
     flow->first_ns = rec->time_ns;
+    flow->beyond_limit = engine->held != NULL;
+}
+
+/* A slot for the next flow kept, at index td_engine_flow_count(). */
+static td_flow *flow_slot(td_engine *engine)
+{
+    if ((engine->nflows & (SLAB_FLOWS - 1)) == 0)
+        g_ptr_array_add(engine->slabs, g_new0(td_flow, SLAB_FLOWS));
+    return flow_at(engine, engine->nflows);
+}
+
+static td_flow *flow_keep(td_engine *engine, td_flow *flow)
+{
+    flow->index = engine->nflows++;
     if (flow->index != flow->stream)
-        g_hash_table_insert(engine->misplaced, GUINT_TO_POINTER(rec->stream), flow);
+        g_hash_table_insert(engine->misplaced, GUINT_TO_POINTER(flow->stream), flow);
     return flow;
+}
+
+static td_flow *flow_new(td_engine *engine, const td_record *rec)
+{
+    td_flow *flow = flow_slot(engine);
+    flow_init(flow, engine, rec);
+    return flow_keep(engine, flow);
 }
 
 td_syn_options td_syn_options_of(const td_tcp_options *o)
@@ -287,8 +316,9 @@ static void update_ecn_outcome(td_flow *flow, const td_record *rec)
         return;
     if (!hs->first_syn_frame)
         decide_ecn(flow, TD_ECN_UNKNOWN, rec->frame,
-                   hs->synack_frame ? "SYN not in the capture"
-                                    : "handshake not in the capture (capture starts mid-flow)");
+                   flow->beyond_limit ? "SYN not kept: more flows than the max_flows preference"
+                   : hs->synack_frame ? "SYN not in the capture"
+                                      : "handshake not in the capture (capture starts mid-flow)");
     else if (!td_ecn_syn_requests(hs->first_syn_flags))
         decide_ecn(flow, TD_ECN_NOT_REQUESTED, hs->first_syn_frame, NULL);
     else if (hs->fallback_frame)
@@ -444,26 +474,77 @@ static void note_flight(td_engine *engine, td_flow *flow, const td_record *rec, 
         td_flight_ack(flight[1 - from], rec, cfg);
 }
 
+/* The flow's first packet is a SYN without payload: it keeps only that. */
+static td_flow *lone_syn(td_engine *engine, td_flow *flow, const td_record *rec)
+{
+    td_silence lone[2];     /* the host-wide side of the SYN still counts */
+
+    flow->packets = 1;
+    flow->last_frame = rec->frame;
+    flow->last_ns = rec->time_ns;
+    keep_lone_syn(flow, rec, 0);
+    update_ecn_outcome(flow, rec);
+    td_silence_init(lone);
+    td_stalls_packet(engine->stalls, lone, flow->index, 0, rec, 0, 0);
+    return flow;
+}
+
+/* Beyond the limit: the lone SYN waits in the ring, in place of the oldest. */
+static td_flow *hold(td_engine *engine, const td_record *rec)
+{
+    td_flow *slot;
+
+    if (!engine->held) {
+        engine->held = g_new0(td_flow, HELD_SYNS);
+        engine->held_by_stream = g_hash_table_new(g_direct_hash, g_direct_equal);
+    }
+    slot = &engine->held[engine->held_next];
+    if (slot->packets) {
+        engine->not_kept++;
+        g_hash_table_remove(engine->held_by_stream, GUINT_TO_POINTER(slot->stream));
+    }
+    g_hash_table_insert(engine->held_by_stream, GUINT_TO_POINTER(rec->stream), GUINT_TO_POINTER(engine->held_next + 1));
+    engine->held_next = (engine->held_next + 1) % HELD_SYNS;
+    flow_init(slot, engine, rec);
+    slot->index = UINT32_MAX;
+    lone_syn(engine, slot, rec);
+    return NULL;
+}
+
+/* The held SYN's flow got its next packet: it is kept from now on. */
+static td_flow *held_flow_kept(td_engine *engine, uint32_t stream)
+{
+    guint slot = engine->held_by_stream ? GPOINTER_TO_UINT(g_hash_table_lookup(engine->held_by_stream,
+                                                                               GUINT_TO_POINTER(stream)))
+                                        : 0;
+    td_flow *held, *flow;
+
+    if (!slot)
+        return NULL;
+    held = &engine->held[slot - 1];
+    g_hash_table_remove(engine->held_by_stream, GUINT_TO_POINTER(stream));
+    flow = flow_slot(engine);
+    *flow = *held;
+    held->packets = 0;
+    return flow_keep(engine, flow);
+}
+
 td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
 {
     td_flow *flow = flow_of_stream(engine, rec->stream);
     td_flow_more *more;
     int from;
 
+    if (!flow)
+        flow = held_flow_kept(engine, rec->stream);
     if (!flow) {
-        flow = flow_new(engine, rec);
         if (is_lone_syn(rec)) {
-            td_silence lone[2];     /* the host-wide side of the SYN still counts */
-            flow->packets = 1;
-            flow->last_frame = rec->frame;
-            flow->last_ns = rec->time_ns;
-            keep_lone_syn(flow, rec, 0);
-            update_ecn_outcome(flow, rec);
-            td_silence_init(lone);
-            td_stalls_packet(engine->stalls, lone, flow->index, 0, rec, 0, 0);
+            if (engine->nflows >= engine->cfg->max_flows && engine->cfg->max_flows)
+                return hold(engine, rec);
             *sender = 0;
-            return flow;
+            return lone_syn(engine, flow_new(engine, rec), rec);
         }
+        flow = flow_new(engine, rec);
     }
     if (same_endpoint(&rec->src, rec->sport, &flow->addr[0], flow->port[0]))
         from = 0;
@@ -524,6 +605,13 @@ void td_engine_finish(td_engine *engine)
         else
             decide_ecn(flow, TD_ECN_UNKNOWN, hs->first_syn_frame, "no SYN-ACK in the capture");
     }
+    if (engine->held) {
+        engine->not_kept += g_hash_table_size(engine->held_by_stream);
+        g_hash_table_destroy(engine->held_by_stream);
+        g_free(engine->held);
+        engine->held_by_stream = NULL;
+        engine->held = NULL;
+    }
     td_stalls_finish(engine->stalls);
     engine->finished = true;
 }
@@ -531,6 +619,11 @@ void td_engine_finish(td_engine *engine)
 bool td_engine_finished(const td_engine *engine)
 {
     return engine->finished;
+}
+
+uint64_t td_engine_not_kept(const td_engine *engine)
+{
+    return engine->not_kept;
 }
 
 guint td_engine_flow_count(const td_engine *engine)

@@ -26,6 +26,9 @@ typedef struct td_config {
     unsigned vantage_min_delay_us;
     /* Set by the analyst who knows where the capture was taken. */
     td_vantage vantage_override;
+    /* Flows kept in full; beyond, a new flow that is one SYN is kept only if its
+     * next packet follows soon (a flood's SYNs are counted, not kept). 0: no limit. */
+    unsigned max_flows;
     td_flight_config flight;
     td_stall_config stall;
 } td_config;
@@ -97,6 +100,7 @@ typedef struct td_flow {
     int8_t   client;                /* endpoint index of the client, -1 unknown */
     uint8_t  ecn_outcome;           /* td_ecn_outcome */
     uint8_t  accecn_feedback;       /* td_ip_ecn */
+    bool     beyond_limit;          /* begun after max_flows flows: its SYN may not have been kept */
     uint32_t packets, first_frame, last_frame;  /* of the TCP exchange: ICMP quotes left out */
     uint32_t ecn_decided_frame;     /* packet that settled the outcome (expert info goes there) */
     int64_t  first_ns, last_ns;
@@ -127,7 +131,9 @@ void td_engine_free(td_engine *engine);
 
 /* Feeds one packet. Returns its flow and stores the sending endpoint index in
  * *sender, or returns NULL when the packet cannot belong to the stream it
- * claims (addresses match neither endpoint). */
+ * claims (addresses match neither endpoint) or its flow is not kept (yet): a
+ * lone SYN beyond cfg->max_flows, which becomes a flow, first frame included,
+ * if its next packet follows soon. */
 td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender);
 
 /* A frame that quotes a segment of a known flow (an ICMP error): Wireshark's
@@ -139,7 +145,12 @@ td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec);
 void td_engine_finish(td_engine *engine);
 bool td_engine_finished(const td_engine *engine);
 
-/* Flows in order of first appearance. */
+/* Lone SYNs beyond cfg->max_flows that no packet followed in time: counted, not
+ * kept (settled by td_engine_finish). */
+uint64_t td_engine_not_kept(const td_engine *engine);
+
+/* Flows in order of being kept: of first appearance, except that a flow held as
+ * a lone SYN beyond max_flows comes when its second packet does. */
 guint td_engine_flow_count(const td_engine *engine);
 const td_flow *td_engine_flow_at(const td_engine *engine, guint index);
 

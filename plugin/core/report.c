@@ -116,25 +116,8 @@ static void add_to_finding(GHashTable *by_key, GPtrArray *findings, const td_dia
     }
 }
 
-/* "1 of 20 connections negotiated ECN": the client's lottery, for ECN causes. */
-static void ecn_share(const td_diagnoses *d, const td_addr *client, GString *out)
-{
-    const td_engine *engine = td_diagnoses_engine(d);
-    unsigned conns = 0, negotiated = 0;
-
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
-        td_handshake scratch;
-        if (!td_flow_roles_known(flow) || !td_flow_hs(flow, &scratch)->first_syn_frame ||
-            !td_addr_equal(&flow->addr[flow->client], client))
-            continue;
-        conns++;
-        negotiated += td_ecn_negotiated(flow->ecn_outcome);
-    }
-    g_string_append_printf(out, "%u of %u connections negotiated ECN; ", negotiated, conns);
-}
-
-static void write_finding(const td_diagnoses *d, const finding *f, unsigned rank, GString *out)
+static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const finding *f, unsigned rank,
+                          GString *out)
 {
     const td_diagnosis *worst = td_diagnosis_of(d, f->worst);
     char address[64], evidence[TD_SUMMARY_MAX + 1], cost[128], lost[32];
@@ -145,7 +128,10 @@ static void write_finding(const td_diagnoses *d, const finding *f, unsigned rank
     td_advice_evidence(d, f->worst, evidence, sizeof evidence);
     g_string_append_printf(out, "%u. %s (%s): ", rank, address, f->role);
     if (ecn_cause(worst, f->worst)) {
-        ecn_share(d, f->who, out);
+        /* an ECN cause is the client's: its lottery */
+        const td_client_summary *client = td_hosts_client_of(hosts, f->worst);
+        if (client)
+            g_string_append_printf(out, "%u of %u connections negotiated ECN; ", client->ecn_negotiated, client->conns);
         if (g_str_has_prefix(text, "ECN negotiated; "))
             text += strlen("ECN negotiated; ");
     }
@@ -206,7 +192,17 @@ static void write_undiagnosed(const td_diagnoses *d, GString *out)
     g_hash_table_destroy(counts);
 }
 
-void td_report_diagnosis(const td_diagnoses *d, GString *out)
+void td_report_not_kept(const td_engine *engine, GString *out)
+{
+    uint64_t not_kept = td_engine_not_kept(engine);
+
+    if (not_kept)
+        g_string_append_printf(out, "Not kept: %" G_GUINT64_FORMAT " flows that were one SYN each, beyond the "
+                               "max_flows preference (%u flows): counted, not analysed.\n",
+                               not_kept, td_engine_config(engine)->max_flows);
+}
+
+void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out)
 {
     const td_engine *engine = td_diagnoses_engine(d);
     GHashTable *by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -226,21 +222,22 @@ void td_report_diagnosis(const td_diagnoses *d, GString *out)
     g_ptr_array_sort(findings, by_cost);
     g_string_append_printf(out, "tcpdiag: diagnosis of %u flow%s: %u slow, %u healthy, %u not diagnosed\n", n,
                            n == 1 ? "" : "s", slow, healthy, n - slow - healthy);
+    td_report_not_kept(engine, out);
     if (!slow)
         g_string_append_printf(out, "No slow flow: %s.\n",
                                healthy ? "every flow with a diagnosis is healthy" : "nothing could be diagnosed");
     for (guint i = 0; i < findings->len; i++)
-        write_finding(d, g_ptr_array_index(findings, i), i + 1, out);
+        write_finding(d, hosts, g_ptr_array_index(findings, i), i + 1, out);
     write_undiagnosed(d, out);
     g_ptr_array_free(findings, TRUE);
     g_hash_table_destroy(by_key);
 }
 
-void td_report_diagnosis_framed(const td_diagnoses *d, GString *out)
+void td_report_diagnosis_framed(const td_diagnoses *d, const td_hosts *hosts, GString *out)
 {
     g_string_append(out, "\n" TD_REPORT_RULE "\n");
     if (d)
-        td_report_diagnosis(d, out);
+        td_report_diagnosis(d, hosts, out);
     else
         g_string_append(out, "tcpdiag: diagnosis\n(no capture analysed)\n");
     g_string_append(out, TD_REPORT_RULE "\n");
@@ -315,6 +312,7 @@ void td_report_flows(const td_diagnoses *d, GString *out)
                                td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome), missing, limit, plateau, reaction_of(flow),
                                offload_of(flow), td_cause_name((td_cause)td_diagnosis_of(d, flow)->cause));
     }
+    td_report_not_kept(engine, out);
     g_string_append(out, TD_REPORT_RULE "\n");
 }
 

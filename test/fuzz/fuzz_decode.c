@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hosts = td_hosts_build(engine, &hosts_cfg);
     for (guint i = 0; i < td_engine_flow_count(engine); i++)
         td_flow_fields(d, hosts, td_engine_flow_at(engine, i), check_field, NULL);
-    td_report_diagnosis_framed(d, text);
+    td_report_diagnosis_framed(d, hosts, text);
     td_report_flows(d, text);
     td_report_hosts_framed(hosts, text);
     g_string_free(text, TRUE);

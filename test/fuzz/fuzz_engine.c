@@ -3,6 +3,7 @@
  * handshake path (retries, new ISNs, foreign addresses) is reached. */
 #include <stdint.h>
 #include <string.h>
+#include "addr.h"
 #include "advice.h"
 #include "options.h"
 #include "report.h"
@@ -50,6 +51,32 @@ static void check_stalls(const td_engine *engine, const td_config *cfg)
     td_stalls_dropped(stalls);
 }
 
+/* Host summaries add up: no client counts more requests or negotiations than
+ * connections, no sender more flows than the engine has, every flow's summary is
+ * its own host's. */
+static void check_hosts(const td_engine *engine, const td_hosts *hosts)
+{
+    for (guint i = 0; i < td_hosts_client_count(hosts); i++) {
+        const td_client_summary *c = td_hosts_client_at(hosts, i);
+        if (c->ecn_requested > c->conns || c->ecn_negotiated > c->conns || c->opts_missing > c->opts_known ||
+            c->opts_known > c->conns || (c->ecn_slower && c->ecn_slowdown <= 0))
+            __builtin_trap();
+    }
+    for (guint i = 0; i < td_hosts_sender_count(hosts); i++) {
+        const td_sender_summary *s = td_hosts_sender_at(hosts, i);
+        if (s->offloaded_flows + s->capped_flows > td_engine_flow_count(engine))
+            __builtin_trap();
+    }
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        const td_client_summary *c = td_hosts_client_of(hosts, flow);
+        if (c && !td_addr_equal(&c->addr, &flow->addr[flow->client]))
+            __builtin_trap();
+        if (td_hosts_offload_unused(hosts, flow) && !td_hosts_sender_of(hosts, flow))
+            __builtin_trap();
+    }
+}
+
 /* Every flow gets one cause in range, a summary that fits a label, and a fix
  * exactly when there is a cause to fix; the report covers them all. */
 static void check_diagnosis(const td_engine *engine)
@@ -74,7 +101,12 @@ static void check_diagnosis(const td_engine *engine)
     }
     for (guint i = 0; i < td_stalls_count(td_engine_stalls(engine)); i++)
         td_diagnoses_stall_active(d, i);
-    td_report_diagnosis(d, report);
+    td_hosts_config hosts_cfg;
+    td_hosts_config_defaults(&hosts_cfg);
+    td_hosts *hosts = td_hosts_build(engine, &hosts_cfg);
+    check_hosts(engine, hosts);
+    td_report_diagnosis(d, hosts, report);
+    td_hosts_free(hosts);
     g_string_free(report, TRUE);
     td_diagnoses_free(d);
 }

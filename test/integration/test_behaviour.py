@@ -2,6 +2,7 @@
 the -z reports, the shipped colouring rules. The facts asserted come from how
 the lab made each capture (captures/lab/README.md)."""
 import re
+import subprocess
 
 from tshark import CAPTURES, ROOT, fields, run
 
@@ -234,3 +235,34 @@ def test_directions_without_roles_are_named_by_address():
     for subtree in ("Flight", "Congestion", "Offload"):
         assert f"{subtree} {server_to_client}: " in out, subtree
     assert not re.search(r"(Flight|Congestion|Offload) : ", out)
+
+
+def test_max_flows_keeps_every_flow_whose_syn_is_answered():
+    # The lab's 20 connections each answered their SYN at once: with room for only
+    # 5 flows, the other 15 wait as lone SYNs and are kept at their SYN-ACK, SYN
+    # frame included, so every packet and every verdict is the same as without a limit.
+    names = ["frame.number", "tcp.stream", "tcpdiag.ecn.outcome", "tcpdiag.diag.cause", "tcpdiag.opts.client"]
+    unlimited = fields(ONE_OF_N, names)
+    limited = fields(ONE_OF_N, names, extra=["-o", "tcpdiag.max_flows:5"])
+    assert limited == unlimited
+    assert all(row["tcpdiag.ecn.outcome"] for row in limited if row["tcp.stream"])
+    report = run(["-r", ONE_OF_N, "-2", "-q", "-o", "tcpdiag.max_flows:5", "-z", "tcpdiag,diagnosis"]).stdout
+    assert "diagnosis of 20 flows" in report and "Not kept" not in report
+
+
+def test_max_flows_counts_unanswered_syns(tmp_path):
+    # 100 SYNs from forged sources, none answered (test/bench/make-synflood): with
+    # room for 10 flows, 10 are flows and the 90 others are counted in the reports.
+    flood = tmp_path / "flood.pcap"
+    subprocess.run([str(ROOT / "test" / "bench" / "make-synflood"), str(flood), "--flows", "100"],
+                   check=True, stdout=subprocess.DEVNULL)
+    flood.chmod(0o644)
+    tmp_path.chmod(0o755)
+    out = run(["-r", flood, "-2", "-q", "-o", "tcpdiag.max_flows:10", "-z", "tcpdiag,flows",
+               "-z", "tcpdiag,diagnosis"]).stdout
+    assert "diagnosis of 10 flows" in out
+    assert out.count("Not kept: 90 flows that were one SYN each, beyond the max_flows preference (10 flows)") == 2
+    rows = [line for line in out.splitlines() if re.match(r"^\d+\s", line)]
+    assert [line.split()[0] for line in rows] == [str(i) for i in range(10)]
+    unlimited = run(["-r", flood, "-2", "-q", "-z", "tcpdiag,diagnosis"]).stdout
+    assert "diagnosis of 100 flows" in unlimited and "Not kept" not in unlimited

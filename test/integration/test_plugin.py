@@ -48,5 +48,5 @@ def test_preferences_are_registered():
                  "tcpdiag.vantage_min_delay_us", "tcpdiag.ecn_slowdown_pct",
                  "tcpdiag.plateau_min_rounds", "tcpdiag.plateau_band_pct", "tcpdiag.sender_warn_mss",
                  "tcpdiag.collapse_mss", "tcpdiag.collapse_min_rounds", "tcpdiag.stall_min_ms",
-                 "tcpdiag.stall_min_flows"):
+                 "tcpdiag.stall_min_flows", "tcpdiag.max_flows"):
         assert pref in out, pref

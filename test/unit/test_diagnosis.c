@@ -49,7 +49,12 @@ static const td_diagnosis *diag_of(const fixture *f, guint stream)
 static char *report(const fixture *f)
 {
     GString *out = g_string_new(NULL);
-    td_report_diagnosis(f->d, out);
+    td_hosts_config cfg;
+
+    td_hosts_config_defaults(&cfg);
+    td_hosts *hosts = td_hosts_build(f->c.engine, &cfg);
+    td_report_diagnosis(f->d, hosts, out);
+    td_hosts_free(hosts);
     return g_string_free(out, FALSE);
 }
 

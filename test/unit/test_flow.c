@@ -361,6 +361,67 @@ static void test_streams_out_of_order(fixture *f, gconstpointer data G_GNUC_UNUS
     g_assert_cmpuint(td_engine_flow_count(f->engine), ==, G_N_ELEMENTS(streams));
 }
 
+static td_record flood_syn(fixture *f, uint32_t i)
+{
+    td_record syn = segment(true, 443, (int64_t)i * 1000, TD_TH_SYN, i, 0);
+    syn.frame = ++f->frame;
+    syn.stream = i;
+    syn.src.bytes[1] = (uint8_t)(i >> 16);
+    syn.src.bytes[2] = (uint8_t)(i >> 8);
+    syn.src.bytes[3] = (uint8_t)i;
+    return syn;
+}
+
+static const td_flow *answer(fixture *f, uint32_t i)
+{
+    td_record synack = segment(false, 443, 200 * 1000 * MS, TD_TH_SYN | TD_TH_ACK, 9000, 0);
+    int sender;
+    synack.frame = ++f->frame;
+    synack.stream = i;
+    synack.dst.bytes[1] = (uint8_t)(i >> 16);
+    synack.dst.bytes[2] = (uint8_t)(i >> 8);
+    synack.dst.bytes[3] = (uint8_t)i;
+    return td_engine_add(f->engine, &synack, &sender);
+}
+
+/* Issue 14, degrading gracefully: beyond max_flows, lone SYNs wait in a ring of
+ * 65,536 and are kept only if their next packet comes in time; the rest are
+ * counted. A flow whose SYN was pushed out is still kept, and says why its
+ * handshake is incomplete. */
+static void test_max_flows(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    enum { LIMIT = 10, RING = 65536, BEYOND = RING + 4464 };
+    int sender;
+
+    f->cfg.max_flows = LIMIT;
+    for (uint32_t i = 0; i < LIMIT + BEYOND; i++) {
+        td_record syn = flood_syn(f, i);
+        const td_flow *flow = td_engine_add(f->engine, &syn, &sender);
+        g_assert_true((flow != NULL) == (i < LIMIT));
+    }
+    g_assert_cmpuint(td_engine_flow_count(f->engine), ==, LIMIT);
+
+    /* the newest held SYN is answered: it becomes flow LIMIT, its SYN included */
+    const td_flow *kept = answer(f, LIMIT + BEYOND - 1);
+    g_assert_nonnull(kept);
+    g_assert_cmpuint(kept->index, ==, LIMIT);
+    g_assert_cmpuint(kept->first_frame, ==, LIMIT + BEYOND);
+    g_assert_cmpuint(kept->packets, ==, 2);
+    g_assert_cmpuint(kept->more->hs.first_syn_frame, ==, LIMIT + BEYOND);
+    g_assert_true(td_engine_flow_at(f->engine, LIMIT) == kept);
+
+    /* the oldest one beyond the limit was pushed out by the 65,536 after it */
+    const td_flow *late = answer(f, LIMIT);
+    g_assert_nonnull(late);
+    g_assert_cmpuint(late->more->hs.first_syn_frame, ==, 0);
+    g_assert_true(late->beyond_limit);
+    g_assert_cmpstr(late->ecn_reason, ==, "SYN not kept: more flows than the max_flows preference");
+
+    td_engine_finish(f->engine);
+    g_assert_cmpuint(td_engine_flow_count(f->engine), ==, LIMIT + 2);
+    g_assert_cmpuint(td_engine_not_kept(f->engine), ==, BEYOND - 1);
+}
+
 #define ADD(path, fn) g_test_add(path, fixture, NULL, setup, fn, teardown)
 
 int main(int argc, char **argv)
@@ -378,6 +439,7 @@ int main(int argc, char **argv)
     ADD("/flow/direction-labels", test_direction_labels);
     ADD("/flow/lone-syn-is-small", test_lone_syn_is_small);
     ADD("/flow/streams-out-of-order", test_streams_out_of_order);
+    ADD("/flow/max-flows", test_max_flows);
     ADD("/flow/midflow-unknown", test_midflow_unknown);
     ADD("/flow/syn-without-synack", test_syn_without_synack);
     ADD("/flow/codepoint-counts", test_codepoint_counts);
