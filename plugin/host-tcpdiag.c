@@ -131,8 +131,9 @@ void tcpdiag_host_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
 
     if (!hosts || !at_flow_start(flow, pinfo->num))
         return;
-    client = td_hosts_client_of(hosts, flow);
-    if (client && client->ecn_slower && td_ecn_negotiated(flow->ecn_outcome)) {
+    /* the cheap test first: most flows of a flood never negotiated ECN */
+    client = td_ecn_negotiated(flow->ecn_outcome) ? td_hosts_client_of(hosts, flow) : NULL;
+    if (client && client->ecn_slower) {
         td_addr_format(&client->addr, host, sizeof host);
         td_format_rate(client->ecn_median_rate, slow, sizeof slow);
         td_format_rate(client->other_median_rate, fast, sizeof fast);

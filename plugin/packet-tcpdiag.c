@@ -28,8 +28,6 @@ WS_DLL_PUBLIC uint32_t plugin_describe(void);
 #endif
 
 static int proto_tcpdiag = -1;
-static int proto_icmp = -1;
-static int proto_icmpv6 = -1;
 static dissector_handle_t tcpdiag_handle;
 static td_engine *engine;
 static td_diagnoses *diagnoses;
@@ -96,21 +94,6 @@ static expert_field ei_opts_ts_vanished = EI_INIT;
 /* Role-named directions: index 0 = client → server, 1 = server → client. */
 enum { C2S = 0, S2C = 1 };
 
-/* The fields the postdissector reads: one table feeds both the wanted-hfid list
- * and the lookups. Every wanted field costs tshark time on every packet, and a
- * field of a protocol nobody else asked for costs most (its tree item and label
- * become real), so the rest comes from packet_info and from the header bytes
- * Wireshark dissected tcp.seq_raw from (see header_bytes_of). */
-enum wanted_field { WF_TCP_STREAM, WF_TCP_SEQ, WF_TCP_LEN, WF_COUNT };
-static struct {
-    const char *name;
-    int hfid;
-} wanted[WF_COUNT] = {
-    [WF_TCP_STREAM] = { "tcp.stream", -1 },
-    [WF_TCP_SEQ]    = { "tcp.seq_raw", -1 },
-    [WF_TCP_LEN]    = { "tcp.len", -1 },
-};
-
 /* A frame's place in its flow, as the first pass found it. */
 typedef struct td_packet {
     const td_flow *flow;
@@ -169,171 +152,6 @@ const td_hosts *tcpdiag_hosts(void)
     if (!hosts)
         hosts = td_hosts_build(engine, &hosts_config);
     return hosts;
-}
-
-static field_info *last_field(proto_tree *tree, enum wanted_field which)
-{
-    GPtrArray *found = proto_get_finfo_ptr_array(tree, wanted[which].hfid);
-    return (found && found->len) ? g_ptr_array_index(found, found->len - 1) : NULL;
-}
-
-static bool read_uint(proto_tree *tree, enum wanted_field which, uint32_t *value)
-{
-    field_info *fi = last_field(tree, which);
-    if (!fi)
-        return false;
-    *value = fvalue_get_uinteger(TD_FI_VALUE(fi));
-    return true;
-}
-
-static bool to_td_addr(const address *from, td_addr *to)
-{
-    if ((from->type != AT_IPv4 || from->len != 4) && (from->type != AT_IPv6 || from->len != 16))
-        return false;
-    to->len = (uint8_t)from->len;
-    memcpy(to->bytes, from->data, (size_t)from->len);
-    return true;
-}
-
-enum { TCP_ACK_AT = 8, TCP_FLAGS_AT = 12, TCP_WINDOW_AT = 14, TCP_MIN_HEADER = 20, IPV4_MIN_HEADER = 20, IPV6_HEADER = 40,
-       IPPROTO_TCP_NUMBER = 6 };
-
-static bool bytes_equal(tvbuff_t *tvb, int offset, const td_addr *addr)
-{
-    return tvb_memeql(tvb, offset, addr->bytes, addr->len) == 0;
-}
-
-/* The offset of the IP header right before the TCP header at tcp_at, -1 when
- * none. It counts only if that header really is this segment's: version,
- * protocol, length and both addresses must agree. IPv6 extension headers and IP
- * headers in another buffer (reassembly) leave it unknown, never guessed. */
-static int ip_header_before(tvbuff_t *tvb, int tcp_at, const td_record *rec)
-{
-    if (rec->src.len == 4) {
-        for (int ihl = 5; ihl <= 15; ihl++) {
-            int at = tcp_at - 4 * ihl;
-            if (at < 0 || !tvb_bytes_exist(tvb, at, IPV4_MIN_HEADER))
-                return -1;
-            if (tvb_get_guint8(tvb, at) == (0x40 | ihl) &&
-                tvb_get_guint8(tvb, at + 9) == IPPROTO_TCP_NUMBER &&
-                bytes_equal(tvb, at + 12, &rec->src) && bytes_equal(tvb, at + 16, &rec->dst))
-                return at;
-        }
-        return -1;
-    }
-    int at = tcp_at - IPV6_HEADER;
-    if (at < 0 || !tvb_bytes_exist(tvb, at, IPV6_HEADER) ||
-        (tvb_get_guint8(tvb, at) >> 4) != 6 || tvb_get_guint8(tvb, at + 6) != IPPROTO_TCP_NUMBER ||
-        !bytes_equal(tvb, at + 8, &rec->src) || !bytes_equal(tvb, at + 24, &rec->dst))
-        return -1;
-    return at;
-}
-
-/* The ECN codepoint of this segment's IP header at ip_at, and an IPv4 total
- * length of 0 (TSO as its sender captured it). Returns the TCP payload length the
- * IP header gives when the frame ends before it (a tool rewrote the record's
- * original length down to the captured one, so tcp.len follows the cut), else 0. */
-static uint32_t read_ip_header(tvbuff_t *tvb, int ip_at, int tcp_at, td_record *rec)
-{
-    int ip_len;             /* the whole IP packet, 0 when its length field is 0 */
-
-    if (rec->src.len == 4) {
-        rec->ip_ecn = tvb_get_guint8(tvb, ip_at + 1) & 3;
-        ip_len = tvb_get_ntohs(tvb, ip_at + 2);
-        rec->ip_len_zero = ip_len == 0;
-    } else {
-        rec->ip_ecn = (uint8_t)((tvb_get_ntohl(tvb, ip_at) >> 20) & 3);
-        ip_len = tvb_get_ntohs(tvb, ip_at + 4);       /* 0: a jumbogram or TSO, left alone */
-        ip_len = ip_len ? ip_len + IPV6_HEADER : 0;
-    }
-    int tcp_header = (tvb_get_guint8(tvb, tcp_at + TCP_FLAGS_AT) >> 4) * 4;
-    int payload = ip_len - (tcp_at - ip_at) - tcp_header;
-    if (tvb_reported_length_remaining(tvb, ip_at) >= ip_len || tcp_header < TCP_MIN_HEADER || payload <= 0)
-        return 0;
-    return (uint32_t)payload;
-}
-
-/* The options of the TCP header at tcp_at, as far as they were captured. */
-static void read_options(tvbuff_t *tvb, int tcp_at, td_tcp_options *options)
-{
-    int header_len = (tvb_get_guint8(tvb, tcp_at + TCP_FLAGS_AT) >> 4) * 4;
-    int wanted = header_len - TCP_MIN_HEADER;
-    int captured = tvb_captured_length_remaining(tvb, tcp_at + TCP_MIN_HEADER);
-
-    memset(options, 0, sizeof *options);
-    if (wanted < 0 || captured < 0)
-        return;                         /* a data offset below 5 words: malformed */
-    int len = MIN(wanted, captured);
-    td_options_parse(len ? tvb_get_ptr(tvb, tcp_at + TCP_MIN_HEADER, len) : NULL, (size_t)captured,
-                     (size_t)wanted, options);
-}
-
-/* Flags and the IP codepoint straight from the bytes that tcp.seq_raw was
- * dissected from: the TCP header starts 4 bytes before the sequence number.
- * *ip_payload: the payload length the IP header gives a cut record, else 0. */
-static bool header_bytes_of(proto_tree *tree, td_record *rec, uint32_t *ip_payload)
-{
-    field_info *seq = last_field(tree, WF_TCP_SEQ);
-    int tcp_at, ip_at;
-
-    if (!seq || !seq->ds_tvb || seq->start < 4)
-        return false;
-    tcp_at = seq->start - 4;
-    if (!tvb_bytes_exist(seq->ds_tvb, tcp_at + TCP_FLAGS_AT, 2))
-        return false;
-    rec->seq = fvalue_get_uinteger(TD_FI_VALUE(seq));
-    rec->ack = tvb_get_ntohl(seq->ds_tvb, tcp_at + TCP_ACK_AT);
-    rec->tcp_flags = tvb_get_ntohs(seq->ds_tvb, tcp_at + TCP_FLAGS_AT) & 0x0fff;
-    rec->has_window = tvb_bytes_exist(seq->ds_tvb, tcp_at + TCP_WINDOW_AT, 2);
-    if (rec->has_window)
-        rec->window = tvb_get_ntohs(seq->ds_tvb, tcp_at + TCP_WINDOW_AT);
-    ip_at = ip_header_before(seq->ds_tvb, tcp_at, rec);
-    rec->has_ip_ecn = ip_at >= 0;
-    *ip_payload = rec->has_ip_ecn ? read_ip_header(seq->ds_tvb, ip_at, tcp_at, rec) : 0;
-    read_options(seq->ds_tvb, tcp_at, &rec->options);
-    return true;
-}
-
-typedef enum { FRAME_OTHER, FRAME_SEGMENT, FRAME_QUOTED_SEGMENT } frame_kind;
-
-static bool inside_icmp_error(const packet_info *pinfo)
-{
-    for (wmem_list_frame_t *layer = wmem_list_head(pinfo->layers); layer;
-         layer = wmem_list_frame_next(layer)) {
-        int proto = GPOINTER_TO_INT(wmem_list_frame_data(layer));
-        if (proto == proto_icmp || proto == proto_icmpv6)
-            return true;
-    }
-    return false;
-}
-
-/* Fills rec from the frame. A TCP header inside an ICMP error is a quoted
- * segment; frames without complete TCP/IP headers are FRAME_OTHER. */
-static frame_kind read_record(packet_info *pinfo, proto_tree *tree, td_record *rec)
-{
-    uint32_t ip_payload;
-
-    memset(rec, 0, sizeof *rec);
-    if (!read_uint(tree, WF_TCP_STREAM, &rec->stream) ||
-        !to_td_addr(&pinfo->net_src, &rec->src) ||
-        !to_td_addr(&pinfo->net_dst, &rec->dst))
-        return FRAME_OTHER;
-    rec->frame = pinfo->num;
-    rec->time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
-    /* Only the stream of a quoted header counts. Its ports are not in pinfo on every
-     * version: from 4.4 on the ICMP dissector puts back its own (none) after the quote. */
-    if (inside_icmp_error(pinfo))
-        return FRAME_QUOTED_SEGMENT;
-    if (pinfo->ptype != PT_TCP || !header_bytes_of(tree, rec, &ip_payload))
-        return FRAME_OTHER;
-    rec->sport = (uint16_t)pinfo->srcport;
-    rec->dport = (uint16_t)pinfo->destport;
-    read_uint(tree, WF_TCP_LEN, &rec->payload_len);
-    if (ip_payload > rec->payload_len) {
-        rec->payload_len = ip_payload;
-        rec->payload_from_ip = true;
-    }
-    return FRAME_SEGMENT;
 }
 
 /* Formats the address only when the tree will keep the field. */
@@ -604,14 +422,14 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         td_record rec;
         int sender = QUOTED;
         td_flow *flow = NULL;
-        switch (read_record(pinfo, tree, &rec)) {
-        case FRAME_SEGMENT:
+        switch (tcpdiag_read_record(pinfo, tvb, &rec)) {
+        case TD_FRAME_SEGMENT:
             flow = td_engine_add(engine, &rec, &sender);
             break;
-        case FRAME_QUOTED_SEGMENT:
+        case TD_FRAME_QUOTED_SEGMENT:
             flow = td_engine_add_quoted(engine, &rec);
             break;
-        case FRAME_OTHER:
+        case TD_FRAME_OTHER:
             break;
         }
         if (!flow)
@@ -659,16 +477,7 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 
 static void tcpdiag_init(void)
 {
-    GArray *hfids = g_array_new(FALSE, FALSE, (guint)sizeof(int));
-
-    for (int i = 0; i < WF_COUNT; i++) {
-        wanted[i].hfid = proto_registrar_get_id_byname(wanted[i].name);
-        if (wanted[i].hfid > 0)
-            g_array_append_val(hfids, wanted[i].hfid);
-    }
-    set_postdissector_wanted_hfids(tcpdiag_handle, hfids);
-    proto_icmp = proto_get_id_by_filter_name("icmp");
-    proto_icmpv6 = proto_get_id_by_filter_name("icmpv6");
+    tcpdiag_segment_init();
     config.vantage_override = (td_vantage)capture_position;
     engine = td_engine_new(&config);
     frame_flows = g_array_sized_new(FALSE, TRUE, (guint)sizeof(uint32_t), 0);
@@ -676,7 +485,6 @@ static void tcpdiag_init(void)
 
 static void tcpdiag_cleanup(void)
 {
-    set_postdissector_wanted_hfids(tcpdiag_handle, NULL);
     td_hosts_free(hosts);
     hosts = NULL;
     td_diagnoses_free(diagnoses);

@@ -19,6 +19,16 @@ const td_hosts *tcpdiag_hosts(void);
 
 void tcpdiag_register_stats(void);
 
+/* A frame's TCP segment from its bytes (segment-tcpdiag.c). */
+typedef enum tcpdiag_frame_kind {
+    TD_FRAME_OTHER,             /* no complete TCP/IP headers: not analysed */
+    TD_FRAME_SEGMENT,
+    TD_FRAME_QUOTED_SEGMENT,    /* a TCP header inside an ICMP error: only its stream is read */
+} tcpdiag_frame_kind;
+/* Looks up the protocols it needs; at every file's start. */
+void tcpdiag_segment_init(void);
+tcpdiag_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_record *rec);
+
 /* tcpdiag.flight: fields, experts and preferences (flight-tcpdiag.c). */
 void tcpdiag_flight_register(int proto, module_t *module, td_flight_config *cfg);
 void tcpdiag_flight_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow);

@@ -154,18 +154,26 @@ static void gather(const td_flow *flow, flow_facts *x)
     x->capped = x->f->seg.result.verdict == TD_OFFLOAD_CAPPED || x->f->seg.result.verdict == TD_OFFLOAD_MSS_CAPPED;
 }
 
-static void file_in_groups(GHashTable *clients, GHashTable *senders, const td_flow *flow, flow_facts *x)
+/* The reference groups a flow with a rate belongs to, made on first use. */
+static void find_groups(GHashTable *clients, GHashTable *senders, const td_flow *flow, flow_facts *x)
 {
     if (!x->f || x->rate <= 0)
         return;
-    if (td_flow_roles_known(flow)) {
+    if (td_flow_roles_known(flow))
         x->client = group_of(clients, &flow->addr[flow->client]);
+    x->by_sender = group_of(senders, &flow->addr[x->sender]);
+}
+
+static void file_in_groups(const flow_facts *x)
+{
+    if (x->client) {
         if (!x->ecn)
             group_add(x->client, CLIENT_WITHOUT_ECN, x->rate);
         if (x->wscale)
             group_add(x->client, CLIENT_WITH_WSCALE, x->rate);
     }
-    x->by_sender = group_of(senders, &flow->addr[x->sender]);
+    if (!x->by_sender)
+        return;
     if (!x->lossy)
         group_add(x->by_sender, SENDER_FEW_LOSSES, x->rate);
     if (x->offloaded)
@@ -473,35 +481,59 @@ static void count_active(td_diagnoses *d, const td_stalls *stalls, GHashTable *b
     }
 }
 
+/* A flow that was one SYN: nothing was transferred, and nothing else can hold
+ * (a stall, a fallback or a window ceiling all need a second packet). */
+static void diagnose_lone_syn(td_diagnosis *d)
+{
+    memset(d, 0, sizeof *d);
+    d->sender = -1;
+    d->cause = TD_CAUSE_UNKNOWN;
+    d->reason = "no payload: nothing was transferred";
+    d->lost_ns = -1;
+}
+
 td_diagnoses *td_diagnose(const td_engine *engine)
 {
     td_diagnoses *d = g_new0(td_diagnoses, 1);
     guint n = td_engine_flow_count(engine);
     const td_stalls *stalls = td_engine_stalls(engine);
-    flow_facts *facts = g_new(flow_facts, MAX(n, 1));
     GHashTable *clients = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, group_free);
     GHashTable *senders = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, group_free);
+    flow_facts x;
 
     d->engine = engine;
     d->nflows = n;
     d->flows = g_new0(td_diagnosis, MAX(n, 1));
     GHashTable *by_host = stalls_by_host(stalls);
 
+    /* The facts are gathered twice, first for the groups and then for the causes,
+     * rather than kept: a million-flow capture would hold them all at once. */
     d->stall_active = g_new0(uint32_t, MAX(td_stalls_count(stalls), 1));
     for (guint i = 0; i < n; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
-        gather(flow, &facts[i]);
-        file_in_groups(clients, senders, flow, &facts[i]);
-        count_active(d, stalls, by_host, flow);
+        if (td_stalls_count(stalls))
+            count_active(d, stalls, by_host, flow);
+        if (!flow->more)
+            continue;
+        gather(flow, &x);
+        find_groups(clients, senders, flow, &x);
+        file_in_groups(&x);
     }
     g_hash_table_destroy(by_host);
     g_hash_table_foreach(clients, group_sort, NULL);
     g_hash_table_foreach(senders, group_sort, NULL);
-    for (guint i = 0; i < n; i++)
-        diagnose_flow(engine, td_engine_flow_at(engine, i), &facts[i], &d->flows[i]);
+    for (guint i = 0; i < n; i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        if (!flow->more) {
+            diagnose_lone_syn(&d->flows[i]);
+            continue;
+        }
+        gather(flow, &x);
+        find_groups(clients, senders, flow, &x);
+        diagnose_flow(engine, flow, &x, &d->flows[i]);
+    }
     g_hash_table_destroy(clients);
     g_hash_table_destroy(senders);
-    g_free(facts);
     return d;
 }
 

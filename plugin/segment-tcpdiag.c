@@ -1,0 +1,290 @@
+/* A frame's TCP segment as a td_record, read from the frame's bytes.
+ *
+ * The postdissector asks Wireshark for no field at all. Any wanted field, even one,
+ * makes tshark build a protocol tree for every packet and makes every item of that
+ * field's protocol real instead of faked: the whole TCP subtree, about 5,000
+ * instructions a packet, and a tree in runs that need none (-z reports). So the
+ * segment is found in the bytes, where the addresses and ports Wireshark put in
+ * packet_info say it is, and its stream number is the one Wireshark's TCP
+ * dissector keeps in its conversation (tcp.stream itself). */
+
+#include "ws_compat.h"
+
+#include <string.h>
+
+#include <epan/conversation.h>
+#include <epan/packet.h>
+#include <epan/dissectors/packet-tcp.h>
+
+#include "tcpdiag.h"
+#include "core/options.h"
+
+enum { TCP_ACK_AT = 8, TCP_FLAGS_AT = 12, TCP_WINDOW_AT = 14, TCP_MIN_HEADER = 20, IPV4_MIN_HEADER = 20,
+       IPV6_HEADER = 40, ICMP_ERROR_HEADER = 8 };
+enum { PROTO_ICMP = 1, PROTO_TCP = 6, PROTO_ICMPV6 = 58 };
+/* How far into a frame the IP header may start: link layers, VLAN tags and
+ * tunnels (VXLAN, GRE, Geneve) stay well below. */
+enum { SCAN_LIMIT = 512 };
+
+static int proto_tcp = -1;
+static int proto_icmp = -1;
+static int proto_icmpv6 = -1;
+
+void tcpdiag_segment_init(void)
+{
+    proto_tcp = proto_get_id_by_filter_name("tcp");
+    proto_icmp = proto_get_id_by_filter_name("icmp");
+    proto_icmpv6 = proto_get_id_by_filter_name("icmpv6");
+}
+
+/* Where a segment's headers are: in tvb, its IP header at ip_at (-1 when it is
+ * not in that buffer, as after IP reassembly) and its TCP header at tcp_at. */
+typedef struct located {
+    tvbuff_t *tvb;
+    int ip_at, tcp_at;
+} located;
+
+static bool to_td_addr(const address *from, td_addr *to)
+{
+    if ((from->type != AT_IPv4 || from->len != 4) && (from->type != AT_IPv6 || from->len != 16))
+        return false;
+    to->len = (uint8_t)from->len;
+    memcpy(to->bytes, from->data, (size_t)from->len);
+    return true;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* The TCP header after an IPv6 header at ip_at, across extension headers; -1 when
+ * there is none in these bytes (another protocol, a later fragment). */
+static int ipv6_tcp_at(const uint8_t *b, int len, int ip_at)
+{
+    int next = b[ip_at + 6], at = ip_at + IPV6_HEADER;
+
+    for (int headers = 0; headers < 8 && at + 8 <= len; headers++) {
+        switch (next) {
+        case PROTO_TCP:
+            return at;
+        case 0:         /* hop-by-hop options */
+        case 43:        /* routing */
+        case 60:        /* destination options */
+            next = b[at];
+            at += (b[at + 1] + 1) * 8;
+            break;
+        case 44:        /* fragment: only the first carries the TCP header */
+            if ((get16(b + at + 2) & 0xfff8) != 0)
+                return -1;
+            next = b[at];
+            at += 8;
+            break;
+        case 51:        /* authentication header */
+            next = b[at];
+            at += (b[at + 1] + 2) * 4;
+            break;
+        default:
+            return -1;
+        }
+    }
+    return next == PROTO_TCP && at < len ? at : -1;
+}
+
+/* The TCP header that follows an IP header at ip_at carrying the given addresses,
+ * -1 when the bytes there are not one. */
+static int tcp_after_ip(const uint8_t *b, int len, int ip_at, const td_addr *src, const td_addr *dst)
+{
+    if (src->len == 4) {
+        int ihl = (b[ip_at] & 15) * 4;
+        if ((b[ip_at] >> 4) != 4 || ihl < IPV4_MIN_HEADER || ip_at + IPV4_MIN_HEADER > len || b[ip_at + 9] != PROTO_TCP ||
+            (get16(b + ip_at + 6) & 0x1fff) != 0 || memcmp(b + ip_at + 12, src->bytes, 4) || memcmp(b + ip_at + 16, dst->bytes, 4))
+            return -1;
+        return ip_at + ihl;
+    }
+    if ((b[ip_at] >> 4) != 6 || ip_at + IPV6_HEADER > len || memcmp(b + ip_at + 8, src->bytes, 16) ||
+        memcmp(b + ip_at + 24, dst->bytes, 16))
+        return -1;
+    return ipv6_tcp_at(b, len, ip_at);
+}
+
+static bool ports_at(const uint8_t *b, int len, int tcp_at, uint16_t sport, uint16_t dport)
+{
+    return tcp_at >= 0 && tcp_at + 4 <= len && get16(b + tcp_at) == sport && get16(b + tcp_at + 2) == dport;
+}
+
+/* The segment in the frame's own bytes: the IP header with rec's addresses
+ * followed by a TCP header with rec's ports. A tunnel's outer header has other
+ * addresses or another protocol, so the innermost match is the one Wireshark
+ * dissected. After IP reassembly the TCP header opens a reassembled buffer. */
+static bool locate(packet_info *pinfo, tvbuff_t *frame, const td_record *rec, located *at)
+{
+    int len = MIN(tvb_captured_length(frame), SCAN_LIMIT + IPV6_HEADER + 64);
+    const uint8_t *b = len ? tvb_get_ptr(frame, 0, len) : NULL;
+    int first = rec->src.len == 4 ? 0x40 : 0x60;
+
+    for (int ip_at = 0; b && ip_at <= SCAN_LIMIT && ip_at + IPV4_MIN_HEADER <= len; ip_at++) {
+        if ((b[ip_at] & 0xf0) != first)
+            continue;
+        int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst);
+        if (ports_at(b, len, tcp_at, rec->sport, rec->dport)) {
+            *at = (located){ frame, ip_at, tcp_at };
+            return true;
+        }
+    }
+    for (GSList *src = pinfo->data_src; src; src = src->next) {
+        tvbuff_t *tvb = get_data_source_tvb(src->data);
+        int n = (int)MIN(tvb_captured_length(tvb), 4u);
+        if (tvb != frame && n == 4 && ports_at(tvb_get_ptr(tvb, 0, 4), 4, 0, rec->sport, rec->dport)) {
+            *at = (located){ tvb, -1, 0 };
+            return true;
+        }
+    }
+    return false;
+}
+
+/* tcp.stream: the number Wireshark's TCP dissector gave this segment's
+ * conversation (in effect at this frame: a reused port pair has a new one). */
+static bool stream_of(const packet_info *pinfo, const td_addr *a, uint16_t a_port, const td_addr *b,
+                      uint16_t b_port, uint32_t *stream)
+{
+    address addr_a, addr_b;
+    conversation_t *conv;
+    const struct tcp_analysis *tcpd;
+
+    set_address(&addr_a, a->len == 4 ? AT_IPv4 : AT_IPv6, a->len, a->bytes);
+    set_address(&addr_b, b->len == 4 ? AT_IPv4 : AT_IPv6, b->len, b->bytes);
+    conv = find_conversation(pinfo->num, &addr_a, &addr_b, CONVERSATION_TCP, a_port, b_port, 0);
+    tcpd = conv ? conversation_get_proto_data(conv, proto_tcp) : NULL;
+    if (!tcpd)
+        return false;
+    *stream = tcpd->stream;
+    return true;
+}
+
+/* The options of the TCP header at tcp_at, as far as they were captured. */
+static void read_options(tvbuff_t *tvb, int tcp_at, td_tcp_options *options)
+{
+    int header_len = (tvb_get_guint8(tvb, tcp_at + TCP_FLAGS_AT) >> 4) * 4;
+    int wanted = header_len - TCP_MIN_HEADER;
+    int captured = tvb_captured_length_remaining(tvb, tcp_at + TCP_MIN_HEADER);
+
+    memset(options, 0, sizeof *options);
+    if (captured < 0)
+        return;
+    int len = MIN(wanted, captured);
+    td_options_parse(len ? tvb_get_ptr(tvb, tcp_at + TCP_MIN_HEADER, len) : NULL, (size_t)captured,
+                     (size_t)wanted, options);
+}
+
+/* The payload length as tcp.len gives it (what the frame's reported length
+ * leaves after the headers, the IP length when shorter), and the IP header's
+ * ECN codepoint. When the frame is shorter than its IP length says (a tool
+ * rewrote the record's original length down to the captured one), the IP length
+ * gives the payload: payload_from_ip. An IP length of 0 is a TSO packet as its
+ * sender captured it (IPv4) or a jumbogram (IPv6): the frame gives the length. */
+static void read_lengths(const located *at, int tcp_header, td_record *rec)
+{
+    tvbuff_t *tvb = at->tvb;
+    int reported = tvb_reported_length_remaining(tvb, at->tcp_at) - tcp_header;
+    int ip_len = 0;
+
+    if (at->ip_at >= 0) {
+        rec->has_ip_ecn = true;
+        if (rec->src.len == 4) {
+            rec->ip_ecn = tvb_get_guint8(tvb, at->ip_at + 1) & 3;
+            ip_len = tvb_get_ntohs(tvb, at->ip_at + 2);
+            rec->ip_len_zero = ip_len == 0;
+        } else {
+            rec->ip_ecn = (uint8_t)((tvb_get_ntohl(tvb, at->ip_at) >> 20) & 3);
+            ip_len = tvb_get_ntohs(tvb, at->ip_at + 4);
+            ip_len = ip_len ? ip_len + IPV6_HEADER : 0;
+        }
+    }
+    int from_ip = ip_len - (at->tcp_at - at->ip_at) - tcp_header;
+    if (ip_len && from_ip > reported) {
+        rec->payload_len = (uint32_t)from_ip;
+        rec->payload_from_ip = true;
+    } else {
+        int len = ip_len ? MIN(from_ip, reported) : reported;
+        rec->payload_len = len > 0 ? (uint32_t)len : 0;
+    }
+}
+
+/* A TCP header quoted in an ICMP error: the error's own IP header comes first
+ * (its protocol ICMP), then 8 bytes of ICMP header, then the quoted IP header,
+ * sent by the host the error goes back to, and at least the quoted TCP ports. */
+static bool read_quoted(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
+{
+    int len = MIN(tvb_captured_length(frame), SCAN_LIMIT + 2 * IPV6_HEADER + ICMP_ERROR_HEADER + 8);
+    const uint8_t *b = len ? tvb_get_ptr(frame, 0, len) : NULL;
+
+    for (int at = 0; b && at <= SCAN_LIMIT && at + IPV4_MIN_HEADER <= len; at++) {
+        int version = b[at] >> 4, quoted, alen;
+        if (version == 4 && b[at + 9] == PROTO_ICMP && (b[at] & 15) >= 5) {
+            quoted = at + (b[at] & 15) * 4 + ICMP_ERROR_HEADER;
+            alen = 4;
+        } else if (version == 6 && at + IPV6_HEADER <= len && b[at + 6] == PROTO_ICMPV6) {
+            quoted = at + IPV6_HEADER + ICMP_ERROR_HEADER;
+            alen = 16;
+        } else {
+            continue;
+        }
+        const uint8_t *error_dst = b + at + (alen == 4 ? 16 : 24);
+        int src_at = quoted + (alen == 4 ? 12 : 8), dst_at = src_at + alen;
+        if (quoted + (alen == 4 ? IPV4_MIN_HEADER : IPV6_HEADER) > len || (b[quoted] >> 4) != version ||
+            memcmp(b + src_at, error_dst, (size_t)alen))
+            continue;
+        rec->src.len = rec->dst.len = (uint8_t)alen;
+        memcpy(rec->src.bytes, b + src_at, (size_t)alen);
+        memcpy(rec->dst.bytes, b + dst_at, (size_t)alen);
+        int tcp_at = tcp_after_ip(b, len, quoted, &rec->src, &rec->dst);
+        if (tcp_at < 0 || tcp_at + 4 > len)
+            return false;
+        rec->sport = get16(b + tcp_at);
+        rec->dport = get16(b + tcp_at + 2);
+        return stream_of(pinfo, &rec->src, rec->sport, &rec->dst, rec->dport, &rec->stream);
+    }
+    return false;
+}
+
+static bool inside_icmp_error(const packet_info *pinfo)
+{
+    for (wmem_list_frame_t *layer = wmem_list_head(pinfo->layers); layer;
+         layer = wmem_list_frame_next(layer)) {
+        int proto = GPOINTER_TO_INT(wmem_list_frame_data(layer));
+        if (proto == proto_icmp || proto == proto_icmpv6)
+            return true;
+    }
+    return false;
+}
+
+tcpdiag_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
+{
+    located at;
+
+    memset(rec, 0, sizeof *rec);
+    rec->frame = pinfo->num;
+    rec->time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
+    if (inside_icmp_error(pinfo))
+        return read_quoted(pinfo, frame, rec) ? TD_FRAME_QUOTED_SEGMENT : TD_FRAME_OTHER;
+    if (pinfo->ptype != PT_TCP || !to_td_addr(&pinfo->net_src, &rec->src) || !to_td_addr(&pinfo->net_dst, &rec->dst))
+        return TD_FRAME_OTHER;
+    rec->sport = (uint16_t)pinfo->srcport;
+    rec->dport = (uint16_t)pinfo->destport;
+    if (!locate(pinfo, frame, rec, &at) || !tvb_bytes_exist(at.tvb, at.tcp_at + TCP_FLAGS_AT, 2) ||
+        !stream_of(pinfo, &rec->src, rec->sport, &rec->dst, rec->dport, &rec->stream))
+        return TD_FRAME_OTHER;
+    int tcp_header = (tvb_get_guint8(at.tvb, at.tcp_at + TCP_FLAGS_AT) >> 4) * 4;
+    if (tcp_header < TCP_MIN_HEADER)
+        return TD_FRAME_OTHER;          /* a data offset below 5 words: malformed */
+    rec->seq = tvb_get_ntohl(at.tvb, at.tcp_at + 4);
+    rec->ack = tvb_get_ntohl(at.tvb, at.tcp_at + TCP_ACK_AT);
+    rec->tcp_flags = tvb_get_ntohs(at.tvb, at.tcp_at + TCP_FLAGS_AT) & 0x0fff;
+    rec->has_window = tvb_bytes_exist(at.tvb, at.tcp_at + TCP_WINDOW_AT, 2);
+    if (rec->has_window)
+        rec->window = tvb_get_ntohs(at.tvb, at.tcp_at + TCP_WINDOW_AT);
+    read_lengths(&at, tcp_header, rec);
+    read_options(at.tvb, at.tcp_at, &rec->options);
+    return TD_FRAME_SEGMENT;
+}
