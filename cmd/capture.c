@@ -5,21 +5,39 @@
 /* The progress counter is shared: touch it once per batch, not per frame. */
 enum { PROGRESS_BATCH = 65536 };
 
+/* The stream Wireshark gives the frame's segment: numbered by its TCP dissector,
+ * or, for a segment it gave up on, the one its conversation table already has for
+ * the endpoints (where the plugin finds it); false when there is none. */
+static bool stream_of(td_streams *streams, td_record *rec, const td_decoded *info, bool quoted)
+{
+    if (info->numbered) {
+        rec->stream = td_streams_number(streams, rec, !quoted && info->header_fits);
+        return true;
+    }
+    return td_streams_find(streams, rec, &rec->stream);
+}
+
 static void feed(td_capture *c, td_streams *streams, td_wireshark version, const td_frame *frame)
 {
     td_record rec;
+    td_decoded info;
     int sender;
-    bool header_fits;
 
-    switch (td_decode(frame, version, &rec, &header_fits)) {
+    switch (td_decode(frame, version, &rec, &info)) {
     case TD_FRAME_SEGMENT:
+        if (!stream_of(streams, &rec, &info, false) || !info.recorded) {
+            c->counts.malformed++;
+            break;
+        }
         c->counts.segments++;
-        rec.stream = td_streams_number(streams, &rec, header_fits);
         td_engine_add(c->engine, &rec, &sender);
         break;
     case TD_FRAME_QUOTED:
+        if (!stream_of(streams, &rec, &info, true)) {
+            c->counts.other++;
+            break;
+        }
         c->counts.quotes++;
-        rec.stream = td_streams_number(streams, &rec, false);
         td_engine_add_quoted(c->engine, &rec);
         break;
     case TD_FRAME_OTHER:

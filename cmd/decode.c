@@ -1,9 +1,7 @@
 /* Frame bytes to td_record, decided the way Wireshark's dissectors and the plugin's
- * read_record decide, so that the command and the plugin feed the core the same
- * records. Where Wireshark would stop on an exception (a TCP header cut before its
- * window), the frame is malformed here and gets no record, as it gets no tcp.stream
- * there. Where the plugin reads less than the bytes hold (the IP ECN codepoint
- * behind IPv6 extension headers), so does this. */
+ * tcpdiag_read_record (plugin/segment-tcpdiag.c) decide, so that the command and the
+ * plugin feed the core the same records: where Wireshark numbers a stream, where
+ * the plugin finds a segment in the bytes, and the lengths it reads. */
 #include "decode.h"
 #include "options.h"
 
@@ -19,6 +17,8 @@ enum {
     /* The TCP bytes Wireshark needs before it numbers the stream: to the window up
      * to 4.4, to the flags from 4.6 (crafted cuts, test_decode.c) */
     TCP_STREAM_BYTES_4_0 = 16, TCP_STREAM_BYTES_4_6 = 14,
+    TCP_FLAGS_END = 14,     /* the plugin reads a segment whose flags were captured */
+    TCP_PORTS_END = 4,      /* ...and a quote whose ports were */
     TCP_WINDOW_END = 16,
     ICMP_HEADER = 8,
     MAX_IP_NESTING = 4,     /* IP in IP, or an ICMP error's quote: deeper is hostile */
@@ -42,15 +42,17 @@ typedef struct ip_layer {
     uint32_t payload_at;    /* offset of the upper-layer header */
     uint32_t reported_end;  /* end of the datagram as Wireshark's tvb reports it */
     uint8_t  proto;
-    bool     adjacent;      /* the upper-layer header follows the fixed IP header (no IPv6 extensions) */
     bool     fragment;      /* a piece of a fragmented datagram: Wireshark reassembles, this does not */
+    bool     first_piece;   /* ...the one at offset 0, which holds the upper-layer header */
+    bool     dissected;     /* Wireshark hands the payload on (not an IPv6 length of 0 without jumbo) */
 } ip_layer;
 
 typedef struct cursor {
     const td_frame *frame;
     td_wireshark version;
     int depth;
-    bool header_fits;
+    bool quoted;
+    td_decoded info;
 } cursor;
 
 static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted, td_record *rec);
@@ -80,14 +82,15 @@ static td_frame_kind read_ipv4(const td_frame *f, uint32_t at, uint32_t end, ip_
     ip->payload_at = at + ihl;
     ip->reported_end = datagram_end(at, total, end);
     ip->proto = h[9];
-    ip->adjacent = true;
+    ip->dissected = true;
     ip->fragment = (get16(h + 6) & 0x3fff) != 0;       /* more fragments, or an offset */
+    ip->first_piece = (get16(h + 6) & 0x1fff) == 0;
     return TD_FRAME_SEGMENT;
 }
 
-/* The end of a jumbogram: the Jumbo Payload option (type 0xc2) of the hop-by-hop
- * header at x_at, x_len long; no option, no payload. */
-static uint32_t jumbo_end(const td_frame *f, uint32_t x_at, uint32_t x_len, uint32_t at, uint32_t end)
+/* A jumbogram's end, from the Jumbo Payload option (type 0xc2) of the hop-by-hop
+ * header at x_at, x_len long: false when there is none. */
+static bool jumbo_end(const td_frame *f, uint32_t x_at, uint32_t x_len, uint32_t at, uint32_t end, uint32_t *jend)
 {
     uint32_t o = x_at + 2, stop = x_at + x_len < f->caplen ? x_at + x_len : f->caplen;
 
@@ -99,11 +102,12 @@ static uint32_t jumbo_end(const td_frame *f, uint32_t x_at, uint32_t x_len, uint
         }
         if (opt[0] == 0xc2 && opt[1] == 4 && o + 6 <= stop) {
             uint32_t jumbo = get32(opt + 2);
-            return jumbo <= end - at - 40 ? at + 40 + jumbo : end;
+            *jend = jumbo <= end - at - 40 ? at + 40 + jumbo : end;
+            return true;
         }
         o += 2u + opt[1];
     }
-    return at + 40;
+    return false;
 }
 
 static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_layer *ip, td_record *rec)
@@ -119,9 +123,12 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
     memcpy(rec->dst.bytes, h + 24, 16);
     ip->at = at;
     /* A payload length of 0 means a jumbogram (RFC 2675), whose length is in a
-     * hop-by-hop option; without one the datagram carries nothing. */
-    ip->reported_end = get16(h + 4) ? datagram_end(at, get16(h + 4) + 40u, end) : at + 40;
+     * hop-by-hop option; without one Wireshark hands nothing on, while the plugin
+     * reads the segment to the frame's end. */
+    ip->reported_end = get16(h + 4) ? datagram_end(at, get16(h + 4) + 40u, end) : end;
+    ip->dissected = get16(h + 4) != 0;
     ip->fragment = false;
+    ip->first_piece = true;
     next = h[6];
     for (int n = 0; n < MAX_IPV6_EXTENSIONS; n++) {
         const uint8_t *x = f->data + next_at;
@@ -136,32 +143,37 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
             if (f->caplen < next_at + 8)
                 return TD_FRAME_MALFORMED;
             len = next == IPPROTO_FRAGMENT_N ? 8u : next == IPPROTO_AH_N ? (x[1] + 2u) * 4 : (x[1] + 1u) * 8;
-            if (next == IPPROTO_FRAGMENT_N && (get16(x + 2) & 0xfff9) != 0)
+            if (next == IPPROTO_FRAGMENT_N && (get16(x + 2) & 0xfff9) != 0) {
                 ip->fragment = true;       /* an offset or more to come; an atomic fragment is whole */
+                ip->first_piece = (get16(x + 2) & 0xfff8) == 0;
+            }
             if (next == IPPROTO_HOPOPTS_N && !get16(h + 4))
-                ip->reported_end = jumbo_end(f, next_at, len, at, end);
+                ip->dissected = jumbo_end(f, next_at, len, at, end, &ip->reported_end);
             next = x[0];
             next_at += len;
             continue;
         default:
             ip->payload_at = next_at;
             ip->proto = next;
-            ip->adjacent = next_at == at + 40;
             return next_at <= f->caplen ? TD_FRAME_SEGMENT : TD_FRAME_MALFORMED;
         }
     }
     return TD_FRAME_MALFORMED;
 }
 
-/* The codepoint, an IPv4 length of 0, and the payload the IP length gives when the
- * frame was cut below it (a tool rewrote the record's original length to the
- * captured one), as the plugin's read_ip_header reads them. */
-static uint32_t read_ip_header(const td_frame *f, const ip_layer *ip, uint32_t tcp_at, uint32_t tcp_header,
-                               td_record *rec)
+/* The codepoint and the payload length as the plugin's read_lengths reads them:
+ * what the frame's reported length leaves after the headers, the IP length when
+ * shorter; the IP length when the frame is shorter than it (a tool rewrote the
+ * record's original length down to the captured one: payload_from_ip). An IP length
+ * of 0 is TSO as the sender captured it (IPv4) or a jumbogram (IPv6): the frame
+ * gives the length. */
+static void read_lengths(const td_frame *f, const ip_layer *ip, uint32_t tcp_at, uint32_t tcp_header,
+                         td_record *rec)
 {
     const uint8_t *h = f->data + ip->at;
-    int64_t ip_len, payload;
+    int64_t reported = (int64_t)f->wire_len - tcp_at - tcp_header, ip_len, from_ip;
 
+    rec->has_ip_ecn = true;
     if (rec->src.len == 4) {
         rec->ip_ecn = h[1] & 3;
         ip_len = get16(h + 2);
@@ -171,10 +183,14 @@ static uint32_t read_ip_header(const td_frame *f, const ip_layer *ip, uint32_t t
         ip_len = get16(h + 4);
         ip_len = ip_len ? ip_len + 40 : 0;
     }
-    payload = ip_len - (int64_t)(tcp_at - ip->at) - tcp_header;
-    if ((int64_t)f->wire_len - ip->at >= ip_len || tcp_header < TCP_MIN_HEADER || payload <= 0)
-        return 0;
-    return (uint32_t)payload;
+    from_ip = ip_len - (int64_t)(tcp_at - ip->at) - tcp_header;
+    if (ip_len && from_ip > reported && from_ip > 0) {   /* a header past both ends gives no payload */
+        rec->payload_len = (uint32_t)from_ip;
+        rec->payload_from_ip = true;
+    } else {
+        int64_t len = ip_len && from_ip < reported ? from_ip : reported;
+        rec->payload_len = len > 0 ? (uint32_t)len : 0;
+    }
 }
 
 static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
@@ -184,40 +200,37 @@ static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
     uint32_t reported = ip->reported_end > at ? ip->reported_end - at : 0;
     uint32_t captured = f->caplen > at ? f->caplen - at : 0;
     const uint8_t *h = f->data + at;
-    uint32_t header, ip_payload = 0;
+    uint32_t header;
 
-    if (captured > reported)
-        captured = reported;
-    if (captured < (c->version >= TD_WIRESHARK_4_6 ? TCP_STREAM_BYTES_4_6 : TCP_STREAM_BYTES_4_0))
+    /* Wireshark numbers the stream once it has read that much of the header */
+    c->info.numbered = ip->dissected &&
+        (captured < reported ? captured : reported) >=
+        (c->version >= TD_WIRESHARK_4_6 ? TCP_STREAM_BYTES_4_6 : TCP_STREAM_BYTES_4_0);
+    /* Wireshark calls TCP only on a datagram with a payload (the plugin reads only
+     * what TCP was called on); a quote is read from the bytes whatever its length */
+    if ((!c->quoted && (!ip->dissected || reported == 0)) || captured < (c->quoted ? TCP_PORTS_END : TCP_FLAGS_END))
         return TD_FRAME_MALFORMED;
     rec->sport = get16(h);
     rec->dport = get16(h + 2);
+    if (c->quoted && captured < TCP_FLAGS_END)
+        return TD_FRAME_SEGMENT;            /* a quote needs its ports only */
     rec->seq = get32(h + 4);
     rec->ack = get32(h + 8);
     rec->tcp_flags = get16(h + 12) & 0x0fff;
-    rec->has_window = f->caplen >= at + TCP_WINDOW_END;   /* the plugin asks the frame's bytes */
+    rec->has_window = captured >= TCP_WINDOW_END;
     if (rec->has_window)
         rec->window = get16(h + 14);
     header = (h[12] >> 4) * 4u;
-    /* tcp.len: what the datagram holds after the header, absent when it holds less */
-    c->header_fits = reported >= header;
-    rec->payload_len = c->header_fits ? reported - header : 0;
-    rec->has_ip_ecn = ip->adjacent;
-    if (ip->adjacent)
-        ip_payload = read_ip_header(f, ip, at, header, rec);
-    if (ip_payload > rec->payload_len) {
-        rec->payload_len = ip_payload;
-        rec->payload_from_ip = true;
-    }
-    /* The plugin reads options from the frame's bytes, trailer included. */
-    int64_t options_captured = f->caplen > at + TCP_MIN_HEADER ? f->caplen - at - TCP_MIN_HEADER : 0;
-    int64_t options_wanted = (int64_t)header - TCP_MIN_HEADER;
-    memset(&rec->options, 0, sizeof rec->options);
-    if (options_wanted >= 0 && options_captured >= 0) {
-        int64_t len = options_wanted < options_captured ? options_wanted : options_captured;
-        td_options_parse(len ? h + TCP_MIN_HEADER : NULL, (size_t)options_captured, (size_t)options_wanted,
-                         &rec->options);
-    }
+    c->info.header_fits = reported >= header;
+    c->info.recorded = header >= TCP_MIN_HEADER;
+    if (!c->info.recorded)
+        return TD_FRAME_SEGMENT;
+    read_lengths(f, ip, at, header, rec);
+    /* Options are read from the frame's bytes, trailer included, as the plugin does. */
+    uint32_t options_captured = captured > TCP_MIN_HEADER ? captured - TCP_MIN_HEADER : 0;
+    uint32_t options_wanted = header - TCP_MIN_HEADER;
+    uint32_t len = options_wanted < options_captured ? options_wanted : options_captured;
+    td_options_parse(len ? h + TCP_MIN_HEADER : NULL, options_captured, options_wanted, &rec->options);
     return TD_FRAME_SEGMENT;
 }
 
@@ -239,8 +252,13 @@ static td_frame_kind decode_icmp(cursor *c, const ip_layer *ip, td_record *rec)
         return TD_FRAME_MALFORMED;
     if (!icmp_error(ip->proto, f->data[ip->payload_at]))
         return TD_FRAME_OTHER;
+    c->quoted = true;
     kind = decode_ip(c, ip->payload_at + ICMP_HEADER, f->caplen, true, rec);
-    return kind == TD_FRAME_SEGMENT ? TD_FRAME_QUOTED : kind;
+    if (kind != TD_FRAME_SEGMENT)
+        return kind;
+    /* the quoted datagram was sent by the host the error goes back to */
+    return memcmp(rec->src.bytes, f->data + ip->at + (rec->src.len == 4 ? 16 : 24), rec->src.len) == 0
+           ? TD_FRAME_QUOTED : TD_FRAME_OTHER;
 }
 
 static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted, td_record *rec)
@@ -255,7 +273,9 @@ static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted
          : (f->data[at] >> 4) == 6 ? read_ipv6(f, at, end, &ip, rec) : TD_FRAME_MALFORMED;
     if (kind != TD_FRAME_SEGMENT)
         return kind;
-    if (ip.fragment)
+    /* Wireshark reassembles fragments (this does not); a quote's own first piece
+     * still carries the quoted header */
+    if (ip.fragment && !(quoted && ip.first_piece))
         return TD_FRAME_OTHER;
     switch (ip.proto) {
     case IPPROTO_TCP_N:
@@ -332,22 +352,22 @@ static int64_t link_payload(const td_frame *f, td_frame_kind *kind)
     return -1;
 }
 
-td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_record *rec, bool *header_fits)
+td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_record *rec, td_decoded *info)
 {
-    cursor c = { frame, version, 0, false };
+    cursor c = { frame, version, 0, false, { false, false, false } };
     td_frame_kind kind;
     int64_t at;
 
     memset(rec, 0, sizeof *rec);
     rec->frame = frame->number;
     rec->time_ns = frame->time_ns;
-    *header_fits = false;
+    *info = c.info;
     if (frame->caplen > frame->wire_len)
         return TD_FRAME_MALFORMED;
     at = link_payload(frame, &kind);
     if (at < 0)
         return kind;
     kind = decode_ip(&c, (uint32_t)at, frame->wire_len, false, rec);
-    *header_fits = c.header_fits;
+    *info = c.info;
     return kind;
 }

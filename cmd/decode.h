@@ -39,10 +39,23 @@ typedef struct td_frame {
     int64_t time_ns;
 } td_frame;
 
+/* What the stream numbering and the engine need to know besides the record. */
+typedef struct td_decoded {
+    /* Wireshark's TCP dissector numbered a stream for the segment (it gives up
+     * earlier on a header cut short). A segment it did not number is still read by
+     * the plugin when a conversation with its endpoints exists: the plugin takes
+     * the stream from Wireshark's conversation table, not from the TCP dissector. */
+    bool numbered;
+    /* The TCP header's length fits in what the IP length leaves it: Wireshark gives
+     * tcp.len and analyses the segment's sequence numbers only then. */
+    bool header_fits;
+    /* The plugin reads a record from it (not from a data offset below 5 words,
+     * which Wireshark still numbers). */
+    bool recorded;
+} td_decoded;
+
 /* Fills rec, all but the stream (streams.c numbers it). A quote gets the quoted
- * segment's addresses, ports, flags and sequence numbers. *header_fits: the TCP
- * header's length fits in what the IP length leaves it (Wireshark gives tcp.len
- * and analyses the segment only then). */
-td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_record *rec, bool *header_fits);
+ * segment's addresses, ports, flags and sequence numbers. */
+td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_record *rec, td_decoded *info);
 
 #endif

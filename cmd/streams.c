@@ -111,6 +111,18 @@ static bool reuses_ports(const td_streams *s, const conversation *c, int from, c
     return (syn_ack == TD_TH_SYN || syn_ack == (TD_TH_SYN | TD_TH_ACK)) && (other_isn || c->closed);
 }
 
+bool td_streams_find(const td_streams *streams, const td_record *rec, uint32_t *stream)
+{
+    conv_key key;
+    const conversation *c;
+
+    fill_key(&key, rec);
+    c = g_hash_table_lookup(streams->by_ends, &key);
+    if (c)
+        *stream = c->stream;
+    return c != NULL;
+}
+
 uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analysed)
 {
     conv_key key;

@@ -25,6 +25,12 @@ void td_streams_free(td_streams *streams);
  * (td_decoded.header_fits). */
 uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analysed);
 
+/* The stream of the conversation the segment's endpoints have now, without
+ * touching it: false when they have none. (The plugin reads segments Wireshark's
+ * TCP dissector did not number, a header cut short, into the stream Wireshark's
+ * conversation table gives their endpoints.) */
+bool td_streams_find(const td_streams *streams, const td_record *rec, uint32_t *stream);
+
 /* Conversations seen: the table holds one entry each, never one per packet. */
 uint32_t td_streams_count(const td_streams *streams);
 

@@ -202,7 +202,7 @@ static void read_lengths(const located *at, int tcp_header, td_record *rec)
         }
     }
     int from_ip = ip_len - (at->tcp_at - at->ip_at) - tcp_header;
-    if (ip_len && from_ip > reported) {
+    if (ip_len && from_ip > reported && from_ip > 0) {   /* a header past both ends gives no payload */
         rec->payload_len = (uint32_t)from_ip;
         rec->payload_from_ip = true;
     } else {

@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t kind = data[at + 2];
         td_frame frame;
         td_record rec;
-        bool fits;
+        td_decoded info;
 
         at += FRAME_HEADER;
         if (caplen > size - at)
@@ -57,13 +57,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         frame.number = ++number;
         frame.time_ns = (int64_t)number * 1000000;
         at += caplen;
-        switch (td_decode(&frame, version, &rec, &fits)) {
+        switch (td_decode(&frame, version, &rec, &info)) {
         case TD_FRAME_SEGMENT:
-            rec.stream = td_streams_number(streams, &rec, fits);
-            td_engine_add(engine, &rec, &sender);
+            if (info.numbered)
+                rec.stream = td_streams_number(streams, &rec, info.header_fits);
+            else if (!td_streams_find(streams, &rec, &rec.stream))
+                break;
+            if (info.recorded)
+                td_engine_add(engine, &rec, &sender);
             break;
         case TD_FRAME_QUOTED:
-            rec.stream = td_streams_number(streams, &rec, false);
+            if (info.numbered)
+                rec.stream = td_streams_number(streams, &rec, false);
+            else if (!td_streams_find(streams, &rec, &rec.stream))
+                break;
             td_engine_add_quoted(engine, &rec);
             break;
         case TD_FRAME_OTHER:

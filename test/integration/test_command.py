@@ -52,7 +52,9 @@ def plugin_flows(pcap):
                          "tcp.srcport"])
     first = {}
     for row in rows:
-        if row["tcpdiag.flow.roles"]:
+        # A frame whose TCP header Wireshark gave up on has no tcp.stream, though the
+        # plugin reads it into its conversation's flow: never a flow's first frame.
+        if row["tcpdiag.flow.roles"] and row["tcp.stream"]:
             first.setdefault(int(row["tcp.stream"].split(",")[-1]), row)
     if not first:
         return {}

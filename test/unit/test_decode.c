@@ -17,11 +17,12 @@ static void ipv4_tcp(frame_bytes *f, const tcp_spec *t, uint8_t ecn)
     put_tcp(f, t);
 }
 
+static td_decoded info;
+
 static td_frame_kind decode(const frame_bytes *f, td_link link, td_record *rec)
 {
     td_frame frame = frame_of(f, link);
-    bool fits;
-    return td_decode(&frame, TD_WIRESHARK_4_0, rec, &fits);
+    return td_decode(&frame, TD_WIRESHARK_4_0, rec, &info);
 }
 
 static void check_syn(const td_record *rec)
@@ -38,6 +39,7 @@ static void check_syn(const td_record *rec)
     g_assert_true(rec->has_ip_ecn);
     g_assert_cmpuint(rec->ip_ecn, ==, TD_ECT0);
     g_assert_cmpuint(rec->payload_len, ==, 0);
+    g_assert_true(info.numbered && info.recorded && info.header_fits);
     g_assert_true(rec->options.complete);
     g_assert_cmphex(rec->options.present, ==, TD_OPT_MSS | TD_OPT_SACK_PERM | TD_OPT_TS | TD_OPT_WSCALE);
     g_assert_cmpuint(rec->options.mss, ==, 1460);
@@ -115,7 +117,7 @@ static void test_cut_records(void)
     frame_bytes f = { .len = 0 };
     td_record rec;
     td_frame frame;
-    bool fits;
+    td_decoded fits;
 
     put_ethernet(&f, 0x0800);
     ipv4_tcp(&f, &DATA, 0);
@@ -143,13 +145,18 @@ static void test_cut_records(void)
     g_assert_cmphex(rec.options.unknown, ==, TD_OPT_ALL);
     g_assert_cmphex(rec.options.present, ==, 0);
 
-    /* 15 bytes: up to 4.4 Wireshark stops before numbering the stream, and so does
-     * this; 4.6 numbers it from the flags on (14 bytes), without a window */
+    g_assert_true(fits.numbered);
+
+    /* 14 or 15 bytes: up to 4.4 Wireshark stops before numbering the stream; 4.6
+     * numbers it from the flags on. The plugin reads it either way, without a window. */
     frame.caplen = 14 + 20 + 15;
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_MALFORMED);
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_4, &rec, &fits), ==, TD_FRAME_MALFORMED);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_false(fits.numbered);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_4, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_false(fits.numbered);
     frame.caplen = 14 + 20 + 14;
     g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_6, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_true(fits.numbered && fits.recorded);
     g_assert_false(rec.has_window);
     g_assert_cmphex(rec.tcp_flags, ==, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR);
     frame.caplen = 14 + 20 + 13;
@@ -172,8 +179,7 @@ static void test_tso_length_zero(void)
     g_assert_cmpuint(rec.payload_len, ==, 100);
 }
 
-/* Extension headers are walked to TCP; the IP codepoint behind them is left
- * unknown, as the plugin leaves it. */
+/* Extension headers are walked to TCP, and the codepoint is the IPv6 header's. */
 static void test_ipv6_extensions(void)
 {
     frame_bytes f = { .len = 0 };
@@ -197,9 +203,10 @@ static void test_ipv6_extensions(void)
     g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
     g_assert_cmpuint(rec.sport, ==, 443);
     g_assert_cmpuint(rec.payload_len, ==, 100);
-    g_assert_false(rec.has_ip_ecn);
+    g_assert_true(rec.has_ip_ecn);
+    g_assert_cmpuint(rec.ip_ecn, ==, TD_ECT1);
 
-    /* a payload length of 0 without a jumbo option: nothing to read */
+    /* a payload length of 0 without a jumbo option: Wireshark hands TCP nothing */
     f.len = 0;
     put_ethernet(&f, 0x86dd);
     put_ipv6(&f, C6, S6, 6, 0, 0);
@@ -234,6 +241,15 @@ static void test_not_tcp(void)
     f.len += 19;
     g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_MALFORMED);
 
+    /* a data offset below 5 words: Wireshark numbers the stream, the plugin reads nothing */
+    f.len = 0;
+    put_ethernet(&f, 0x0800);
+    ipv4_tcp(&f, &DATA, 0);
+    f.b[14 + 20 + 12] = 0x40;
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
+    g_assert_true(info.numbered);
+    g_assert_false(info.recorded);
+
     f.len = 0;
     put_bytes(&f, "\0\0", 2);
     g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_MALFORMED);
@@ -257,6 +273,19 @@ static void test_icmp_quote(void)
     g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_QUOTED);
     g_assert_cmpmem(rec.src.bytes, 4, C4, 4);
     g_assert_cmpuint(rec.dport, ==, 443);
+    g_assert_true(info.numbered);
+
+    /* 8 bytes of the quoted header: too few for Wireshark to number it, enough for
+     * the plugin to find its conversation */
+    f.len -= 12;
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_QUOTED);
+    g_assert_false(info.numbered);
+    f.len += 12;
+
+    /* a quote of a datagram the error's destination did not send */
+    f.b[14 + 20 + 8 + 12] ^= 1;
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_OTHER);
+    f.b[14 + 20 + 8 + 12] ^= 1;
 
     f.b[14 + 20] = 8;                           /* an echo request carries no quote */
     g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_OTHER);

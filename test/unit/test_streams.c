@@ -111,6 +111,14 @@ static void test_endpoints(void)
     rec.src.len = rec.dst.len = 16;
     g_assert_cmpuint(td_streams_number(streams, &rec, true), ==, 2);
     g_assert_cmpuint(td_streams_count(streams), ==, 3);
+    {
+        uint32_t found = 99;
+        g_assert_true(td_streams_find(streams, &reply, &found));
+        g_assert_cmpuint(found, ==, 0);
+        reply.dport += 10;          /* a port pair never seen */
+        g_assert_false(td_streams_find(streams, &reply, &found));
+        g_assert_cmpuint(td_streams_count(streams), ==, 3);
+    }
     td_streams_free(streams);
 }
 
