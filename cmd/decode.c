@@ -4,6 +4,7 @@
  * the plugin finds a segment in the bytes, and the lengths it reads. */
 #include "decode.h"
 #include "options.h"
+#include "segment.h"
 
 #include <string.h>
 
@@ -161,38 +162,6 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
     return TD_FRAME_MALFORMED;
 }
 
-/* The codepoint and the payload length as the plugin's read_lengths reads them:
- * what the frame's reported length leaves after the headers, the IP length when
- * shorter; the IP length when the frame is shorter than it (a tool rewrote the
- * record's original length down to the captured one: payload_from_ip). An IP length
- * of 0 is TSO as the sender captured it (IPv4) or a jumbogram (IPv6): the frame
- * gives the length. */
-static void read_lengths(const td_frame *f, const ip_layer *ip, uint32_t tcp_at, uint32_t tcp_header,
-                         td_record *rec)
-{
-    const uint8_t *h = f->data + ip->at;
-    int64_t reported = (int64_t)f->wire_len - tcp_at - tcp_header, ip_len, from_ip;
-
-    rec->has_ip_ecn = true;
-    if (rec->src.len == 4) {
-        rec->ip_ecn = h[1] & 3;
-        ip_len = get16(h + 2);
-        rec->ip_len_zero = ip_len == 0;
-    } else {
-        rec->ip_ecn = (uint8_t)((get32(h) >> 20) & 3);
-        ip_len = get16(h + 4);
-        ip_len = ip_len ? ip_len + 40 : 0;
-    }
-    from_ip = ip_len - (int64_t)(tcp_at - ip->at) - tcp_header;
-    if (ip_len && from_ip > reported && from_ip > 0) {   /* a header past both ends gives no payload */
-        rec->payload_len = (uint32_t)from_ip;
-        rec->payload_from_ip = true;
-    } else {
-        int64_t len = ip_len && from_ip < reported ? from_ip : reported;
-        rec->payload_len = len > 0 ? (uint32_t)len : 0;
-    }
-}
-
 static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
 {
     const td_frame *f = c->frame;
@@ -225,7 +194,7 @@ static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
     c->info.recorded = header >= TCP_MIN_HEADER;
     if (!c->info.recorded)
         return TD_FRAME_SEGMENT;
-    read_lengths(f, ip, at, header, rec);
+    td_segment_lengths(rec, f->data + ip->at, at - ip->at, header, (int64_t)f->wire_len - at);
     /* Options are read from the frame's bytes, trailer included, as the plugin does. */
     uint32_t options_captured = captured > TCP_MIN_HEADER ? captured - TCP_MIN_HEADER : 0;
     uint32_t options_wanted = header - TCP_MIN_HEADER;
