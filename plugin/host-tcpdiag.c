@@ -14,6 +14,7 @@
 
 #include "items.h"
 #include "tcpdiag.h"
+#include "core/report.h"
 
 static int hf_conns = -1;
 static int hf_ecn_requested = -1;
@@ -154,69 +155,15 @@ void tcpdiag_host_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
 
 /* ---------------------------------------------------------------- -z tcpdiag,hosts */
 
-static void format_seconds(double seconds, char *buf, size_t size)
-{
-    if (seconds >= 0)
-        g_snprintf(buf, (gulong)size, "%.3fs", seconds);
-    else
-        g_strlcpy(buf, "-", size);
-}
-
-static void draw_clients(const td_hosts *hosts)
-{
-    printf("tcpdiag: per-client rules\n");
-    printf("%-40s %6s %9s %10s %12s %12s %9s %13s\n", "Client", "Conns", "ECN req", "ECN negot", "ECN median",
-           "Other median", "Slowdown", "SYNs w/o opts");
-    for (guint i = 0; i < td_hosts_client_count(hosts); i++) {
-        const td_client_summary *s = td_hosts_client_at(hosts, i);
-        char host[64], ecn[16], other[16], slowdown[16] = "-", opts[24];
-        td_addr_format(&s->addr, host, sizeof host);
-        format_seconds(s->ecn_median_duration_s, ecn, sizeof ecn);
-        format_seconds(s->other_median_duration_s, other, sizeof other);
-        if (s->ecn_slowdown > 0)
-            g_snprintf(slowdown, sizeof slowdown, "%.1fx", s->ecn_slowdown);
-        g_snprintf(opts, sizeof opts, "%u/%u", s->opts_missing, s->opts_known);
-        printf("%-40s %6u %9u %10u %12s %12s %9s %13s%s\n", host, s->conns, s->ecn_requested, s->ecn_negotiated, ecn,
-               other, slowdown, opts, s->ecn_slower ? "  ECN flows slower" : "");
-    }
-}
-
-static void draw_senders(const td_hosts *hosts)
-{
-    printf("\ntcpdiag: per-sender offload rules\n");
-    printf("%-40s %-14s %9s %9s %-28s %14s %14s\n", "Sender", "Offload", "Offloaded", "Not", "In common",
-           "Median not", "Median offl.");
-    for (guint i = 0; i < td_hosts_sender_count(hosts); i++) {
-        const td_sender_summary *s = td_hosts_sender_at(hosts, i);
-        char host[64], common[64] = "-", capped[32] = "-", offloaded[32] = "-";
-        if (s->offload == TD_SENDER_OFFLOAD_UNKNOWN)
-            continue;
-        td_addr_format(&s->addr, host, sizeof host);
-        if (s->offload == TD_SENDER_OFFLOAD_MIXED)
-            td_common_traits(s->common, common, sizeof common);
-        if (s->capped_median_rate >= 0)
-            td_format_rate(s->capped_median_rate, capped, sizeof capped);
-        if (s->offloaded_median_rate >= 0)
-            td_format_rate(s->offloaded_median_rate, offloaded, sizeof offloaded);
-        printf("%-40s %-14s %9u %9u %-28s %14s %14s\n", host, td_sender_offload_name((td_sender_offload)s->offload),
-               s->offloaded_flows, s->capped_flows, common, capped, offloaded);
-    }
-}
-
 static void draw_hosts(void *tapdata _U_)
 {
-    const td_hosts *hosts = tcpdiag_hosts();
+    GString *text = g_string_new("");
 
     /* tshark draws after its last pass: the capture has been read in full, also
      * without -2. */
-    printf("\n==================================================================================\n");
-    if (!hosts) {
-        printf("tcpdiag: per-host rules\n(no capture analysed)\n");
-    } else {
-        draw_clients(hosts);
-        draw_senders(hosts);
-    }
-    printf("==================================================================================\n");
+    td_report_hosts_framed(tcpdiag_hosts(), text);
+    fputs(text->str, stdout);
+    g_string_free(text, TRUE);
 }
 
 static td_stat_init_result init_hosts(const char *opt_arg _U_, void *userdata _U_)

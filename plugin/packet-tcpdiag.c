@@ -241,15 +241,6 @@ static void add_ecn_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt,
     }
 }
 
-static const char *stripped_dirs(const td_options_audit *audit)
-{
-    if (audit->ts_stripped[C2S] && audit->ts_stripped[S2C])
-        return "both";
-    if (audit->ts_stripped[C2S] || audit->ts_stripped[S2C])
-        return audit->ts_stripped[C2S] ? "c2s" : "s2c";
-    return NULL;
-}
-
 static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
 {
     const td_flow *flow = pkt->flow;
@@ -265,17 +256,14 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     for (int dir = C2S; dir <= S2C; dir++) {
         int sender = td_flow_sender_at(flow, dir);
         const td_syn_options *opts = &hs->opts[sender];
+        char unread[64];
         if (!hs->opts_seen[sender])
             continue;
-        /* "none" only when nothing was left unread */
-        if (opts->present || !opts->unknown) {
-            td_options_list(opts->present, text, sizeof text);
+        td_syn_options_describe(opts, text, unread, sizeof text);
+        if (text[0])
             add_string(opts_tree, hf_opts_announced[dir], tvb, text);
-        }
-        if (opts->unknown) {
-            td_options_list(opts->unknown, text, sizeof text);
-            add_string(opts_tree, hf_opts_unreadable[dir], tvb, text);
-        }
+        if (unread[0])
+            add_string(opts_tree, hf_opts_unreadable[dir], tvb, unread);
         if (opts->present & TD_OPT_WSCALE)
             add_uint(opts_tree, hf_opts_wscale[dir], tvb, opts->wscale);
     }
@@ -305,7 +293,7 @@ static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *
     for (int role = C2S; role <= S2C; role++)
         if (audit.default_mss[role])
             add_uint(opts_tree, hf_opts_default_mss, tvb, audit.default_mss[role]);
-    const char *stripped = stripped_dirs(&audit);
+    const char *stripped = td_options_ts_stripped_name(&audit);
     if (stripped)
         add_string(opts_tree, hf_opts_ts_stripped, tvb, stripped);
 }

@@ -18,6 +18,7 @@
 
 #include "tcpdiag.h"
 #include "core/options.h"
+#include "core/segment.h"
 
 enum { TCP_ACK_AT = 8, TCP_FLAGS_AT = 12, TCP_WINDOW_AT = 14, TCP_MIN_HEADER = 20, IPV4_MIN_HEADER = 20,
        IPV6_HEADER = 40, ICMP_ERROR_HEADER = 8 };
@@ -177,38 +178,14 @@ static void read_options(tvbuff_t *tvb, int tcp_at, td_tcp_options *options)
                      (size_t)wanted, options);
 }
 
-/* The payload length as tcp.len gives it (what the frame's reported length
- * leaves after the headers, the IP length when shorter), and the IP header's
- * ECN codepoint. When the frame is shorter than its IP length says (a tool
- * rewrote the record's original length down to the captured one), the IP length
- * gives the payload: payload_from_ip. An IP length of 0 is a TSO packet as its
- * sender captured it (IPv4) or a jumbogram (IPv6): the frame gives the length. */
+/* The IP header's ECN codepoint and the payload length (core/segment.c). */
 static void read_lengths(const located *at, int tcp_header, td_record *rec)
 {
-    tvbuff_t *tvb = at->tvb;
-    int reported = tvb_reported_length_remaining(tvb, at->tcp_at) - tcp_header;
-    int ip_len = 0;
+    int ip_header = rec->src.len == 4 ? IPV4_MIN_HEADER : IPV6_HEADER;
+    const uint8_t *ip = at->ip_at >= 0 ? tvb_get_ptr(at->tvb, at->ip_at, ip_header) : NULL;
 
-    if (at->ip_at >= 0) {
-        rec->has_ip_ecn = true;
-        if (rec->src.len == 4) {
-            rec->ip_ecn = tvb_get_guint8(tvb, at->ip_at + 1) & 3;
-            ip_len = tvb_get_ntohs(tvb, at->ip_at + 2);
-            rec->ip_len_zero = ip_len == 0;
-        } else {
-            rec->ip_ecn = (uint8_t)((tvb_get_ntohl(tvb, at->ip_at) >> 20) & 3);
-            ip_len = tvb_get_ntohs(tvb, at->ip_at + 4);
-            ip_len = ip_len ? ip_len + IPV6_HEADER : 0;
-        }
-    }
-    int from_ip = ip_len - (at->tcp_at - at->ip_at) - tcp_header;
-    if (ip_len && from_ip > reported) {
-        rec->payload_len = (uint32_t)from_ip;
-        rec->payload_from_ip = true;
-    } else {
-        int len = ip_len ? MIN(from_ip, reported) : reported;
-        rec->payload_len = len > 0 ? (uint32_t)len : 0;
-    }
+    td_segment_lengths(rec, ip, at->tcp_at - at->ip_at, (unsigned)tcp_header,
+                       tvb_reported_length_remaining(at->tvb, at->tcp_at));
 }
 
 /* A TCP header quoted in an ICMP error: the error's own IP header comes first

@@ -20,6 +20,7 @@
 
 #include "tcpdiag.h"
 #include "core/advice.h"
+#include "core/report.h"
 
 enum flow_column {
     COL_STREAM, COL_FLOW, COL_DURATION, COL_PACKETS, COL_CAUSE, COL_ECN, COL_LIMIT, COL_REACTION, COL_OFFLOAD,
@@ -107,7 +108,7 @@ static void add_flow_row(stat_tap_table *table, const td_diagnoses *d, const td_
     stat_tap_table_item_type row[FLOW_COLUMNS];
     char endpoints[160], summary[TD_SUMMARY_MAX + 1];
 
-    tcpdiag_flow_endpoints(flow, endpoints, sizeof endpoints);
+    td_report_endpoints(flow, endpoints, sizeof endpoints);
     td_advice_summary(d, flow, summary, sizeof summary);
     row[COL_STREAM] = uint_item(flow->stream);
     row[COL_FLOW] = text_item(endpoints);
@@ -115,10 +116,10 @@ static void add_flow_row(stat_tap_table *table, const td_diagnoses *d, const td_
     row[COL_DURATION].value.float_value = (double)(flow->last_ns - flow->first_ns) / 1e9;
     row[COL_PACKETS] = uint_item(flow->packets);
     row[COL_CAUSE] = text_item(td_cause_name((td_cause)diag->cause));
-    row[COL_ECN] = text_item(td_ecn_outcome_name(flow->ecn_outcome));
-    row[COL_LIMIT] = text_item(tcpdiag_flow_limit(flow));
-    row[COL_REACTION] = text_item(tcpdiag_flow_reaction(flow));
-    row[COL_OFFLOAD] = text_item(tcpdiag_flow_offload(flow));
+    row[COL_ECN] = text_item(td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
+    row[COL_LIMIT] = text_item(td_report_limit(flow));
+    row[COL_REACTION] = text_item(td_report_reaction(flow));
+    row[COL_OFFLOAD] = text_item(td_report_offload(flow));
     row[COL_FRAME] = uint_item(diag->evidence_frame ? diag->evidence_frame : flow->first_frame);
     row[COL_SUMMARY] = text_item(summary);
     append_row(table, row);

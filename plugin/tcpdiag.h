@@ -21,14 +21,6 @@ void tcpdiag_register_stats(void);
 /* Statistics > tcpdiag: the per-flow and per-host tables (table-tcpdiag.c). */
 void tcpdiag_register_tables(void);
 
-/* One flow as the reports and tables name it (stats-tcpdiag.c): "client -> server"
- * (or "a <> b" when roles are unknown), and the verdicts of its busiest data
- * direction, "no-data" when it carried none. */
-void tcpdiag_flow_endpoints(const td_flow *flow, char *buf, size_t size);
-const char *tcpdiag_flow_limit(const td_flow *flow);
-const char *tcpdiag_flow_reaction(const td_flow *flow);
-const char *tcpdiag_flow_offload(const td_flow *flow);
-
 /* A frame's TCP segment from its bytes (segment-tcpdiag.c). */
 typedef enum tcpdiag_frame_kind {
     TD_FRAME_OTHER,             /* no complete TCP/IP headers: not analysed */

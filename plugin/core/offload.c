@@ -80,11 +80,12 @@ enum { TS_OPTION_BYTES = 12 };
 uint32_t td_offload_full_segment(const td_offload *o, const td_record *rec)
 {
     uint32_t len = rec->payload_len;
-    uint32_t n = (len + o->unit - 1) / o->unit;
     uint32_t room = o->unit - ((rec->options.present & TD_OPT_TS) ? TS_OPTION_BYTES : 0);
 
-    if (len <= o->unit)
+    if (!o->unit || len <= o->unit)
         return len;
+    /* in 64 bits: a hostile length near 4 GiB must not wrap the count to 0 */
+    uint32_t n = (uint32_t)(((uint64_t)len + o->unit - 1) / o->unit);
     return len % n == 0 && len / n <= room ? len / n : 0;
 }
 

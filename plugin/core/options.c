@@ -225,3 +225,21 @@ void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
             audit->at_ceiling = rate >= TD_AT_CEILING_SHARE * audit->ceiling_throughput ? TD_YES : TD_NO;
     }
 }
+
+const char *td_options_ts_stripped_name(const td_options_audit *audit)
+{
+    if (audit->ts_stripped[0] && audit->ts_stripped[1])
+        return "both";
+    if (audit->ts_stripped[0] || audit->ts_stripped[1])
+        return audit->ts_stripped[0] ? "c2s" : "s2c";
+    return NULL;
+}
+
+void td_syn_options_describe(const td_syn_options *opts, char *announced, char *unreadable, size_t size)
+{
+    announced[0] = unreadable[0] = '\0';
+    if (opts->present || !opts->unknown)
+        td_options_list(opts->present, announced, size);
+    if (opts->unknown)
+        td_options_list(opts->unknown, unreadable, size);
+}

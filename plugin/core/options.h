@@ -53,5 +53,12 @@ void td_options_list(unsigned present, char *buf, size_t size);
 void td_options_missing_list(unsigned bits, char *buf, size_t size);
 
 const char *td_tristate_name(td_tristate value);
+/* A SYN's or SYN-ACK's options as the fields show them: *announced gets the
+ * well-formed ones ("none" only when nothing was left unread), *unreadable what the
+ * cut or malformed bytes may hold; either is left empty when there is nothing to say. */
+void td_syn_options_describe(const td_syn_options *opts, char *announced, char *unreadable, size_t size);
+
+/* Which directions lost their negotiated timestamps: "c2s", "s2c", "both", or NULL. */
+const char *td_options_ts_stripped_name(const td_options_audit *audit);
 
 #endif

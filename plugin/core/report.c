@@ -158,34 +158,38 @@ static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const fi
 }
 
 /* Flows without a diagnosis, by reason. */
+/* The reasons in the order the flows first give them: a hash table's order would
+ * follow the reasons' addresses, which differ between the plugin and the command. */
 static void write_undiagnosed(const td_diagnoses *d, GString *out)
 {
     const td_engine *engine = td_diagnoses_engine(d);
-    GHashTable *reasons = g_hash_table_new(g_direct_hash, g_direct_equal);
-    GHashTableIter iter;
-    gpointer reason, count;
+    GHashTable *counts = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GPtrArray *reasons = g_ptr_array_new();
     unsigned total = 0;
 
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_diagnosis *diag = td_diagnosis_of(d, td_engine_flow_at(engine, i));
+        guint count;
         if (diag->cause != TD_CAUSE_UNKNOWN)
             continue;
         total++;
-        count = g_hash_table_lookup(reasons, diag->reason);
-        g_hash_table_insert(reasons, (gpointer)diag->reason, GUINT_TO_POINTER(GPOINTER_TO_UINT(count) + 1));
+        count = GPOINTER_TO_UINT(g_hash_table_lookup(counts, diag->reason));
+        if (!count)
+            g_ptr_array_add(reasons, (gpointer)diag->reason);
+        g_hash_table_insert(counts, (gpointer)diag->reason, GUINT_TO_POINTER(count + 1));
     }
     if (total) {
-        const char *sep = " (";
         g_string_append_printf(out, "Not diagnosed: %u flow%s", total, total == 1 ? "" : "s");
-        g_hash_table_iter_init(&iter, reasons);
-        while (g_hash_table_iter_next(&iter, &reason, &count)) {
-            g_string_append_printf(out, "%s%u: %s", sep, GPOINTER_TO_UINT(count),
-                                   reason ? (const char *)reason : "no reason recorded");
-            sep = "; ";
+        for (guint i = 0; i < reasons->len; i++) {
+            const char *reason = g_ptr_array_index(reasons, i);
+            g_string_append_printf(out, "%s%u: %s", i ? "; " : " (",
+                                   GPOINTER_TO_UINT(g_hash_table_lookup(counts, reason)),
+                                   reason ? reason : "no reason recorded");
         }
         g_string_append(out, ").\n");
     }
-    g_hash_table_destroy(reasons);
+    g_ptr_array_free(reasons, TRUE);
+    g_hash_table_destroy(counts);
 }
 
 void td_report_not_kept(const td_engine *engine, GString *out)
@@ -227,4 +231,153 @@ void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *
     write_undiagnosed(d, out);
     g_ptr_array_free(findings, TRUE);
     g_hash_table_destroy(by_key);
+}
+
+void td_report_diagnosis_framed(const td_diagnoses *d, const td_hosts *hosts, GString *out)
+{
+    g_string_append(out, "\n" TD_REPORT_RULE "\n");
+    if (d)
+        td_report_diagnosis(d, hosts, out);
+    else
+        g_string_append(out, "tcpdiag: diagnosis\n(no capture analysed)\n");
+    g_string_append(out, TD_REPORT_RULE "\n");
+}
+
+void td_report_endpoints(const td_flow *flow, char *buf, size_t size)
+{
+    char a[72], b[72];
+    int from = td_flow_roles_known(flow) ? flow->client : 0;
+
+    td_flow_endpoint_format(flow, from, a, sizeof a);
+    td_flow_endpoint_format(flow, 1 - from, b, sizeof b);
+    g_snprintf(buf, (gulong)size, "%s %s %s", a, td_flow_roles_known(flow) ? "->" : "<>", b);
+}
+
+static const td_flight *main_flight(const td_flow *flow)
+{
+    int sender = td_flow_busiest_sender(flow);
+    return sender < 0 ? NULL : td_flow_flight(flow, sender);
+}
+
+const char *td_report_reaction(const td_flow *flow)
+{
+    const td_flight *f = main_flight(flow);
+    return !f ? "no-data" : f->unknown_reason ? "unknown" : td_reaction_name(f->cc.reaction);
+}
+
+const char *td_report_offload(const td_flow *flow)
+{
+    const td_flight *f = main_flight(flow);
+    return f ? td_offload_verdict_name(f->seg.result.verdict) : "no-data";
+}
+
+const char *td_report_limit(const td_flow *flow)
+{
+    const td_flight *f = main_flight(flow);
+    const char *why;
+    return f ? td_limit_name(td_flight_limit(f, &why)) : "no-data";
+}
+
+static void format_plateau(const td_flow *flow, char *plateau, size_t plateau_size)
+{
+    const td_flight *f = main_flight(flow);
+    const td_plateau *p = f ? td_flight_plateau(f) : NULL;
+
+    if (p && f->mss)
+        g_snprintf(plateau, (gulong)plateau_size, "%uB=%.1fMSS", p->high, (double)p->high / f->mss);
+    else
+        g_strlcpy(plateau, "-", plateau_size);
+}
+
+void td_report_flows(const td_diagnoses *d, GString *out)
+{
+    const td_engine *engine = d ? td_diagnoses_engine(d) : NULL;
+    char endpoints[160];
+
+    g_string_append(out, "\n" TD_REPORT_RULE "\ntcpdiag: per-flow diagnosis\n");
+    g_string_append_printf(out, "%-6s %-50s %10s %8s  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n", "Stream",
+                           "Flow (client -> server)", "Duration", "Packets", "ECN", "Options missing", "Limit",
+                           "Plateau", "Reaction", "Offload", "Cause");
+    if (!engine) {
+        g_string_append(out, "(no capture analysed)\n");
+        return;
+    }
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        td_options_audit audit;
+        char missing[64] = "unknown", plateau[32];
+        td_report_endpoints(flow, endpoints, sizeof endpoints);
+        format_plateau(flow, plateau, sizeof plateau);
+        td_options_audit_flow(flow, &audit);
+        if (audit.settled)
+            td_options_missing_list(audit.missing, missing, sizeof missing);
+        g_string_append_printf(out, "%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n",
+                               flow->stream, endpoints, (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
+                               td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome), missing, td_report_limit(flow), plateau,
+                               td_report_reaction(flow), td_report_offload(flow), td_cause_name((td_cause)td_diagnosis_of(d, flow)->cause));
+    }
+    td_report_not_kept(engine, out);
+    g_string_append(out, TD_REPORT_RULE "\n");
+}
+
+static void format_seconds(double seconds, char *buf, size_t size)
+{
+    if (seconds >= 0)
+        g_snprintf(buf, (gulong)size, "%.3fs", seconds);
+    else
+        g_strlcpy(buf, "-", size);
+}
+
+static void report_clients(const td_hosts *hosts, GString *out)
+{
+    g_string_append(out, "tcpdiag: per-client rules\n");
+    g_string_append_printf(out, "%-40s %6s %9s %10s %12s %12s %9s %13s\n", "Client", "Conns", "ECN req", "ECN negot",
+                           "ECN median", "Other median", "Slowdown", "SYNs w/o opts");
+    for (guint i = 0; i < td_hosts_client_count(hosts); i++) {
+        const td_client_summary *s = td_hosts_client_at(hosts, i);
+        char host[64], ecn[16], other[16], slowdown[16] = "-", opts[24];
+        td_addr_format(&s->addr, host, sizeof host);
+        format_seconds(s->ecn_median_duration_s, ecn, sizeof ecn);
+        format_seconds(s->other_median_duration_s, other, sizeof other);
+        if (s->ecn_slowdown > 0)
+            g_snprintf(slowdown, sizeof slowdown, "%.1fx", s->ecn_slowdown);
+        g_snprintf(opts, sizeof opts, "%u/%u", s->opts_missing, s->opts_known);
+        g_string_append_printf(out, "%-40s %6u %9u %10u %12s %12s %9s %13s%s\n", host, s->conns, s->ecn_requested,
+                               s->ecn_negotiated, ecn, other, slowdown, opts, s->ecn_slower ? "  ECN flows slower" : "");
+    }
+}
+
+static void report_senders(const td_hosts *hosts, GString *out)
+{
+    g_string_append(out, "\ntcpdiag: per-sender offload rules\n");
+    g_string_append_printf(out, "%-40s %-14s %9s %9s %-28s %14s %14s\n", "Sender", "Offload", "Offloaded", "Not",
+                           "In common", "Median not", "Median offl.");
+    for (guint i = 0; i < td_hosts_sender_count(hosts); i++) {
+        const td_sender_summary *s = td_hosts_sender_at(hosts, i);
+        char host[64], common[64] = "-", capped[32] = "-", offloaded[32] = "-";
+        if (s->offload == TD_SENDER_OFFLOAD_UNKNOWN)
+            continue;
+        td_addr_format(&s->addr, host, sizeof host);
+        if (s->offload == TD_SENDER_OFFLOAD_MIXED)
+            td_common_traits(s->common, common, sizeof common);
+        if (s->capped_median_rate >= 0)
+            td_format_rate(s->capped_median_rate, capped, sizeof capped);
+        if (s->offloaded_median_rate >= 0)
+            td_format_rate(s->offloaded_median_rate, offloaded, sizeof offloaded);
+        g_string_append_printf(out, "%-40s %-14s %9u %9u %-28s %14s %14s\n", host,
+                               td_sender_offload_name((td_sender_offload)s->offload), s->offloaded_flows,
+                               s->capped_flows, common, capped, offloaded);
+    }
+}
+
+void td_report_hosts_framed(const td_hosts *hosts, GString *out)
+{
+    g_string_append(out, "\n" TD_REPORT_RULE "\n");
+    if (!hosts) {
+        g_string_append(out, "tcpdiag: per-host rules\n(no capture analysed)\n");
+    } else {
+        report_clients(hosts, out);
+        report_senders(hosts, out);
+    }
+    g_string_append(out, TD_REPORT_RULE "\n");
 }

@@ -9,10 +9,37 @@
 #include "diagnosis.h"
 #include "hosts.h"
 
+/* The rule that frames each report, as tshark frames its -z reports. */
+#define TD_REPORT_RULE "=================================================================================="
+
 /* Appends the report of every flow of a diagnosed engine to out; hosts are the
  * same engine's host rules (an ECN finding names its client's lottery). */
 void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out);
 /* One line on the lone SYNs not kept beyond the max_flows limit; nothing when none. */
 void td_report_not_kept(const td_engine *engine, GString *out);
+
+/* The -z tcpdiag,diagnosis block: the report between two rules; without a
+ * capture (d NULL), says so. */
+void td_report_diagnosis_framed(const td_diagnoses *d, const td_hosts *hosts, GString *out);
+
+/* The -z tcpdiag,hosts block: per client (connections, ECN asked and negotiated,
+ * median durations, slowdown, SYNs without options), then per sender whose
+ * offload is known (verdict, flows each way, what the capped flows share, median
+ * rates); without a capture (hosts NULL), says so. */
+void td_report_hosts_framed(const td_hosts *hosts, GString *out);
+
+/* Appends the per-flow table (-z tcpdiag,flows): its title, header and one row
+ * per flow (stream, endpoints, duration, packets, ECN, options missing, limit,
+ * plateau, reaction, offload, cause), then the flows not kept; without a capture,
+ * says so. */
+void td_report_flows(const td_diagnoses *d, GString *out);
+
+/* One flow as the per-flow table and the Statistics table name it: "client ->
+ * server" (or "a <> b" when roles are unknown), and the verdicts of its busiest data
+ * direction, "no-data" when it carried none. */
+void td_report_endpoints(const td_flow *flow, char *buf, size_t size);
+const char *td_report_limit(const td_flow *flow);
+const char *td_report_reaction(const td_flow *flow);
+const char *td_report_offload(const td_flow *flow);
 
 #endif

@@ -217,6 +217,7 @@ static void test_full_segment_of_super_packets(void)
         { 2 * MSS + 2, true, 0 },       /* 2 x 1449 would not fit beside the timestamps */
         { 2 * MSS + 2, false, 1449 },   /* without them it would */
         { 2 * ANNOUNCED, false, ANNOUNCED },
+        { UINT32_MAX, true, 0 },        /* a hostile length: the count of parts must not wrap to 0 */
     };
     td_offload o;
     td_record rec;

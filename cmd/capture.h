@@ -1,0 +1,37 @@
+/* One capture file through the core: read, decode, number the streams, feed the
+ * engine, diagnose. State grows with the flows (and conversations) of the file,
+ * never with its packets: each frame is read, turned into a record, fed and gone. */
+#ifndef TCPDIAG_CMD_CAPTURE_H
+#define TCPDIAG_CMD_CAPTURE_H
+
+#include <glib.h>
+#include "diagnosis.h"
+#include "hosts.h"
+#include "streams.h"
+
+typedef struct td_capture_counts {
+    uint64_t frames;        /* every record, as frame.number counts them */
+    uint64_t segments;      /* TCP segments fed to the engine */
+    uint64_t quotes;        /* ICMP errors quoting a TCP segment */
+    uint64_t other;         /* neither (not TCP, IP fragments, unsupported link layers) */
+    uint64_t malformed;     /* headers cut short or inconsistent: skipped */
+} td_capture_counts;
+
+typedef struct td_capture {
+    char *path;
+    char *error;            /* the file could not be read (whole or in part); g_free'd */
+    bool opened;            /* false: nothing was read */
+    td_config cfg;          /* the engine keeps a pointer to it */
+    td_engine *engine;
+    td_diagnoses *diagnoses;
+    td_hosts *hosts;
+    td_capture_counts counts;
+} td_capture;
+
+/* Reads the whole file. *packets (may be NULL) is advanced as frames are read, for
+ * a progress display in another thread. A file that fails part-way keeps what was
+ * read before the error, diagnosed, and says so in error. */
+td_capture *td_capture_analyse(const char *path, td_wireshark version, volatile gint *packets);
+void td_capture_free(td_capture *capture);
+
+#endif

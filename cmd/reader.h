@@ -1,0 +1,26 @@
+/* Capture files through Wireshark's own file library (wiretap): every format
+ * Wireshark reads, compressed ones too, with no format code here. */
+#ifndef TCPDIAG_CMD_READER_H
+#define TCPDIAG_CMD_READER_H
+
+#include <stdbool.h>
+#include "decode.h"
+
+/* Once per process, before any file is opened (and done with at exit). */
+void td_reader_init(void);
+void td_reader_cleanup(void);
+
+typedef struct td_reader td_reader;
+
+/* NULL and a message (g_free it) when the file cannot be read. */
+td_reader *td_reader_open(const char *path, char **error);
+/* The next record that is a packet; false at the end of the file, with *error set
+ * (g_free it) when the file ends in an error rather than cleanly. The frame's data
+ * stays valid until the next call. Records that are not packets still take a
+ * frame number, as in Wireshark. */
+bool td_reader_next(td_reader *reader, td_frame *frame, char **error);
+/* Records read so far, packets or not. */
+uint32_t td_reader_frames(const td_reader *reader);
+void td_reader_close(td_reader *reader);
+
+#endif

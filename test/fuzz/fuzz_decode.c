@@ -1,0 +1,100 @@
+/* libFuzzer target for the command's path without wiretap: arbitrary bytes become
+ * frames of any link type, which are decoded, numbered as tcp.stream, fed to the
+ * engine, diagnosed and exported through the field table and the reports, as
+ * cmd/capture.c and cmd/output.c do. Hostile frames must not crash, and the state
+ * kept must grow with conversations, not frames. */
+#include <stdint.h>
+#include <string.h>
+#include "decode.h"
+#include "flowfields.h"
+#include "report.h"
+#include "streams.h"
+
+/* Each frame: 2 bytes of length (caplen), 1 byte of link type and flags, then the
+ * bytes; the original length is the captured one or 64 more. */
+enum { FRAME_HEADER = 3 };
+
+static void check_field(const td_field *field, const char *dir, void *ctx)
+{
+    (void)ctx;
+    if (!field->name || (field->kind == TD_FIELD_STRING && !field->str))
+        __builtin_trap();
+    if (dir && strcmp(dir, "c2s") && strcmp(dir, "s2c") && strcmp(dir, "fwd") && strcmp(dir, "rev"))
+        __builtin_trap();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    td_config cfg;
+    td_hosts_config hosts_cfg;
+    td_engine *engine;
+    td_streams *streams;
+    td_diagnoses *d;
+    td_hosts *hosts;
+    GString *text = g_string_new(NULL);
+    uint32_t number = 0, conversations_max = 0;
+    td_wireshark version;
+    int sender;
+
+    td_config_defaults(&cfg);
+    engine = td_engine_new(&cfg);
+    version = size ? (td_wireshark)(data[0] % (TD_WIRESHARK_4_6 + 1)) : TD_WIRESHARK_4_0;
+    streams = td_streams_new(version);
+    for (size_t at = 1; at + FRAME_HEADER <= size;) {
+        uint32_t caplen = (uint32_t)(data[at] | data[at + 1] << 8) % 1600;
+        uint8_t kind = data[at + 2];
+        td_frame frame;
+        td_record rec;
+        td_decoded info;
+
+        at += FRAME_HEADER;
+        if (caplen > size - at)
+            caplen = (uint32_t)(size - at);
+        frame.link = (td_link)(kind % (TD_LINK_LOOP + 1));
+        frame.data = data + at;
+        frame.caplen = caplen;
+        frame.wire_len = caplen + (kind & 0x80 ? 64 : 0);
+        frame.number = ++number;
+        frame.time_ns = (int64_t)number * 1000000;
+        at += caplen;
+        switch (td_decode(&frame, version, &rec, &info)) {
+        case TD_FRAME_SEGMENT:
+            if (info.numbered)
+                rec.stream = td_streams_number(streams, &rec, info.header_fits);
+            else if (!td_streams_find(streams, &rec, &rec.stream))
+                break;
+            if (info.recorded)
+                td_engine_add(engine, &rec, &sender);
+            break;
+        case TD_FRAME_QUOTED:
+            if (info.numbered)
+                rec.stream = td_streams_number(streams, &rec, false);
+            else if (!td_streams_find(streams, &rec, &rec.stream))
+                break;
+            td_engine_add_quoted(engine, &rec);
+            break;
+        case TD_FRAME_OTHER:
+        case TD_FRAME_MALFORMED:
+            break;
+        }
+        conversations_max = td_streams_count(streams);
+    }
+    /* one stream per conversation the frames opened: never more than frames */
+    if (conversations_max > number)
+        __builtin_trap();
+    td_engine_finish(engine);
+    d = td_diagnose(engine);
+    td_hosts_config_defaults(&hosts_cfg);
+    hosts = td_hosts_build(engine, &hosts_cfg);
+    for (guint i = 0; i < td_engine_flow_count(engine); i++)
+        td_flow_fields(d, hosts, td_engine_flow_at(engine, i), check_field, NULL);
+    td_report_diagnosis_framed(d, hosts, text);
+    td_report_flows(d, text);
+    td_report_hosts_framed(hosts, text);
+    g_string_free(text, TRUE);
+    td_hosts_free(hosts);
+    td_diagnoses_free(d);
+    td_streams_free(streams);
+    td_engine_free(engine);
+    return 0;
+}

@@ -1,0 +1,27 @@
+"""Running the tcpdiag command from a build tree, for the tests."""
+import json
+import os
+import pathlib
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def command_path():
+    """The command beside the plugin folder under test (build/plugin-dir → build/cmd)."""
+    plugin_dir = pathlib.Path(os.environ.get("TCPDIAG_PLUGIN_DIR", ROOT / "build" / "plugin-dir"))
+    return plugin_dir.parent / "cmd" / "tcpdiag"
+
+
+def run(args, check=True):
+    proc = subprocess.run([str(command_path())] + [str(a) for a in args], capture_output=True, text=True,
+                          timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"tcpdiag failed ({proc.returncode}): {args}\n{proc.stderr}")
+    return proc
+
+
+def flows(*files, jobs=1):
+    """The NDJSON records of the files, one dict per flow."""
+    out = run(["-j", jobs, "--format", "json"] + list(files)).stdout
+    return [json.loads(line) for line in out.splitlines()]

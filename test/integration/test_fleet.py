@@ -1,0 +1,126 @@
+"""The fleet path (docs/fleet.md): every bundled capture through `tcpdiag -j 2
+--format json` into one NDJSON table, the example DuckDB queries of docs/fleet/
+run over it, and their answers checked against how the captures were made: the
+expectations each capture's .expected.json derives from the lab configuration
+and the crafted generator (captures/README.md). Also: the ek bulk output is
+index/document line pairs."""
+import json
+import duckdb
+import pytest
+
+import command
+from tshark import CAPTURES, ROOT
+
+QUERIES = ROOT / "docs" / "fleet"
+NEGOTIATED = {"classic", "accecn", "accecn-classic"}
+PCAPS = sorted(CAPTURES.glob("*.pcap"))
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    """A DuckDB connection whose view `flows` (docs/fleet/flows.sql) reads the
+    NDJSON of all bundled captures, and those records."""
+    folder = tmp_path_factory.mktemp("fleet")
+    out = command.run(["-j", 2, "--format", "json"] + PCAPS).stdout
+    (folder / "tcpdiag-bundled.ndjson").write_text(out)
+    con = duckdb.connect()
+    con.execute(f"SET file_search_path = '{folder}'")
+    con.execute((QUERIES / "flows.sql").read_text())
+    return con, [json.loads(line) for line in out.splitlines()]
+
+
+def query(con, name):
+    cur = con.execute((QUERIES / f"{name}.sql").read_text())
+    columns = [d[0] for d in cur.description]
+    return [dict(zip(columns, row)) for row in cur.fetchall()]
+
+
+def expected_flows():
+    """(capture path as the command names it, expectations) of every flow the
+    expected-results files describe."""
+    for pcap in PCAPS:
+        spec = json.loads(pcap.with_name(pcap.stem + ".expected.json").read_text())
+        for flow in spec.get("flows", []):
+            yield str(pcap), flow["expect"]
+
+
+def definite(expect, name):
+    """An expected value that is one value (not a list of acceptable ones), else None."""
+    value = expect.get(name)
+    return value if isinstance(value, str) else None
+
+
+def test_every_capture_is_in_the_table(fleet):
+    con, records = fleet
+    files = {row[0] for row in con.execute("SELECT DISTINCT file FROM flows").fetchall()}
+    assert files == {str(p) for p in PCAPS if any(r["file"] == str(p) for r in records)}
+    assert con.execute("SELECT count(*) FROM flows").fetchone()[0] == len(records)
+
+
+def test_servers_whose_ecn_flows_react_loss_like(fleet):
+    con, _ = fleet
+    found = {(r["file"], r["server"]) for r in query(con, "ecn-loss-like-servers")}
+    must, must_not = set(), set()
+    for capture, expect in expected_flows():
+        reaction = definite(expect, "tcpdiag.cc.reaction")
+        if definite(expect, "tcpdiag.ecn.outcome") not in NEGOTIATED or reaction is None:
+            continue
+        key = (capture, expect["tcpdiag.flow.server"])
+        (must if reaction == "loss-like" else must_not).add(key)
+    must_not -= must
+    assert must, "the bundled CUBIC and Reno ECN captures react loss-like"
+    assert must <= found
+    assert not (must_not & found), "BBR and DCTCP-like senders are not loss-like"
+
+
+def test_hosts_with_stalls(fleet):
+    con, _ = fleet
+    rows = query(con, "hosts-with-stalls")
+    found = {(r["file"], r["host"]): r for r in rows}
+    expected = {}
+    described = set()
+    for capture, expect in expected_flows():
+        described.add(capture)
+        host = definite(expect, "tcpdiag.host.stall")
+        if host:
+            expected[(capture, host)] = expected.get((capture, host), 0) + 1
+    # the stall lab drops the server's output for 4 s under 6 concurrent downloads
+    assert {k for k in found if k[0] in described} == set(expected)
+    for key, flows in expected.items():
+        assert found[key]["flows_waited"] == flows
+        assert found[key]["longest_stall_s"] >= 4.0
+
+
+def test_flows_capped_by_offload_per_sender(fleet):
+    con, _ = fleet
+    found = {(r["file"], r["sender"]): r for r in query(con, "offload-capped-per-sender")}
+    capped, uncapped = {}, set()
+    for capture, expect in expected_flows():
+        verdict = definite(expect, "tcpdiag.offload.verdict")
+        if verdict is None or definite(expect, "tcpdiag.flow.data_sender") not in ("server", "client"):
+            continue
+        sender = expect["tcpdiag.flow." + expect["tcpdiag.flow.data_sender"]]
+        if verdict in ("capped", "mss-capped"):
+            capped[(capture, sender)] = capped.get((capture, sender), 0) + 1
+        else:
+            uncapped.add((capture, sender))
+    assert capped, "the offload-off lab and the crafted capped sender are capped"
+    for key, flows in capped.items():
+        assert key in found and found[key]["capped_flows"] >= flows
+    for key in uncapped - set(capped):
+        assert key not in found
+
+
+def test_ek_bulk_lines_are_index_document_pairs():
+    pcaps = [CAPTURES / "lab-ecn-1-of-n.pcap", CAPTURES / "lab-ipv6.pcap"]
+    ndjson = command.flows(*pcaps)
+    lines = command.run(["--format", "ek"] + pcaps).stdout.splitlines()
+    assert len(lines) == 2 * len(ndjson)
+    for i in range(0, len(lines), 2):
+        index, doc = json.loads(lines[i]), json.loads(lines[i + 1])
+        assert set(index) == {"index"} and index["index"]["_index"].startswith("tcpdiag-")
+        flow = ndjson[i // 2]
+        assert doc["file"] == flow["file"] and doc["tcp_stream"] == flow["tcp.stream"]
+        assert doc["layers"]["tcpdiag"]["tcpdiag_tcpdiag_diag_cause"] == flow["tcpdiag.diag.cause"]
+        assert all("." not in key for key in doc["layers"]["tcpdiag"])
+        assert int(doc["timestamp"]) > 0

@@ -1,0 +1,306 @@
+/* cmd/decode.c: link layers, IP and TCP to the record the plugin builds, and what
+ * is counted and skipped. Expected values are the bytes each test writes. */
+#include "frames.h"
+#include "options.h"
+
+static const uint8_t C4[4] = { 192, 0, 2, 1 }, S4[4] = { 198, 51, 100, 2 };
+static const uint8_t C6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 }, S6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+/* MSS 1460, SACK permitted, timestamps 7/0, NOP, window scale 7 */
+static const uint8_t SYN_OPTS[20] = { 2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 7, 0, 0, 0, 0, 1, 3, 3, 7 };
+
+static const tcp_spec SYN = { 40000, 443, 1000, 0, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR, 64240, SYN_OPTS, 20, 0 };
+static const tcp_spec DATA = { 443, 40000, 5000, 1001, TD_TH_ACK | TD_TH_PSH, 501, NULL, 0, 100 };
+
+static void ipv4_tcp(frame_bytes *f, const tcp_spec *t, uint8_t ecn)
+{
+    put_ipv4(f, C4, S4, 6, ecn, (uint16_t)(20 + tcp_len(t)));
+    put_tcp(f, t);
+}
+
+static td_decoded info;
+
+static td_frame_kind decode(const frame_bytes *f, td_link link, td_record *rec)
+{
+    td_frame frame = frame_of(f, link);
+    return td_decode(&frame, TD_WIRESHARK_4_0, rec, &info);
+}
+
+static void check_syn(const td_record *rec)
+{
+    g_assert_cmpuint(rec->src.len, ==, 4);
+    g_assert_cmpmem(rec->src.bytes, 4, C4, 4);
+    g_assert_cmpmem(rec->dst.bytes, 4, S4, 4);
+    g_assert_cmpuint(rec->sport, ==, 40000);
+    g_assert_cmpuint(rec->dport, ==, 443);
+    g_assert_cmpuint(rec->seq, ==, 1000);
+    g_assert_cmphex(rec->tcp_flags, ==, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR);
+    g_assert_true(rec->has_window);
+    g_assert_cmpuint(rec->window, ==, 64240);
+    g_assert_true(rec->has_ip_ecn);
+    g_assert_cmpuint(rec->ip_ecn, ==, TD_ECT0);
+    g_assert_cmpuint(rec->payload_len, ==, 0);
+    g_assert_true(info.numbered && info.recorded && info.header_fits);
+    g_assert_true(rec->options.complete);
+    g_assert_cmphex(rec->options.present, ==, TD_OPT_MSS | TD_OPT_SACK_PERM | TD_OPT_TS | TD_OPT_WSCALE);
+    g_assert_cmpuint(rec->options.mss, ==, 1460);
+    g_assert_cmpuint(rec->options.wscale, ==, 7);
+    g_assert_cmpuint(rec->options.tsval, ==, 7);
+}
+
+static void test_ethernet_vlan_qinq(void)
+{
+    static const uint16_t tags[][3] = { { 0 }, { 0x8100 }, { 0x88a8, 0x8100 } };
+    for (unsigned t = 0; t < G_N_ELEMENTS(tags); t++) {
+        frame_bytes f = { .len = 0 };
+        td_record rec;
+        static const uint8_t macs[12] = { 0 };
+        put_bytes(&f, macs, 12);
+        for (unsigned i = 0; i < 2 && tags[t][i]; i++) {
+            put16(&f, tags[t][i]);
+            put16(&f, 100 + i);     /* the tag's priority and VLAN id */
+        }
+        put16(&f, 0x0800);
+        ipv4_tcp(&f, &SYN, TD_ECT0);
+        g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
+        check_syn(&rec);
+    }
+}
+
+static void test_cooked_raw_loopback(void)
+{
+    struct { td_link link; uint8_t header[20]; uint32_t len; } links[] = {
+        { TD_LINK_SLL, { 0, 0, 0, 1, 0, 6, [14] = 0x08, [15] = 0x00 }, 16 },
+        { TD_LINK_SLL2, { 0x08, 0x00 }, 20 },
+        { TD_LINK_RAW, { 0 }, 0 },
+        { TD_LINK_RAW4, { 0 }, 0 },
+        { TD_LINK_NULL, { 2, 0, 0, 0 }, 4 },        /* AF_INET, little-endian host */
+        { TD_LINK_NULL, { 0, 0, 0, 2 }, 4 },        /* AF_INET, big-endian host */
+        { TD_LINK_LOOP, { 0, 0, 0, 2 }, 4 },
+    };
+    for (unsigned i = 0; i < G_N_ELEMENTS(links); i++) {
+        frame_bytes f = { .len = 0 };
+        td_record rec;
+        put_bytes(&f, links[i].header, links[i].len);
+        ipv4_tcp(&f, &SYN, TD_ECT0);
+        g_assert_cmpint(decode(&f, links[i].link, &rec), ==, TD_FRAME_SEGMENT);
+        check_syn(&rec);
+    }
+}
+
+/* Ethernet pads a short frame: the IP length, not the frame, gives the payload. */
+static void test_payload_from_ip_length(void)
+{
+    frame_bytes f = { .len = 0 };
+    tcp_spec ack = { 40000, 443, 1001, 5001, TD_TH_ACK, 500, NULL, 0, 0 };
+    td_record rec;
+
+    put_ethernet(&f, 0x0800);
+    ipv4_tcp(&f, &ack, 0);
+    f.len += 6;                                 /* padding to 60 bytes */
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpuint(rec.payload_len, ==, 0);
+    g_assert_false(rec.payload_from_ip);
+
+    f.len = 0;
+    put_ethernet(&f, 0x0800);
+    ipv4_tcp(&f, &DATA, TD_CE);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpuint(rec.payload_len, ==, 100);
+    g_assert_cmpuint(rec.ip_ecn, ==, TD_CE);
+}
+
+/* A record cut by the snaplen keeps its original length: tcp.len is the IP's.
+ * One whose original length a tool rewrote to the cut one gets its payload from
+ * the IP length, as the plugin's payload_from_ip. */
+static void test_cut_records(void)
+{
+    frame_bytes f = { .len = 0 };
+    td_record rec;
+    td_frame frame;
+    td_decoded fits;
+
+    put_ethernet(&f, 0x0800);
+    ipv4_tcp(&f, &DATA, 0);
+    frame = frame_of(&f, TD_LINK_ETHERNET);
+    frame.caplen = 14 + 20 + 20;                /* the headers only */
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpuint(rec.payload_len, ==, 100);
+    g_assert_false(rec.payload_from_ip);
+
+    frame.wire_len = frame.caplen;
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpuint(rec.payload_len, ==, 100);
+    g_assert_true(rec.payload_from_ip);
+
+    /* 16 bytes of TCP: the window is there, the options are not (unknown) */
+    f.len = 0;
+    put_ethernet(&f, 0x0800);
+    ipv4_tcp(&f, &SYN, 0);
+    frame = frame_of(&f, TD_LINK_ETHERNET);
+    frame.caplen = 14 + 20 + 16;
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_true(rec.has_window);
+    g_assert_cmpuint(rec.window, ==, 64240);
+    g_assert_false(rec.options.complete);
+    g_assert_cmphex(rec.options.unknown, ==, TD_OPT_ALL);
+    g_assert_cmphex(rec.options.present, ==, 0);
+
+    g_assert_true(fits.numbered);
+
+    /* 14 or 15 bytes: up to 4.4 Wireshark stops before numbering the stream; 4.6
+     * numbers it from the flags on. The plugin reads it either way, without a window. */
+    frame.caplen = 14 + 20 + 15;
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_false(fits.numbered);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_4, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_false(fits.numbered);
+    frame.caplen = 14 + 20 + 14;
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_6, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_true(fits.numbered && fits.recorded);
+    g_assert_false(rec.has_window);
+    g_assert_cmphex(rec.tcp_flags, ==, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR);
+    frame.caplen = 14 + 20 + 13;
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_6, &rec, &fits), ==, TD_FRAME_MALFORMED);
+    frame.caplen = frame.wire_len + 1;
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_MALFORMED);
+}
+
+/* IPv4 total length 0: TSO as the sender captured it; the frame gives the length. */
+static void test_tso_length_zero(void)
+{
+    frame_bytes f = { .len = 0 };
+    td_record rec;
+
+    put_ethernet(&f, 0x0800);
+    put_ipv4(&f, S4, C4, 6, TD_ECT0, 0);
+    put_tcp(&f, &DATA);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
+    g_assert_true(rec.ip_len_zero);
+    g_assert_cmpuint(rec.payload_len, ==, 100);
+}
+
+/* Extension headers are walked to TCP, and the codepoint is the IPv6 header's. */
+static void test_ipv6_extensions(void)
+{
+    frame_bytes f = { .len = 0 };
+    td_record rec;
+
+    put_ethernet(&f, 0x86dd);
+    put_ipv6(&f, C6, S6, 6, TD_ECT1, (uint16_t)tcp_len(&SYN));
+    put_tcp(&f, &SYN);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpuint(rec.src.len, ==, 16);
+    g_assert_cmpmem(rec.dst.bytes, 16, S6, 16);
+    g_assert_true(rec.has_ip_ecn);
+    g_assert_cmpuint(rec.ip_ecn, ==, TD_ECT1);
+
+    f.len = 0;
+    put_ethernet(&f, 0x86dd);
+    put_ipv6(&f, C6, S6, 0, TD_ECT1, (uint16_t)(8 + 16 + tcp_len(&DATA)));
+    put8(&f, 60); put8(&f, 0); put16(&f, 0x0104); put32(&f, 0);              /* hop-by-hop, PadN */
+    put8(&f, 6); put8(&f, 1); put16(&f, 0x010c); put32(&f, 0); put32(&f, 0); put32(&f, 0);  /* destination */
+    put_tcp(&f, &DATA);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpuint(rec.sport, ==, 443);
+    g_assert_cmpuint(rec.payload_len, ==, 100);
+    g_assert_true(rec.has_ip_ecn);
+    g_assert_cmpuint(rec.ip_ecn, ==, TD_ECT1);
+
+    /* a payload length of 0 without a jumbo option: Wireshark hands TCP nothing */
+    f.len = 0;
+    put_ethernet(&f, 0x86dd);
+    put_ipv6(&f, C6, S6, 6, 0, 0);
+    put_tcp(&f, &DATA);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_MALFORMED);
+}
+
+static void test_not_tcp(void)
+{
+    frame_bytes f = { .len = 0 };
+    td_record rec;
+
+    put_ethernet(&f, 0x0806);                   /* ARP */
+    put32(&f, 0);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_OTHER);
+
+    f.len = 0;
+    put_ethernet(&f, 0x0800);
+    put_ipv4(&f, C4, S4, 17, 0, 28);            /* UDP */
+    put32(&f, 0); put32(&f, 0);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_OTHER);
+
+    f.len = 0;
+    put_ethernet(&f, 0x0800);
+    ipv4_tcp(&f, &DATA, 0);
+    f.b[14 + 6] |= 0x20;                        /* more fragments: Wireshark reassembles, this skips */
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_OTHER);
+
+    f.len = 0;
+    put_ethernet(&f, 0x0800);
+    put8(&f, 0x44);                             /* IHL 4: shorter than a header */
+    f.len += 19;
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_MALFORMED);
+
+    /* a data offset below 5 words: Wireshark numbers the stream, the plugin reads nothing */
+    f.len = 0;
+    put_ethernet(&f, 0x0800);
+    ipv4_tcp(&f, &DATA, 0);
+    f.b[14 + 20 + 12] = 0x40;
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
+    g_assert_true(info.numbered);
+    g_assert_false(info.recorded);
+
+    f.len = 0;
+    put_bytes(&f, "\0\0", 2);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_MALFORMED);
+    g_assert_cmpint(decode(&f, TD_LINK_UNSUPPORTED, &rec), ==, TD_FRAME_OTHER);
+}
+
+/* An ICMP error quoting a segment: the quoted segment's endpoints, as a quote. */
+static void test_icmp_quote(void)
+{
+    frame_bytes f = { .len = 0 };
+    tcp_spec quoted = SYN;
+    td_record rec;
+    static const uint8_t router[4] = { 203, 0, 113, 1 };
+
+    quoted.opts_len = 0;
+    put_ethernet(&f, 0x0800);
+    put_ipv4(&f, router, C4, 1, 0, 20 + 8 + 20 + 20);
+    put8(&f, 3); put8(&f, 1); put16(&f, 0); put32(&f, 0);      /* host unreachable */
+    put_ipv4(&f, C4, S4, 6, 0, 40);
+    put_tcp(&f, &quoted);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_QUOTED);
+    g_assert_cmpmem(rec.src.bytes, 4, C4, 4);
+    g_assert_cmpuint(rec.dport, ==, 443);
+    g_assert_true(info.numbered);
+
+    /* 8 bytes of the quoted header: too few for Wireshark to number it, enough for
+     * the plugin to find its conversation */
+    f.len -= 12;
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_QUOTED);
+    g_assert_false(info.numbered);
+    f.len += 12;
+
+    /* a quote of a datagram the error's destination did not send */
+    f.b[14 + 20 + 8 + 12] ^= 1;
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_OTHER);
+    f.b[14 + 20 + 8 + 12] ^= 1;
+
+    f.b[14 + 20] = 8;                           /* an echo request carries no quote */
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_OTHER);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/decode/ethernet_vlan_qinq", test_ethernet_vlan_qinq);
+    g_test_add_func("/decode/cooked_raw_loopback", test_cooked_raw_loopback);
+    g_test_add_func("/decode/payload_from_ip_length", test_payload_from_ip_length);
+    g_test_add_func("/decode/cut_records", test_cut_records);
+    g_test_add_func("/decode/tso_length_zero", test_tso_length_zero);
+    g_test_add_func("/decode/ipv6_extensions", test_ipv6_extensions);
+    g_test_add_func("/decode/not_tcp", test_not_tcp);
+    g_test_add_func("/decode/icmp_quote", test_icmp_quote);
+    return g_test_run();
+}
