@@ -31,6 +31,8 @@ static inline void put32(frame_bytes *f, uint32_t v)
 
 static inline void put_bytes(frame_bytes *f, const void *p, uint32_t n)
 {
+    if (!n)
+        return;         /* p may be NULL then, which memcpy does not allow */
     memcpy(f->b + f->len, p, n);
     f->len += n;
 }
