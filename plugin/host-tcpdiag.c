@@ -39,10 +39,15 @@ static gint ett_sender = -1;
 static expert_field ei_ecn_slower = EI_INIT;
 static expert_field ei_offload_unused = EI_INIT;
 
+/* A median duration: the field keeps seconds, the label reads as the other durations do. */
 static void add_seconds(proto_tree *tree, int hf, tvbuff_t *tvb, double seconds)
 {
-    if (seconds >= 0)
-        proto_item_set_generated(proto_tree_add_double_format_value(tree, hf, tvb, 0, 0, seconds, "%.3f s", seconds));
+    char text[32];
+
+    if (seconds < 0)
+        return;
+    td_format_duration((int64_t)(seconds * 1e9), text, sizeof text);
+    proto_item_set_generated(proto_tree_add_double_format_value(tree, hf, tvb, 0, 0, seconds, "%s", text));
 }
 
 static void add_known_rate(proto_tree *tree, int hf, tvbuff_t *tvb, double bytes_per_s)

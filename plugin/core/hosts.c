@@ -353,21 +353,29 @@ const td_client_summary *td_hosts_client_of(const td_hosts *h, const td_flow *fl
     return c ? &c->s : NULL;
 }
 
-const td_sender_summary *td_hosts_sender_of(const td_hosts *h, const td_flow *flow)
+/* The sender summary of the flow's busiest direction, and that direction's analysis. */
+static const sender_acc *sender_of(const td_hosts *h, const td_flow *flow, const td_flight **f)
 {
     int sender;
-    const sender_acc *a = sender_flight(flow, &sender) ? g_hash_table_lookup(h->sender_by_addr, &flow->addr[sender]) : NULL;
+
+    *f = sender_flight(flow, &sender);
+    return *f ? g_hash_table_lookup(h->sender_by_addr, &flow->addr[sender]) : NULL;
+}
+
+const td_sender_summary *td_hosts_sender_of(const td_hosts *h, const td_flow *flow)
+{
+    const td_flight *f;
+    const sender_acc *a = sender_of(h, flow, &f);
     return a ? &a->s : NULL;
 }
 
 bool td_hosts_offload_unused(const td_hosts *h, const td_flow *flow)
 {
-    int sender;
-    const td_flight *f = sender_flight(flow, &sender);
-    const td_sender_summary *s = td_hosts_sender_of(h, flow);
+    const td_flight *f;
+    const sender_acc *a = sender_of(h, flow, &f);
 
     /* A cap the flow itself explains (a collapsed window, a flight plateau) is its
      * diagnosis, not offload's. */
-    return s && s->offload == TD_SENDER_OFFLOAD_MIXED && is_capped(f->seg.result.verdict) &&
+    return a && a->s.offload == TD_SENDER_OFFLOAD_MIXED && is_capped(f->seg.result.verdict) &&
            f->seg.result.cap_cause == TD_CAP_CAUSE_NONE;
 }
