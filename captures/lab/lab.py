@@ -34,6 +34,7 @@ import tempfile
 import time
 
 import ccid
+import early
 import reductions
 from diagnosis_truth import add_diag, per_conn
 
@@ -338,6 +339,8 @@ SCENARIOS = {
 # cc-id-* and cc-bbr-step-2-of-10 (tcpdiag issue 12): see ccid.py. cc may be a list (one
 # per connection); cc_id: the kernel's samples give each flow's algorithm and reaction.
 SCENARIOS.update(ccid.SCENARIOS)
+# early-*: the ECN lottery behind an AQM that marks early (tcpdiag issue 19): see early.py.
+SCENARIOS.update(early.SCENARIOS)
 
 
 # ----------------------------------------------------------------------------------
@@ -620,7 +623,7 @@ def polls_tcpinfo(cfg):
 
 def cc_checked(cfg):
     """cc-*: the server's samples are turned into the kernel's reduction episodes."""
-    return "reaction" in cfg or "cc_id" in cfg
+    return "reaction" in cfg or "cc_id" in cfg or "early" in cfg
 
 
 def silence_server(stall):
@@ -998,6 +1001,10 @@ def kernel_cc(cfg, res, csv_path):
         if "cc_id" in cfg:
             k["ccid"] = ccid.judge(cfg, i, k, collapsed(k["low_stretch"]))
             k["problems"] = k["ccid"]["problems"]
+        elif "early" in cfg:
+            others = [c for c in res["client"] if not c["tcp_info"]["ecn_negotiated"]]
+            k["early"] = early.judge(cfg, i, k, res["client"][i], others)
+            k["problems"] = k["early"]["problems"]
         else:
             k["problems"] = cc_problems(cfg, res, i, k)
         out.append(k)
@@ -1058,6 +1065,8 @@ def episodes_story(k):
 def cc_expect(cfg, k, e, why):
     if "cc_id" in cfg:
         ccid.expect(k["ccid"], e, why)
+    elif "early" in cfg:
+        early.expect(k["early"], e, why)
     else:
         e["tcpdiag.cc.reaction"] = cfg["reaction"]      # cc_problems failed the run unless confirmed
         why.append(episodes_story(k) + {
@@ -1114,7 +1123,12 @@ def reductions_expect(cfg, k):
     the real reductions, and every episode (with its state and cwnd ratio) for reference."""
     eps = k["episodes"]
     gaps = [x["gap_ms"] for x in eps]
-    w = k["wire"]
+    w = k.get("wire")           # absent without a capture at the server (early-*)
+    visible = sum(x["cut"] and not x["silent"] for x in eps)
+    matched = (f"; the server's capture shows a CWR or a retransmission within [-gap-1 ms, +1 RTT] "
+               f"of {w['cuts_answered']} of them ({w['answered']} of all {w['episodes']} episodes; "
+               f"{w['wire_responses']} such segments in all)" if w else
+               "; no capture at the server to match them with")
     return {"select": {"tcp.stream": k["index"]}, "cc": per_conn(cfg["cc"], k["index"]),
             "rtt_s": round(k["srtt_median_s"], 6),
             "times": [round(x["t"], 6) for x in eps if x["cut"] and not x["silent"]],
@@ -1127,15 +1141,12 @@ def reductions_expect(cfg, k):
                          "states": [x["state"] for x in eps],
                          "cwnd_ratios": [x["ratio"] for x in eps],
                          "flight_ratios": [x["flight_ratio"] for x in eps]},
-            "why": episodes_story(k) + f"; times: the {w['visible_cuts']} real reductions after "
-                   f"which the server still sent something ({k['cuts'] - w['visible_cuts']} more came "
+            "why": episodes_story(k) + f"; times: the {visible} real reductions after "
+                   f"which the server still sent something ({k['cuts'] - visible} more came "
                    "with the last ACKs, invisible on the wire), each the CLOCK_REALTIME "
                    "(pcap) epoch of the episode's first sample, so at most one sample gap after "
                    f"the kernel's transition (gaps: median {statistics.median(gaps) if gaps else 0:g} ms, "
-                   f"max {max(gaps, default=0):g} ms); the server's capture shows a CWR or a "
-                   f"retransmission within [-gap-1 ms, +1 RTT] of {w['cuts_answered']} of them "
-                   f"({w['answered']} of all {w['episodes']} episodes; "
-                   f"{w['wire_responses']} such segments in all); flight_reduction_times: the "
+                   f"max {max(gaps, default=0):g} ms)" + matched + "; flight_reduction_times: the "
                    "episodes whose cwnd fell below 0.9 x the smaller of cwnd and unacked before"}
 
 
@@ -1865,7 +1876,8 @@ def scenario(name):
     if cc_checked(cfg):
         res["kernel_cc"] = kernel_cc(cfg, res, os.path.join(tmp, "tcpinfo.csv.gz"))
         problems += [p for k in res["kernel_cc"] for p in k["problems"]]
-        for k in res["kernel_cc"]:
+        # Without a capture at the server (early-*), the pcap cannot be matched to the samples.
+        for k in res["kernel_cc"] if "-server" in res["pcaps"] else []:
             k["wire"] = match_wire(k, res["pcaps"]["-server"], conn_truth(cfg, res, k["index"], "server"))
             if k["wire"]["cuts_answered"] < WIRE_MATCH * k["wire"]["visible_cuts"]:
                 problems.append(f"connection {k['index']}: of the kernel's reductions only "

@@ -65,6 +65,7 @@ static td_cc_event *add_event(td_cc *cc, uint32_t frame, td_cc_event_kind kind)
     e->kind = (uint8_t)kind;
     e->latency_ns = -1;
     e->marked_pct = UNKNOWN_PCT;
+    e->rate_before = e->rate_after = -1;
     return e;
 }
 
@@ -117,7 +118,8 @@ static void note_level(const td_cc *cc, uint32_t round, td_cc_event *e)
 {
     uint32_t level[LEVEL_ROUNDS];
 
-    e->slow_start = !cc->growth_end_round || round <= cc->growth_end_round + 1 || round <= LEVEL_ROUNDS;
+    e->startup = !cc->growth_end_round || round <= cc->growth_end_round + 1 || round <= LEVEL_ROUNDS;
+    e->slow_start = e->startup;
     if (round <= LEVEL_ROUNDS)
         return;
     for (uint32_t back = 1; back <= LEVEL_ROUNDS; back++)
@@ -195,6 +197,10 @@ static void cc_on_ack_delivered(td_flight *f, const td_ack_sample *s, uint32_t a
     bool ece = s->ece;
     unsigned ace_marks = s->ace_marks;
 
+    /* the ACK's own capture time: at a receiver the lag to the sender includes the
+       queue, which a drain empties, and would shrink the time between two ACKs */
+    cc->acked += acked;
+    cc->last_ack_ns = s->at_ns;
     if (cc->feedback == TD_FEEDBACK_CLASSIC && ece && cc->first_echo_ns < 0)
         cc->first_echo_ns = at_ns;
     if (cc->feedback != TD_FEEDBACK_ACCECN)
@@ -252,6 +258,7 @@ static void cc_on_data(td_flight *f, const td_record *rec, bool retransmission)
         cc->recovery_point = f->nxt;
         cc->resent_high = rec->seq;
         cc->losses++;
+        cc->loss_round = f->rounds + 1;
         respond(f, rec->frame, TD_CC_LOSS);
     }
     if ((int32_t)(rec->seq + rec->payload_len - cc->resent_high) > 0)
@@ -313,24 +320,71 @@ static void note_control(td_flight *f, uint32_t index, uint32_t flight)
     cc->control_dips += MAX(recent(cc, index - 1), flight) < NO_CUT_RATIO * base;
 }
 
+/* An ECN response at the end of slow start is judged by the delivery rate: the flight
+ * the echo found there is no level the sender held, and a drain (BBR leaving startup)
+ * shrinks the flight and the queue together while the rate stays. (A window of a few
+ * segments that grows by one is also growing by half, but not in slow start: those
+ * responses are left out as before.) */
+static bool rate_judged(const td_cc_event *e)
+{
+    return e->startup && td_cc_is_ecn_response(e);
+}
+
+/* Round trips after a response that show its effect: the cut in the first two. What
+ * a round sends is acked in the same round or the next, as the capture point sees the
+ * ACKs early or late: the rate a response found (what the round before it or its own
+ * round sent, as `before` takes the larger flight) is the best of the round before it,
+ * its own and the next, and the rate of the second and third round after it (its cut,
+ * kept or not) shows in the third and fourth. A drain (BBR leaving startup) does not
+ * lower it: the queue it empties keeps the bottleneck busy. */
+enum { CUT_ROUNDS = 2, RATE_ROUNDS = 4 };
+
+/* Bytes acked per second over the `rounds` round trips up to the close of round last,
+ * -1 when that cannot be told. Measured between the ACKs that closed the rounds (as
+ * captured), not over the rounds' own durations: a round begins with its first
+ * segment sent, so the ACKs that came before it (a paced sender's gap) would count in
+ * too little time. */
+static float delivery_rate(const td_cc *cc, uint32_t last, uint32_t rounds)
+{
+    uint32_t from = (last - rounds) % TD_CC_HISTORY, to = last % TD_CC_HISTORY;
+    int64_t ns = cc->close_ns[to] - cc->close_ns[from];
+
+    if (last < rounds || ns <= 0)
+        return -1;
+    return (float)((double)(cc->close_acked[to] - cc->close_acked[from]) * 1e9 / (double)ns);
+}
+
 static void cc_on_round(td_flight *f, uint32_t index, uint32_t flight, int64_t ns, const td_flight_config *cfg)
 {
     td_cc *cc = &f->cc;
 
+    cc->close_acked[index % TD_CC_HISTORY] = cc->acked;
+    cc->close_ns[index % TD_CC_HISTORY] = cc->last_ack_ns;
     for (unsigned i = 0; i < cc->npending;) {
         td_cc_event *e = &cc->events[cc->pending[i]];
+        uint32_t since;
         if (e->kind == TD_CC_LOSS && recovering(f))
             cc->pending_round[i] = index;       /* count from the end of recovery */
         if (index <= cc->pending_round[i]) {
             i++;
             continue;
         }
-        if (!e->measured || flight < e->after) {
-            e->after = flight;
-            e->measured = e->before > 0;
+        since = index - cc->pending_round[i];
+        if (since <= CUT_ROUNDS) {
+            if (!e->measured || flight < e->after) {
+                e->after = flight;
+                e->measured = e->before > 0;
+            }
+            e->second_after = flight;
         }
-        e->second_after = flight;
-        if (index >= cc->pending_round[i] + 2)
+        if (since == 1 && rate_judged(e))
+            e->rate_before = MAX(MAX(delivery_rate(cc, index - 2, 1), delivery_rate(cc, index - 1, 1)),
+                                 delivery_rate(cc, index, 1));
+        /* A loss near it spoils the rates: the ACK that ends a recovery acks at once
+           what was SACKed over several round trips. */
+        if (since == RATE_ROUNDS && rate_judged(e) && cc->loss_round < cc->pending_round[i])
+            e->rate_after = delivery_rate(cc, index, 2);
+        if (since >= (rate_judged(e) ? RATE_ROUNDS : CUT_ROUNDS))
             settle(cc, i);
         else
             i++;
@@ -386,9 +440,20 @@ static bool cuts_follow_marks(const td_cc *cc)
     return known >= 3 && following * 3 >= known * 2;
 }
 
-/* Of the measured responses past slow start, the share (%) whose flight was still
- * below NO_CUT_RATIO of the level before the signal in the second round after (and,
- * in *rose_share, the share after which it had grown past that level instead). */
+/* The flight was cut, and what the second and third round after a rate-judged
+ * response sent stayed below NO_CUT_RATIO of the rate reached: the sender kept its cut. */
+static bool rate_kept_cut(const td_cc_event *e)
+{
+    return e->measured && e->rate_before > 0 && e->rate_after >= 0 && e->after < NO_CUT_RATIO * e->before &&
+           e->rate_after < NO_CUT_RATIO * e->rate_before;
+}
+
+/* Of the measured responses, the share (%) that kept their cut: past slow start, a
+ * flight still below NO_CUT_RATIO of the level before the signal in the second round
+ * after; an ECN response at the end of slow start, rate_kept_cut. In *rose_share, of
+ * those past slow start, the share after which the flight grew past that level
+ * instead (BBR's gain cycle; at the end of slow start every sender grows on towards
+ * the path's rate unless it cut, so growth there says nothing of the algorithm). */
 static double persisted_share(const td_cc *cc, uint32_t mss, bool ecn, double *rose_share)
 {
     unsigned n = 0, persisted = 0, rose = 0;
@@ -396,8 +461,16 @@ static double persisted_share(const td_cc *cc, uint32_t mss, bool ecn, double *r
     for (unsigned i = 0; i < cc->nevents; i++) {
         const td_cc_event *e = &cc->events[i];
         bool is_ecn = td_cc_is_ecn_response(e);
-        if (!e->measured || e->slow_start || e->typical <= MIN_WINDOW_SEGMENTS * mss ||
-            (is_ecn ? !ecn : e->kind != TD_CC_LOSS || ecn))
+        if (!e->measured || (is_ecn ? !ecn : e->kind != TD_CC_LOSS || ecn))
+            continue;
+        if (rate_judged(e)) {
+            if (e->rate_before <= 0 || e->rate_after < 0 || e->before <= MIN_WINDOW_SEGMENTS * mss)
+                continue;
+            n++;
+            persisted += rate_kept_cut(e);
+            continue;
+        }
+        if (e->slow_start || e->typical <= MIN_WINDOW_SEGMENTS * mss)
             continue;
         n++;
         persisted += e->second_after < NO_CUT_RATIO * e->typical;
@@ -479,10 +552,13 @@ bool td_cc_collapsed(const td_cc *cc, const td_flight_config *cfg)
 
 bool td_cc_lasting_cut(const td_cc_event *e)
 {
-    /* The exit from slow start cuts whatever the algorithm (CUBIC's and Reno's first
-     * response, BBR's drain of its startup queue): only a response past it tells. The
-     * level is the flight the last round trips held, which one probing spike does
-     * not set. */
+    /* The exit from slow start shrinks the flight whatever the algorithm (CUBIC's and
+     * Reno's first response, BBR's drain of its startup queue): there an ECN response
+     * is judged by the rate it left (rate_kept_cut), and a loss not at all. Past it the
+     * level is the flight the last round trips held, which one probing spike does not
+     * set. */
+    if (rate_judged(e))
+        return rate_kept_cut(e);
     return e->measured && !e->slow_start && td_cc_is_response(e) && e->second_after < NO_CUT_RATIO * e->typical &&
            e->after < NO_CUT_RATIO * e->before;
 }

@@ -47,11 +47,18 @@ typedef struct td_cc_event {
     uint32_t round;             /* the round trip it came in */
     uint32_t typical;           /* median flight of the five round trips before it: the level a
                                    probing spike (BBR's gain 1.25, a round trip or two) does not set */
-    bool     slow_start;        /* before, or just after, the flight's first fall (slow start;
-                                   BBR's startup and drain), or growing by half a round trip */
+    bool     slow_start;        /* startup, or growing by half a round trip */
+    bool     startup;           /* before, or just after, the flight's first fall (slow start;
+                                   BBR's startup and drain) */
+    /* Delivery rates (bytes acked per second of a round trip), for an ECN response in
+     * startup, where the flight's level is no yardstick: the rate the flow had reached
+     * (what it sent in the round before the response or in the response's round), and
+     * the rate of what it sent in the second and third round after it; < 0 until
+     * measured. */
+    float    rate_before, rate_after;
 } td_cc_event;
 
-enum { TD_CC_MAX_EVENTS = 512, TD_CC_PENDING = 4, TD_CC_HISTORY = 8 };
+enum { TD_CC_MAX_EVENTS = 512, TD_CC_PENDING = 8, TD_CC_HISTORY = 8 };
 
 typedef struct td_cc {
     td_ecn_feedback feedback;
@@ -67,6 +74,7 @@ typedef struct td_cc {
     uint32_t ecn_round;                 /* round of the last ECN response, +1 */
     uint32_t responses;
     bool     in_recovery;
+    uint32_t loss_round;                /* round of the last recovery's start, +1; 0 none */
     uint32_t recovery_point;
     uint32_t resent_high;               /* end of the highest data this recovery resent */
     uint32_t last_round_flight, signal_round;
@@ -83,6 +91,10 @@ typedef struct td_cc {
     /* the control: rounds with no response near them, and how many of those dipped as
        deep as a persistent cut (BBR's gain cycle and ProbeRTT dip with no signal at all) */
     uint32_t recent_flight[TD_CC_HISTORY];
+    uint64_t close_acked[TD_CC_HISTORY];    /* bytes acked when those rounds closed */
+    int64_t  close_ns[TD_CC_HISTORY];       /* and when (the closing ACK's capture time) */
+    uint64_t acked;                     /* bytes acked so far */
+    int64_t  last_ack_ns;               /* capture time of the last ACK delivered */
     bool     recent_response[TD_CC_HISTORY];
     uint32_t growth_end_round;          /* the first round whose flight fell: the end of
                                            slow start (BBR: of startup), +1; 0 before */
@@ -130,7 +142,9 @@ bool td_cc_ecn_driven(const td_cc *cc);
 unsigned td_cc_measured_responses(const td_cc *cc, bool ecn);
 /* A response after which the flight fell below 0.9 of its level and was still there
  * in the second round trip after: a reduction (BBR's one-round drain after its probe
- * is none). */
+ * is none). An ECN response at the end of slow start is judged by the delivery rate
+ * instead: it cut when what the second and third round after it sent stayed below 0.9
+ * of the rate reached (BBR's drain empties a queue and keeps the rate). */
 bool td_cc_lasting_cut(const td_cc_event *e);
 /* A lasting cut of a sender whose signals caused its cuts (the reaction, settled by
  * td_cc_ops.finish, is loss-like or proportional): what tcpdiag calls a reduction. A

@@ -32,6 +32,11 @@ static void cubic_like(bool at_receiver)
     start(&s, at_receiver, SIM_CLASSIC);
     for (int cycle = 0; cycle < 4; cycle++) {
         sim_round_marked(&s, 40, false, 1);
+        /* The first echo ends slow start, and the sender stays at its cut a few round
+           trips before it grows, as the lab's CUBIC kernel did (66 -> 46 -> 32, then
+           33, 33, 34 segments: lab-early-cubic-2-of-10). */
+        for (int hold = 0; hold < (cycle ? 0 : 2); hold++)
+            sim_round(&s, 28, false);
         for (unsigned n = 28; n < 40; n += 2)
             sim_round(&s, n, false);
     }
@@ -43,9 +48,11 @@ static void cubic_like(bool at_receiver)
     g_assert_cmpuint(cc->cwr, ==, 4);
     g_assert_cmpuint(cc->ece_episodes, ==, 4);
     g_assert_cmpuint(events_of(cc, TD_CC_CWR), ==, 4);
-    /* a reduction needs the level of the three round trips before it and no growth by
-       half among them: the first echo comes in the first round trip */
-    g_assert_cmpuint(cc->reductions, ==, 3);
+    /* every echo is a reduction, the first one too: it ends slow start (40 segments,
+       the flight doubling each round trip), and the sender keeps the cut: the second
+       and third round trips after it deliver 28 segments each, below 0.9 of the rate
+       it had reached (docs/congestion.md, issue 19) */
+    g_assert_cmpuint(cc->reductions, ==, 4);
     g_assert_cmpfloat(cc->ecn_ratio, >=, 0.65);
     g_assert_cmpfloat(cc->ecn_ratio, <=, 0.8);
     g_assert_cmpuint(cc->losses, ==, 0);
