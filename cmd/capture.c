@@ -81,9 +81,9 @@ td_capture *td_capture_analyse(const char *path, td_wireshark version, volatile 
     td_reader_close(reader);
     td_streams_free(streams);
     td_engine_finish(c->engine);
-    c->diagnoses = td_diagnose(c->engine);
     td_hosts_config_defaults(&hosts_cfg);
     c->hosts = td_hosts_build(c->engine, &hosts_cfg);
+    c->diagnoses = td_diagnose(c->engine, c->hosts);
     return c;
 }
 

@@ -135,24 +135,27 @@ td_engine *tcpdiag_engine(void)
     return engine;
 }
 
-const td_diagnoses *tcpdiag_diagnoses(void)
+const td_hosts *tcpdiag_hosts(void)
 {
     if (!engine)
         return NULL;
     if (!td_engine_finished(engine))
         td_engine_finish(engine);
-    if (!diagnoses)
-        diagnoses = td_diagnose(engine);
-    return diagnoses;
-}
-
-const td_hosts *tcpdiag_hosts(void)
-{
-    if (!tcpdiag_diagnoses())
-        return NULL;
     if (!hosts)
         hosts = td_hosts_build(engine, &hosts_config);
     return hosts;
+}
+
+/* After the host rules, which the diagnosis reads (one answer). */
+const td_diagnoses *tcpdiag_diagnoses(void)
+{
+    const td_hosts *rules = tcpdiag_hosts();
+
+    if (!rules)
+        return NULL;
+    if (!diagnoses)
+        diagnoses = td_diagnose(engine, rules);
+    return diagnoses;
 }
 
 /* Formats the address only when the tree will keep the field. */

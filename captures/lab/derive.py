@@ -13,14 +13,22 @@ import sys
 
 CAPTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
-# name: (source capture, first frame kept, story)
+# name: (source capture, the one tcp.stream kept or None for all, first frame kept, story)
 DERIVED = {
     "ecn-ce-cubic-midflow": (
-        "lab-ecn-ce-cubic-client.pcap", 10,
+        "lab-ecn-ce-cubic-client.pcap", None, 10,
         "lab-ecn-ce-cubic-client.pcap (client tcp_ecn=1, server tcp_ecn=2, one 300 kB CUBIC download, "
         "the router marks CE at random, p=0.05, on the server's ECT packets; captured at the client) "
         "from frame 10 on (editcap -r): the handshake and the first data are cut, as when tcpdump "
         "starts mid-transfer"),
+    # issue 19: the early-marking AQM's CUBIC ECN flow, whose cuts come at the end of
+    # slow start (the server's TCP_INFO: 66 -> 46 -> 32 segments at two CWRs)
+    "early-cubic-midflow": (
+        "lab-early-cubic-2-of-10-client.pcap", 2, 10,
+        "stream 2 of lab-early-cubic-2-of-10-client.pcap (one of the client's two ECN connections to a "
+        "CUBIC server behind a 40 Mbit/s FIFO that marks CE above 4 ms of queue; captured at the client) "
+        "from its frame 10 on (tshark -Y tcp.stream==2, then editcap -r): the handshake is cut, the "
+        "end of slow start and both CWRs are kept"),
 }
 
 
@@ -44,7 +52,7 @@ def expected(name, pcap):
     return {
         "capture": f"lab-{name}.pcap",
         "made_by": "captures/lab/derive.py",
-        "story": DERIVED[name][2],
+        "story": DERIVED[name][3],
         "flow_count": 1,
         "flows": [{
             "select": {"tcp.stream": 0},
@@ -65,11 +73,18 @@ def expected(name, pcap):
 
 
 def main():
-    for name, (source, first, _story) in DERIVED.items():
+    for name, (source, stream, first, _story) in DERIVED.items():
         pcap = os.path.join(CAPTURES, f"lab-{name}.pcap")
         source = os.path.join(CAPTURES, source)
+        if stream is not None:
+            one = pcap + ".stream"
+            subprocess.run(["tshark", "-r", source, "-Y", f"tcp.stream == {stream}", "-w", one],
+                           check=True, capture_output=True)
+            source = one
         last = count(source, "frame")           # editcap 4.0 takes no open range
         subprocess.run(["editcap", "-r", source, pcap, f"{first}-{last}"], check=True)
+        if stream is not None:
+            os.remove(source)
         with open(os.path.join(CAPTURES, f"lab-{name}.expected.json"), "w") as f:
             json.dump(expected(name, pcap), f, indent=2)
             f.write("\n")

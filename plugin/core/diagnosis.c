@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "hosts.h"
 #include "median.h"
 
 #include "options.h"
@@ -428,7 +429,21 @@ static td_cause no_cause(const td_flow *flow, const flow_facts *x, const char **
     return TD_CAUSE_NONE;
 }
 
-static void diagnose_flow(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_diagnosis *d)
+/* One answer: a flow that negotiated ECN, of a client whose ECN flows the host rule
+ * calls slower than its other flows, is not healthy even when no analysis of its own
+ * shows why (an echo the capture did not see answered, a flow too short to judge). */
+static bool ecn_flow_called_slower(const td_hosts *hosts, const td_flow *flow)
+{
+    const td_client_summary *client;
+
+    if (!hosts || !td_ecn_negotiated(flow->ecn_outcome))
+        return false;
+    client = td_hosts_client_of(hosts, flow);
+    return client && client->ecn_slower;
+}
+
+static void diagnose_flow(const td_engine *engine, const td_hosts *hosts, const td_flow *flow, const flow_facts *x,
+                          td_diagnosis *d)
 {
     memset(d, 0, sizeof *d);
     d->sender = (int8_t)x->sender;
@@ -441,6 +456,13 @@ static void diagnose_flow(const td_engine *engine, const td_flow *flow, const fl
         d->cause = (uint8_t)no_cause(flow, x, &d->reason);
     cost_of(engine, flow, x, d);
     d->evidence_frame = evidence_frame(engine, flow, x, (td_cause)d->cause);
+    if (d->cause == TD_CAUSE_NONE && ecn_flow_called_slower(hosts, flow)) {
+        d->cause = TD_CAUSE_UNKNOWN;
+        d->reason = "this client's ECN flows are slower than its other flows (tcpdiag.host.ecn_slowdown); the "
+                    "capture does not show why";
+        if (x->f)
+            against_group(d, flow, x, x->client, CLIENT_WITHOUT_ECN, TD_REF_CLIENT_FLOWS);
+    }
 }
 
 static void free_indices(gpointer data)
@@ -492,7 +514,7 @@ static void diagnose_lone_syn(td_diagnosis *d)
     d->lost_ns = -1;
 }
 
-td_diagnoses *td_diagnose(const td_engine *engine)
+td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
 {
     td_diagnoses *d = g_new0(td_diagnoses, 1);
     guint n = td_engine_flow_count(engine);
@@ -530,7 +552,7 @@ td_diagnoses *td_diagnose(const td_engine *engine)
         }
         gather(flow, &x);
         find_groups(clients, senders, flow, &x);
-        diagnose_flow(engine, flow, &x, &d->flows[i]);
+        diagnose_flow(engine, hosts, flow, &x, &d->flows[i]);
     }
     g_hash_table_destroy(clients);
     g_hash_table_destroy(senders);

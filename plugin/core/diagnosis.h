@@ -2,7 +2,8 @@
  * The primary cause, every cause that holds, what it cost against a reference the
  * capture itself gives, the fix and how to confirm it (docs/diagnosis.md).
  * Runs once the capture has been read (after td_engine_finish); reads the flow
- * model and every analysis, and nothing reads it back (no cycle). */
+ * model, every analysis and the host rules (hosts.c), and none of them reads it back
+ * (no cycle). */
 #ifndef TCPDIAG_DIAGNOSIS_H
 #define TCPDIAG_DIAGNOSIS_H
 
@@ -49,8 +50,11 @@ typedef struct td_diagnosis {
 
 typedef struct td_diagnoses td_diagnoses;
 
-/* Diagnoses every flow of a finished engine. */
-td_diagnoses *td_diagnose(const td_engine *engine);
+struct td_hosts;
+
+/* Diagnoses every flow of a finished engine. hosts: the same engine's host rules
+ * (td_hosts_build), or NULL; a flow that a host rule calls slower is never healthy. */
+td_diagnoses *td_diagnose(const td_engine *engine, const struct td_hosts *hosts);
 void td_diagnoses_free(td_diagnoses *d);
 
 const td_diagnosis *td_diagnosis_of(const td_diagnoses *d, const td_flow *flow);

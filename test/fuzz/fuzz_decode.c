@@ -83,9 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (conversations_max > number)
         __builtin_trap();
     td_engine_finish(engine);
-    d = td_diagnose(engine);
     td_hosts_config_defaults(&hosts_cfg);
     hosts = td_hosts_build(engine, &hosts_cfg);
+    d = td_diagnose(engine, hosts);
     for (guint i = 0; i < td_engine_flow_count(engine); i++)
         td_flow_fields(d, hosts, td_engine_flow_at(engine, i), check_field, NULL);
     td_report_diagnosis_framed(d, hosts, text);

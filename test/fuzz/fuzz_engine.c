@@ -81,7 +81,10 @@ static void check_hosts(const td_engine *engine, const td_hosts *hosts)
  * exactly when there is a cause to fix; the report covers them all. */
 static void check_diagnosis(const td_engine *engine)
 {
-    td_diagnoses *d = td_diagnose(engine);
+    td_hosts_config hosts_cfg;
+    td_hosts_config_defaults(&hosts_cfg);
+    td_hosts *hosts = td_hosts_build(engine, &hosts_cfg);
+    td_diagnoses *d = td_diagnose(engine, hosts);
     GString *report = g_string_new(NULL);
     char summary[4 * TD_SUMMARY_MAX], text[256];
 
@@ -101,9 +104,6 @@ static void check_diagnosis(const td_engine *engine)
     }
     for (guint i = 0; i < td_stalls_count(td_engine_stalls(engine)); i++)
         td_diagnoses_stall_active(d, i);
-    td_hosts_config hosts_cfg;
-    td_hosts_config_defaults(&hosts_cfg);
-    td_hosts *hosts = td_hosts_build(engine, &hosts_cfg);
     check_hosts(engine, hosts);
     td_report_diagnosis(d, hosts, report);
     td_hosts_free(hosts);

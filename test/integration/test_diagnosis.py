@@ -141,3 +141,14 @@ def test_every_answer_is_well_formed(pcap):
         assert bool(r["tcpdiag.diag.fix"]) == bool(r["tcpdiag.diag.confirm"]) == (cause in FINDINGS), (stream, r)
         if cause == "unknown":
             assert r["tcpdiag.diag.reason"], stream
+
+
+@pytest.mark.parametrize("pcap", PCAPS, ids=[p.name for p in PCAPS])
+def test_one_answer(pcap):
+    """The engine never contradicts itself (issue 19): no flow that a host rule calls
+    slower (the tcpdiag.host.ecn_slower Note: its client's ECN flows are slower than
+    its other flows) reads healthy."""
+    rows = fields(pcap, ["tcp.stream", "tcpdiag.host.ecn_slower", "tcpdiag.diag.cause"])
+    called_slower = {r["tcp.stream"] for r in rows if r["tcpdiag.host.ecn_slower"]}
+    healthy = {r["tcp.stream"] for r in rows if r["tcpdiag.diag.cause"] == "none"}
+    assert not called_slower & healthy, f"streams a host rule calls slower read healthy: {sorted(called_slower & healthy)}"

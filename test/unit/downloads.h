@@ -8,10 +8,12 @@
 #include <string.h>
 #include "capture.h"
 #include "diagnosis.h"
+#include "hosts.h"
 
 typedef struct {
     capture c;
     unsigned streams;
+    td_hosts *hosts;
     td_diagnoses *d;
 } fixture;
 
@@ -24,6 +26,7 @@ static inline void setup(fixture *f, gconstpointer data G_GNUC_UNUSED)
 static inline void teardown(fixture *f, gconstpointer data G_GNUC_UNUSED)
 {
     td_diagnoses_free(f->d);
+    td_hosts_free(f->hosts);
     capture_free(&f->c);
 }
 

@@ -26,9 +26,12 @@ static void to_ipv6(fixture *f)
 static void diagnose(fixture *f)
 {
     char summary[4 * TD_SUMMARY_MAX];
+    td_hosts_config cfg;
 
     capture_run(&f->c, true);
-    f->d = td_diagnose(f->c.engine);
+    td_hosts_config_defaults(&cfg);
+    f->hosts = td_hosts_build(f->c.engine, &cfg);
+    f->d = td_diagnose(f->c.engine, f->hosts);
     for (guint i = 0; i < td_engine_flow_count(f->c.engine); i++) {
         const td_flow *flow = td_engine_flow_at(f->c.engine, i);
         td_cause cause = (td_cause)td_diagnosis_of(f->d, flow)->cause;
@@ -49,12 +52,8 @@ static const td_diagnosis *diag_of(const fixture *f, guint stream)
 static char *report(const fixture *f)
 {
     GString *out = g_string_new(NULL);
-    td_hosts_config cfg;
 
-    td_hosts_config_defaults(&cfg);
-    td_hosts *hosts = td_hosts_build(f->c.engine, &cfg);
-    td_report_diagnosis(f->d, hosts, out);
-    td_hosts_free(hosts);
+    td_report_diagnosis(f->d, f->hosts, out);
     return g_string_free(out, FALSE);
 }
 
@@ -144,6 +143,36 @@ static void test_window_collapse_against_client_flows(fixture *f, gconstpointer 
         "\n   Fix: BBR on the sender",
     };
     assert_report(f, parts, G_N_ELEMENTS(parts));
+}
+
+/* One answer: an ECN flow of two round trips (10 and 20 segments, too few for any
+ * analysis to judge) beside two healthy flows of the same client without ECN (2002
+ * segments in 31 round trips). By rate it is several times slower, so the host rule
+ * calls the client's ECN flows slower (the default threshold, 2x), and the flow is
+ * therefore unknown, never healthy, with the host rule's own slowdown as its cost. */
+static void test_ecn_flow_called_slower_is_not_healthy(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    sim s;
+    start(&s, SIM_CLASSIC);
+    take(f, &s, 0);
+    healthy(f, 1);
+    healthy(f, 2);
+    diagnose(f);
+
+    const td_flow *ecn_flow = td_engine_flow_at(f->c.engine, 0);
+    const td_client_summary *client = td_hosts_client_of(f->hosts, ecn_flow);
+    g_assert_nonnull(client);
+    g_assert_true(client->ecn_slower);
+    const td_diagnosis *d = diag_of(f, 0);
+    g_assert_cmpint(d->cause, ==, TD_CAUSE_UNKNOWN);
+    g_assert_cmpuint(d->causes, ==, 0);
+    g_assert_nonnull(strstr(d->reason, "ECN flows are slower than its other flows"));
+    g_assert_cmpint(d->reference, ==, TD_REF_CLIENT_FLOWS);
+    g_assert_cmpuint(d->peers, ==, 2);
+    g_assert_cmpfloat(d->slowdown, >, client->ecn_slowdown * 0.99);
+    g_assert_cmpfloat(d->slowdown, <, client->ecn_slowdown * 1.01);
+    g_assert_cmpint(diag_of(f, 1)->cause, ==, TD_CAUSE_NONE);
+    g_assert_cmpint(diag_of(f, 2)->cause, ==, TD_CAUSE_NONE);
 }
 
 /* The ECN-setup SYN at -1000 ms goes unanswered; the same SYN (same ISN)
@@ -292,6 +321,7 @@ int main(int argc, char **argv)
     ADD("/diagnosis/mid-flow-is-unknown", test_mid_flow_is_unknown);
     ADD("/diagnosis/window-collapse-against-client-flows", test_window_collapse_against_client_flows);
     ADD("/diagnosis/ecn-blackhole", test_ecn_blackhole);
+    ADD("/diagnosis/ecn-flow-called-slower-is-not-healthy", test_ecn_flow_called_slower_is_not_healthy);
     ADD("/diagnosis/host-stall-above-app-limited", test_host_stall_above_app_limited);
     ADD("/diagnosis/summary-fits-with-ipv6", test_summary_fits_with_ipv6);
     g_test_add_func("/advice/format-rate", test_format_rate);

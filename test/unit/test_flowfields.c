@@ -43,12 +43,13 @@ static guint times(GHashTable *t, const char *key)
 
 static void fields_of(const td_engine *engine, const td_flow *flow, seen *s)
 {
-    td_diagnoses *d = td_diagnose(engine);
     td_hosts_config cfg;
     td_hosts *hosts;
+    td_diagnoses *d;
 
     td_hosts_config_defaults(&cfg);
     hosts = td_hosts_build(engine, &cfg);
+    d = td_diagnose(engine, hosts);
     s->flow_wide = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     s->by_dir = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     s->flight_dir = NULL;
