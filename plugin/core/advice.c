@@ -161,8 +161,10 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
                  f->cc.loss_ratio);
         return;
     case TD_CAUSE_APP_LIMITED:
-        g_snprintf(buf, size, "The sending application had nothing to send %.0f%% of the time: the network was "
-                 "not the limit", td_flight_share(f, TD_LIMIT_APP));
+        td_format_duration(f->longest_pause_ns, a, sizeof a);
+        g_snprintf(buf, size, "The sending application had nothing to send %.0f%% of the time (longest pause %s, "
+                 "ended at frame %u): the network was not the limit", td_flight_share(f, TD_LIMIT_APP), a,
+                 f->longest_pause_end_frame);
         return;
     case TD_CAUSE_NONE:
         g_snprintf(buf, size, "Healthy: nothing held this transfer back%s%s", diag->reason ? " (" : "",
@@ -279,8 +281,8 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
         return LOSS_ADVICE;
     case TD_CAUSE_APP_LIMITED:
         return (advice) {
-            "Look at the sending application (disk, database, producer), not the network: it had nothing to "
-            "send most of the time",
+            "Look at the sending application (disk, database, producer, its own pacing), not the network: the "
+            "connection waited on it",
             "On Linux, ss -ti on the sender shows app_limited and an empty send queue during the gaps" };
     case TD_CAUSE_NONE:
     case TD_CAUSE_UNKNOWN:

@@ -352,7 +352,8 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
             against_window(d, x);
         break;
     case TD_CAUSE_APP_LIMITED:
-        d->lost_ns = x->f->limit_ns[TD_LIMIT_APP];
+        /* The application's own silences are no time the network lost: its pauses
+           are named (the summary), not counted as a cost. */
         break;
     case TD_CAUSE_NONE:
     case TD_CAUSE_UNKNOWN:
@@ -392,7 +393,8 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
     case TD_CAUSE_PATH_LOSS:
         return x->f->first_retransmission_frame;
     case TD_CAUSE_APP_LIMITED:
-        return td_flow_sent(flow, x->sender)->first_data_frame;
+        return x->f->longest_pause_end_frame ? x->f->longest_pause_end_frame
+                                             : td_flow_sent(flow, x->sender)->first_data_frame;
     case TD_CAUSE_NONE:
     case TD_CAUSE_UNKNOWN:
     case TD_CAUSE_COUNT:

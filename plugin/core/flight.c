@@ -371,7 +371,7 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
 
 /* Nothing was outstanding until now. A silence of at least half a round (and
  * 1 ms) is the application's; a shorter one belongs to the next round. */
-static bool end_idle(td_flight *f, int64_t now_ns, const td_flight_config *cfg)
+static bool end_idle(td_flight *f, int64_t now_ns, uint32_t frame, const td_flight_config *cfg)
 {
     int64_t gap = now_ns - f->idle_since_ns;
     int64_t mean_round = f->rounds ? f->round_ns_total / f->rounds : 0;
@@ -381,6 +381,10 @@ static bool end_idle(td_flight *f, int64_t now_ns, const td_flight_config *cfg)
         return false;
     end_run(f, cfg);
     f->limit_ns[TD_LIMIT_APP] += gap;
+    if (gap > f->longest_pause_ns) {
+        f->longest_pause_ns = gap;
+        f->longest_pause_end_frame = frame;
+    }
     note_event(f, TD_ONSET_IDLE);
     return true;
 }
@@ -421,7 +425,7 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     }
     if (seq_before(f->nxt, end)) {
         int64_t round_start = rec->time_ns;
-        if (f->idle && !end_idle(f, rec->time_ns, cfg))
+        if (f->idle && !end_idle(f, rec->time_ns, rec->frame, cfg))
             round_start = f->idle_since_ns;
         f->new_bytes += end - (seq_before(rec->seq, f->nxt) ? f->nxt : rec->seq);
         f->nxt = end;

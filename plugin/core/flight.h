@@ -116,6 +116,8 @@ typedef struct td_flight {
     uint32_t first_rwnd_frame, first_retransmission_frame;
     uint64_t new_bytes;
     int64_t  limit_ns[TD_LIMIT_COUNT];
+    int64_t  longest_pause_ns;      /* the application's longest silence (see limit_ns[APP]) */
+    uint32_t longest_pause_end_frame;   /* the segment that ended it */
     td_plateau run, best;
     td_cc    cc;                    /* td_cc_ops' state */
     td_offload seg;                 /* td_offload_ops' state */

@@ -77,6 +77,9 @@ static void finding_free(gpointer data)
 static gint by_cost(gconstpointer a, gconstpointer b)
 {
     const finding *x = *(finding *const *)a, *y = *(finding *const *)b;
+    /* the network's findings first: an application's own pauses cost nothing on the path */
+    if ((x->cause == TD_CAUSE_APP_LIMITED) != (y->cause == TD_CAUSE_APP_LIMITED))
+        return x->cause == TD_CAUSE_APP_LIMITED ? 1 : -1;
     if (x->lost_ns != y->lost_ns)
         return x->lost_ns < y->lost_ns ? 1 : -1;
     if (x->flows->len != y->flows->len)
@@ -136,7 +139,8 @@ static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const fi
             text += strlen("ECN negotiated; ");
     }
     if (n > 1)
-        g_string_append_printf(out, "%u flows; the one that lost most: ", n);
+        g_string_append_printf(out, "%u flows; %s: ", n,
+                               f->cause == TD_CAUSE_APP_LIMITED ? "for one of them" : "the one that lost most");
     g_string_append(out, text);
     td_advice_cost(worst, cost, sizeof cost);
     if (worst->slowdown > 0)
@@ -207,7 +211,8 @@ void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *
     const td_engine *engine = td_diagnoses_engine(d);
     GHashTable *by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GPtrArray *findings = g_ptr_array_new_with_free_func(finding_free);
-    unsigned healthy = 0, slow = 0, n = td_engine_flow_count(engine);
+    unsigned healthy = 0, slow = 0, by_application = 0, n = td_engine_flow_count(engine);
+    char application[64] = "";
 
     for (guint i = 0; i < n; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
@@ -215,17 +220,24 @@ void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *
         if (cause == TD_CAUSE_NONE)
             healthy++;
         else if (cause != TD_CAUSE_UNKNOWN) {
-            slow++;
+            /* a flow its own application held back is no network fault: counted apart */
+            if (cause == TD_CAUSE_APP_LIMITED)
+                by_application++;
+            else
+                slow++;
             add_to_finding(by_key, findings, d, flow);
         }
     }
     g_ptr_array_sort(findings, by_cost);
-    g_string_append_printf(out, "tcpdiag: diagnosis of %u flow%s: %u slow, %u healthy, %u not diagnosed\n", n,
-                           n == 1 ? "" : "s", slow, healthy, n - slow - healthy);
+    if (by_application)
+        g_snprintf(application, sizeof application, ", %u limited by their application", by_application);
+    g_string_append_printf(out, "tcpdiag: diagnosis of %u flow%s: %u slow%s, %u healthy, %u not diagnosed\n", n,
+                           n == 1 ? "" : "s", slow, application, healthy, n - slow - by_application - healthy);
     td_report_not_kept(engine, out);
     if (!slow)
         g_string_append_printf(out, "No slow flow: %s.\n",
-                               healthy ? "every flow with a diagnosis is healthy" : "nothing could be diagnosed");
+                               by_application ? "the network held none back; the flows below waited on their application"
+                               : healthy ? "every flow with a diagnosis is healthy" : "nothing could be diagnosed");
     for (guint i = 0; i < findings->len; i++)
         write_finding(d, hosts, g_ptr_array_index(findings, i), i + 1, out);
     write_undiagnosed(d, out);

@@ -80,6 +80,25 @@ def test_report_names_the_stalled_host_once():
     assert not re.search(r"^2\. ", out, re.M)
 
 
+def test_report_counts_the_application_apart():
+    """lab-host-stall-control-server: each of six writers sent 16 kB bursts 120 ms
+    apart and paused once for 4 s (logs/host-stall-control.json); nothing on the path
+    limited them. The headline counts them apart from the slow flows, no time is
+    called lost (the application's pauses are not the network's), and the text names
+    the pause: at least the configured one less two round trips (the lab's own check
+    of each flow's longest gap), at most it."""
+    log = json.loads((LAB_LOGS / "host-stall-control.json").read_text())["config"]
+    pause, rtt = log["long_pause"][0], 2 * sum(log["delay"]) / 1000
+    out = report(STALL_CONTROL)
+    assert "diagnosis of 6 flows: 0 slow, 6 limited by their application, 0 healthy, 0 not diagnosed" in out
+    assert "No slow flow: the network held none back" in out
+    named = re.search(r"longest pause ([\d.]+) s, ended at frame (\d+)\): the network was not the limit", out)
+    assert named, out
+    assert pause - 2 * rtt <= float(named[1]) <= pause
+    assert f"evidence from frame {named[2]}" in out
+    assert " lost" not in out
+
+
 def test_report_counts_what_it_cannot_diagnose():
     """lab-midflow: tcpdump started mid-transfer, so no handshake."""
     out = report(CAPTURES / "lab-midflow.pcap")
