@@ -11,7 +11,7 @@
 
 #include "items.h"
 #include "tcpdiag.h"
-#include "core/ccid.h"
+#include "ccid.h"
 
 static int hf_dir = -1;
 static int hf_reaction = -1;

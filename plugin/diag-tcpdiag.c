@@ -10,7 +10,7 @@
 
 #include "items.h"
 #include "tcpdiag.h"
-#include "core/advice.h"
+#include "advice.h"
 
 static int hf_cause = -1;
 static int hf_causes = -1;

@@ -1,4 +1,4 @@
-/* tcpdiag.host and tcpdiag.sender: the per-host rules of core/hosts.c shown on the
+/* tcpdiag.host and tcpdiag.sender: the per-host rules of engine/hosts.c shown on the
  * first packet of each flow they concern, their Notes, and `-z tcpdiag,hosts`.
  * Nothing here runs per packet: one lookup at a flow's first packet. */
 
@@ -14,7 +14,7 @@
 
 #include "items.h"
 #include "tcpdiag.h"
-#include "core/report.h"
+#include "report.h"
 
 static int hf_conns = -1;
 static int hf_ecn_requested = -1;

@@ -6,7 +6,7 @@
 #include <epan/proto.h>
 #include <wsutil/nstime.h>
 
-#include "core/advice.h"
+#include "advice.h"
 
 static inline nstime_t ns_to_nstime(int64_t ns)
 {

@@ -12,7 +12,7 @@
 
 #include "items.h"
 #include "tcpdiag.h"
-#include "core/options.h"
+#include "options.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"

@@ -17,8 +17,8 @@
 #include <epan/dissectors/packet-tcp.h>
 
 #include "tcpdiag.h"
-#include "core/options.h"
-#include "core/segment.h"
+#include "options.h"
+#include "segment.h"
 
 enum { TCP_ACK_AT = 8, TCP_FLAGS_AT = 12, TCP_WINDOW_AT = 14, TCP_MIN_HEADER = 20, IPV4_MIN_HEADER = 20,
        IPV6_HEADER = 40, ICMP_ERROR_HEADER = 8 };
@@ -178,7 +178,7 @@ static void read_options(tvbuff_t *tvb, int tcp_at, td_tcp_options *options)
                      (size_t)wanted, options);
 }
 
-/* The IP header's ECN codepoint and the payload length (core/segment.c). */
+/* The IP header's ECN codepoint and the payload length (engine/segment.c). */
 static void read_lengths(const located *at, int tcp_header, td_record *rec)
 {
     int ip_header = rec->src.len == 4 ? IPV4_MIN_HEADER : IPV6_HEADER;

@@ -9,7 +9,7 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
-#include "core/report.h"
+#include "report.h"
 
 static void draw_flows(void *tapdata _U_)
 {

@@ -5,8 +5,8 @@
  * - Diagnosis per flow: one row per flow that has a frame passing the dialog's
  *   display filter, with its stream, endpoints, cause and the verdicts behind it.
  * - Diagnosis per host: the findings no single flow makes, capture-wide: host
- *   stalls (core/stall.h), the ECN lottery and SYN options per client and the
- *   offload per sender (core/hosts.h).
+ *   stalls (engine/stall.h), the ECN lottery and SYN options per client and the
+ *   offload per sender (engine/hosts.h).
  *
  * Rows come from the tcpdiag tap, which the postdissector feeds only on frames
  * dissected once the capture is complete (the GUI's retap when the dialog opens,
@@ -19,8 +19,8 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
-#include "core/advice.h"
-#include "core/report.h"
+#include "advice.h"
+#include "report.h"
 
 enum flow_column {
     COL_STREAM, COL_FLOW, COL_DURATION, COL_PACKETS, COL_CAUSE, COL_ECN, COL_LIMIT, COL_REACTION, COL_OFFLOAD,
@@ -189,7 +189,7 @@ static unsigned frame_of(GHashTable *frames, const void *summary)
     return (unsigned)(GPOINTER_TO_SIZE(g_hash_table_lookup(frames, summary)) >> 1);
 }
 
-/* Counted among its sender's flows without offload, as core/hosts.c counts them. */
+/* Counted among its sender's flows without offload, as engine/hosts.c counts them. */
 static bool capped(const td_flow *flow)
 {
     int sender = td_flow_busiest_sender(flow);

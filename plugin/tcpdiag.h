@@ -5,9 +5,9 @@
 #include <epan/packet.h>
 #include <epan/prefs.h>
 
-#include "core/diagnosis.h"
-#include "core/flow.h"
-#include "core/hosts.h"
+#include "diagnosis.h"
+#include "flow.h"
+#include "hosts.h"
 
 /* The engine of the capture being dissected; NULL between files. */
 td_engine *tcpdiag_engine(void);

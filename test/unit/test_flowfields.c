@@ -1,4 +1,4 @@
-/* core/flowfields.c: the per-flow field table the command exports. The values are
+/* engine/flowfields.c: the per-flow field table the command exports. The values are
  * the core's own (the parity test holds them to the plugin's on every capture);
  * here: the names, the directions, and which fields a flow carries. */
 #include "download_sim.h"
