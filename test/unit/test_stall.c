@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <string.h>
 #include "capture.h"
+#include "diagnosis.h"
 
 enum { MAX_FLOWS = 8, CLIENT_PORT = 40000 };
 
@@ -194,6 +195,14 @@ static void test_fires_on_requests(fixture *f, gconstpointer data G_GNUC_UNUSED)
     assert_hit(s, 0, 1500, 4000);
     g_assert_null(td_stalls_hit(s, 1));     /* done before the silence: not waiting */
     assert_hit(s, 2, 1600, 4001);
+
+    /* Open when the server came back: flow 0 (open throughout) and flow 2, opened
+     * inside the silence; flow 1's last packet (1002 ms) is before its end. The
+     * waiting flows are never more than the open ones. */
+    td_diagnoses *d = td_diagnose(f->c.engine);
+    g_assert_cmpuint(td_diagnoses_stall_active(d, 0), ==, 2);
+    g_assert_cmpuint(td_diagnoses_stall_active(d, 0), >=, td_stalls_at(s, 0)->flows_hit);
+    td_diagnoses_free(d);
 }
 
 /* Flows 0 and 1 open at 0 ms; then the server's data on each span. */
