@@ -589,6 +589,12 @@ td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec)
     return flow;
 }
 
+static int64_t flow_life_ns(uint32_t flow_index, const void *engine)
+{
+    const td_flow *flow = td_engine_flow_at(engine, flow_index);
+    return flow ? flow->last_ns - flow->first_ns : 0;
+}
+
 void td_engine_finish(td_engine *engine)
 {
     for (guint i = 0; i < engine->nflows; i++) {
@@ -612,7 +618,7 @@ void td_engine_finish(td_engine *engine)
         engine->held_by_stream = NULL;
         engine->held = NULL;
     }
-    td_stalls_finish(engine->stalls);
+    td_stalls_finish(engine->stalls, flow_life_ns, engine);
     engine->finished = true;
 }
 

@@ -64,8 +64,11 @@ void td_stalls_free(td_stalls *s);
  * payload bytes the sender and its peer have sent on the flow so far. */
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
                       const td_record *rec, uint64_t sent, uint64_t received);
+/* A flow's life, first packet to last, by its index: how much of it a wait was. */
+typedef int64_t (*td_flow_life_fn)(uint32_t flow_index, const void *ctx);
+
 /* The capture has been read: pair host silences with the flows that waited. */
-void td_stalls_finish(td_stalls *s);
+void td_stalls_finish(td_stalls *s, td_flow_life_fn flow_life_ns, const void *ctx);
 
 guint td_stalls_count(const td_stalls *s);
 const td_stall *td_stalls_at(const td_stalls *s, guint index);
