@@ -361,6 +361,15 @@ SCENARIOS = {
         client_ecn=[0] * (STALL_N + 1), server_ecn=2, cc="cubic", bytes=STALL_BYTES,
         delay=(10, 10), pace=STALL_PACE, parallel=True, late=STALL_LATE,
         captures=FLIGHT_CAPTURES),
+    # crossing: the path is long enough (server side) that the SYN-ACK reaches the client
+    # after its 1 s SYN retry; the run fails unless the client's capture shows it so.
+    "syn-retry-crossing": dict(
+        story="one 100 kB CUBIC download over a long path: 10 ms delay line on the client "
+              "side of the router, 600 ms on the server side (a 1.22 s round trip), so the "
+              "SYN-ACK reaches the client after its SYN retry (Linux: 1 s), which crosses it; "
+              "tcp_ecn 0 / 2; captured at the client, the router and the server in one run",
+        client_ecn=0, server_ecn=2, cc="cubic", bytes=100_000, delay=(10, 600), crossing=True,
+        captures={"-client": "client", "-router": "router", "-server": "server"}),
 }
 # cc-id-* and cc-bbr-step-2-of-10 (tcpdiag issue 12): see ccid.py. cc may be a list (one
 # per connection); cc_id: the kernel's samples give each flow's algorithm and reaction.
@@ -824,6 +833,11 @@ def vantage_truth(point, delay):
     to_client, to_server = {"client": (0, 2 * (dc + ds)), "router": (2 * dc, 2 * ds),
                             "server": (2 * (dc + ds), 0)}[point]
     true = {"client": "near-client", "router": "middle", "server": "near-server"}[point]
+    if point == "router" and max(to_client, to_server) >= 4 * min(to_client, to_server):
+        # docs/ecn.md: a half that carries at least 80 % of the round trip puts the
+        # capture near that end, wherever the router is (syn-retry-crossing: 20 ms to
+        # the client, 1200 ms to the server).
+        true = "near-client" if to_server > to_client else "near-server"
     if point == "router":
         clear = min(to_client, to_server) >= 10
     else:
@@ -1906,6 +1920,33 @@ def check_opts(cfg, pcap, truths):
     return bad
 
 
+def crossing_problems(cfg, pcap):
+    """syn-retry-crossing, from tshark's fields at the client: the client sent its SYN
+    twice (same ISN), the first SYN-ACK arrived after the retry but sooner than a round
+    trip after it (so it answers the first SYN: its TSecr echoes that SYN's TSval), and
+    a second SYN-ACK, the answer to the retry, came about a round trip after it."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-Y", "tcp.flags.syn == 1", "-e", "frame.time_epoch", "-e", "tcp.flags.ack",
+                          "-e", "tcp.seq_raw", "-e", "tcp.options.timestamp.tsval",
+                          "-e", "tcp.options.timestamp.tsecr"],
+                         check=True, text=True, capture_output=True).stdout
+    rows = [line.split("	") for line in out.splitlines()]
+    syns = [r for r in rows if r[1] in ("0", "False")]
+    synacks = [r for r in rows if r[1] in ("1", "True")]
+    rtt = 2 * sum(cfg["delay"]) / 1000
+    tag = os.path.basename(pcap)
+    if len(syns) != 2 or syns[0][2] != syns[1][2] or len(synacks) < 2:
+        return [f"{tag}: {len(syns)} SYNs, {len(synacks)} SYN-ACKs: no retry with the same ISN answered twice"]
+    retry, first, second = float(syns[1][0]), float(synacks[0][0]), float(synacks[1][0])
+    bad = []
+    if not retry < first < retry + 0.95 * rtt or synacks[0][4] != syns[0][3]:
+        bad.append(f"{tag}: first SYN-ACK at retry + {first - retry:.3f} s echoing {synacks[0][4]} "
+                   f"(first SYN's TSval {syns[0][3]}): it did not cross the retry")
+    if not 0.95 * rtt <= second - retry <= rtt + IRTT_SLACK_MS / 1000:
+        bad.append(f"{tag}: second SYN-ACK at retry + {second - retry:.3f} s, not a round trip")
+    return bad
+
+
 def capture_flight(pcap, t):
     """Flight and offered window of connection t from tshark's own fields: at every
     server data segment, the highest sequence sent so far minus the highest ack the
@@ -2012,6 +2053,8 @@ def scenario(name):
         pcap = res["pcaps"][suffix]
         truths = [conn_truth(cfg, res, i, point) for i in range(len(res["client"]))]
         problems += check_pcap(cfg, res, pcap, truths, point)
+        if cfg.get("crossing") and point == "client":
+            problems += crossing_problems(cfg, pcap)
         if "flight" in cfg:
             res.setdefault("capture_flight", {})[suffix] = [capture_flight(pcap, t) for t in truths]
         if "offload" in cfg:
