@@ -630,10 +630,12 @@ td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec)
     return flow;
 }
 
-static int64_t flow_life_ns(uint32_t flow_index, const void *engine)
+static void flow_span(uint32_t flow_index, const void *engine, int64_t *first_ns, int64_t *last_ns)
 {
     const td_flow *flow = td_engine_flow_at(engine, flow_index);
-    return flow ? flow->last_ns - flow->first_ns : 0;
+
+    *first_ns = flow ? flow->first_ns : 0;
+    *last_ns = flow ? flow->last_ns : 0;
 }
 
 void td_engine_finish(td_engine *engine)
@@ -659,7 +661,7 @@ void td_engine_finish(td_engine *engine)
         engine->held_by_stream = NULL;
         engine->held = NULL;
     }
-    td_stalls_finish(engine->stalls, flow_life_ns, engine);
+    td_stalls_finish(engine->stalls, flow_span, engine);
     engine->finished = true;
 }
 

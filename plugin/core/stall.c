@@ -29,8 +29,8 @@ typedef struct td_host_silence {
 
 struct td_stalls {
     td_stall_config cfg;
-    td_flow_life_fn flow_life_ns;   /* set by td_stalls_finish */
-    const void *flow_life_ctx;
+    td_flow_span_fn flow_span;      /* set by td_stalls_finish */
+    const void *flow_span_ctx;
     GHashTable *hosts;      /* td_addr* (the host's own) → host_state* */
     GArray *stalls;         /* td_stall, settled by td_stalls_finish */
     GHashTable *hits;       /* flow index → td_stall_hit* */
@@ -219,14 +219,33 @@ static void note_hit(td_stalls *s, const flow_wait *w, uint32_t stall)
     hit->wait_end_ns = w->end_ns;
 }
 
+bool td_stall_open_at_end(int64_t end_ns, int64_t first_ns, int64_t last_ns)
+{
+    return first_ns < end_ns && last_ns >= end_ns;
+}
+
+/* The flow was open when the host came back: true of every waiting flow but in a
+ * capture whose clock stepped back across the silence's end. */
+static bool open_at_end(const td_stalls *s, const flow_wait *w, const host_gap *g)
+{
+    int64_t first, last;
+
+    s->flow_span(w->flow, s->flow_span_ctx, &first, &last);
+    return td_stall_open_at_end(g->end_ns, first, last);
+}
+
 /* A flow that asked inside the silence and waited for the rest of it: the stall
  * held it when that wait is at least half of the flow's life (without the stall it
  * would have taken at most half as long). A SYN answered the moment the host came
  * back, on a long transfer, was barely held. */
 static bool held_from_inside(const td_stalls *s, const flow_wait *w, const host_gap *g)
 {
-    return w->start_ns > g->start_ns && w->start_ns < g->end_ns && w->end_ns >= g->end_ns &&
-           2 * (w->end_ns - w->start_ns) >= s->flow_life_ns(w->flow, s->flow_life_ctx);
+    int64_t first, last;
+
+    if (w->start_ns <= g->start_ns || w->start_ns >= g->end_ns || w->end_ns < g->end_ns)
+        return false;
+    s->flow_span(w->flow, s->flow_span_ctx, &first, &last);
+    return 2 * (w->end_ns - w->start_ns) >= last - first;
 }
 
 /* The flows the silence g of h left waiting: the waits that span at least the
@@ -241,7 +260,7 @@ static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
 
     for (guint i = 0; i < h->waits->len; i++) {
         const flow_wait *w = &g_array_index(h->waits, flow_wait, i);
-        if (overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need) {
+        if (overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need && open_at_end(s, w, g)) {
             g_hash_table_add(flows, GUINT_TO_POINTER(w->flow));
             g_ptr_array_add(hitting, (gpointer)w);
         }
@@ -249,7 +268,8 @@ static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
     if (g_hash_table_size(flows) >= MAX(s->cfg.min_flows, 1)) {
         for (guint i = 0; i < h->waits->len; i++) {
             const flow_wait *w = &g_array_index(h->waits, flow_wait, i);
-            if (!g_hash_table_contains(flows, GUINT_TO_POINTER(w->flow)) && held_from_inside(s, w, g)) {
+            if (!g_hash_table_contains(flows, GUINT_TO_POINTER(w->flow)) && held_from_inside(s, w, g) &&
+                open_at_end(s, w, g)) {
                 g_hash_table_add(flows, GUINT_TO_POINTER(w->flow));
                 g_ptr_array_add(hitting, (gpointer)w);
             }
@@ -285,14 +305,14 @@ static int compare_gap_refs(const void *a, const void *b)
     return memcmp(x->host->addr.bytes, y->host->addr.bytes, x->host->addr.len);
 }
 
-void td_stalls_finish(td_stalls *s, td_flow_life_fn flow_life_ns, const void *ctx)
+void td_stalls_finish(td_stalls *s, td_flow_span_fn flow_span, const void *ctx)
 {
     GArray *refs = g_array_new(FALSE, FALSE, sizeof(host_gap_ref));
     GHashTableIter iter;
     gpointer value;
 
-    s->flow_life_ns = flow_life_ns;
-    s->flow_life_ctx = ctx;
+    s->flow_span = flow_span;
+    s->flow_span_ctx = ctx;
     g_array_set_size(s->stalls, 0);
     g_hash_table_remove_all(s->hits);
     g_hash_table_remove_all(s->by_resume);

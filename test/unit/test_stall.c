@@ -395,6 +395,30 @@ static void test_time_backwards(fixture *f, gconstpointer data G_GNUC_UNUSED)
     assert_hit(s, 1, 1001, 4001);
 }
 
+/* Three downloads; the server comes back at 4000 ms on flow 0 and 4001 ms on flow
+ * 1; flow 2's answer comes after them in the file but is stamped 3500 ms (the
+ * clock stepped back). Flow 2 was not open when the server came back by its
+ * timestamps, so it is not counted as waiting either: 2 of 2, never 3 of 2. */
+static void test_time_backwards_at_the_end(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    for (unsigned i = 0; i < 3; i++) {
+        open_flow(f, i, i);
+        serve(f, i, 100 + i, 1000 + i);
+    }
+    pkt(f, 0, false, 4000, TD_TH_ACK, 1448);
+    pkt(f, 1, false, 4001, TD_TH_ACK, 1448);
+    pkt(f, 2, false, 3500, TD_TH_ACK, 1448);
+
+    capture_run(&f->c, false);
+    const td_stalls *s = assert_one_stall(f, 2, 1002, 4000);
+    assert_hit(s, 0, 1000, 4000);
+    assert_hit(s, 1, 1001, 4001);
+    g_assert_null(td_stalls_hit(s, 2));
+    td_diagnoses *d = td_diagnose(f->c.engine);
+    g_assert_cmpuint(td_diagnoses_stall_active(d, 0), ==, 2);
+    td_diagnoses_free(d);
+}
+
 /* 100 silences of 3 s on two flows, the clients silent after the handshake (so
  * only the server has silences): the server keeps its first 64 gaps (its cap),
  * each a stall of both flows, and counts the other 35 (99 gaps in all) dropped. */
@@ -467,6 +491,7 @@ int main(int argc, char **argv)
     ADD("/stall/pref/min-flows-at-waiting", test_min_flows_at_waiting);
     ADD("/stall/pref/min-flows-one", test_min_flows_one);
     ADD("/stall/time-backwards", test_time_backwards);
+    ADD("/stall/time-backwards-at-the-end", test_time_backwards_at_the_end);
     ADD("/stall/flood-of-gaps-bounded", test_flood_of_gaps_bounded);
     return g_test_run();
 }
