@@ -353,12 +353,15 @@ SCENARIOS = {
         client_ecn=[0] * (STALL_N + 1), server_ecn=2, cc="cubic", bytes=STALL_BYTES,
         delay=(10, 10), pace=STALL_PACE, parallel=True, stall=STALL, late=STALL_LATE,
         diag_cause="host-stall", captures=FLIGHT_CAPTURES),
+    # The control's downloads are twice as long: without a drop host-stall's would end
+    # 4 s after they started, before the late connection; these are still sending then.
     "host-stall-late-syn-control": dict(
-        story=f"the control of host-stall-late-syn: the same {STALL_N} paced downloads and the "
-              f"same {STALL_LATE['bytes'] // 1000} kB download connecting at the same moment "
-              f"({STALL_LATE['at']:g} s after the "
-              "last connect), no drop; tcp_ecn 0 / 2; 10 ms each side",
-        client_ecn=[0] * (STALL_N + 1), server_ecn=2, cc="cubic", bytes=STALL_BYTES,
+        story=f"the control of host-stall-late-syn: {STALL_N} downloads paced as there, of "
+              f"{2 * STALL_BYTES // 1000} kB so that they are still sending when the same "
+              f"{STALL_LATE['bytes'] // 1000} kB download connects at the same moment "
+              f"({STALL_LATE['at']:g} s after the last other connect); no drop; tcp_ecn 0 / 2; "
+              "10 ms each side",
+        client_ecn=[0] * (STALL_N + 1), server_ecn=2, cc="cubic", bytes=2 * STALL_BYTES,
         delay=(10, 10), pace=STALL_PACE, parallel=True, late=STALL_LATE,
         captures=FLIGHT_CAPTURES),
     # crossing: the path is long enough (server side) that the SYN-ACK reaches the client
@@ -706,7 +709,9 @@ def release_late(client, at):
         released["epoch"] = time.time()
         client.stdin.write("go\n")
         client.stdin.flush()
-    threading.Timer(at, go).start()
+    timer = threading.Timer(at, go)
+    timer.daemon = True         # a run that fails first does not wait for it
+    timer.start()
     return released
 
 
@@ -1568,7 +1573,7 @@ def late_problems(cfg, res):
     if c["connect_s"] > rtt_max:
         bad.append(f"late connection: connect() took {c['connect_s']:.3f} s, more than a round trip")
     for o in res["client"][:-1]:
-        if not o["start"] < c["start"] and c["end"] < o["end"]:
+        if not (o["start"] < c["start"] and c["end"] < o["end"]):
             bad.append(f"connection {o['index']} ({o['start']:.6f}-{o['end']:.6f}) did not span the late "
                        f"one ({c['start']:.6f}-{c['end']:.6f})")
     return bad
