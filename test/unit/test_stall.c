@@ -245,6 +245,32 @@ static void test_short_flow_asked_inside(fixture *f, gconstpointer data G_GNUC_U
     td_diagnoses_free(d);
 }
 
+/* Issue 19's numbers: the server is silent 4.4 s (1001 to 5400 ms, flows 0 and 1
+ * coming back then); flow 2's SYN goes out 1.6 s before the end, is retried, and is
+ * answered 2.04 s after it; the 10 kB exchange ends 2.18 s after the SYN. Its wait
+ * passes the 2 s threshold but only 1.6 s of it lies inside the silence, which was
+ * not enough for the fixed threshold: it waited for the rest of the stall. */
+static void test_issue_numbers(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    for (unsigned i = 0; i < 2; i++) {
+        open_flow(f, i, i);
+        serve(f, i, 100 + i, 1000 + i);
+        serve(f, i, 5400 + i, 6400 + i);
+    }
+    pkt(f, 2, true, 3800, TD_TH_SYN, 0);
+    f->seq[2][true] = 0;
+    pkt(f, 2, true, 4800, TD_TH_SYN, 0);
+    pkt(f, 2, false, 5840, TD_TH_SYN | TD_TH_ACK, 0);
+    pkt(f, 2, true, 5900, TD_TH_ACK | TD_TH_PSH, 100);
+    for (unsigned k = 0; k < 7; k++)
+        pkt(f, 2, false, 5920 + 10 * k, TD_TH_ACK, 1448);
+    pkt(f, 2, true, 5980, TD_TH_ACK, 0);
+
+    run(f);
+    const td_stalls *s = assert_one_stall(f, 3, 1001, 5400);
+    assert_hit(s, 2, 3800, 5840);
+}
+
 /* The same ask inside the silence, but on a transfer that then runs 5 s (500
  * segments): the 1001 ms wait is not half of its life, so the stall barely held it. */
 static void test_long_flow_asked_inside(fixture *f, gconstpointer data G_GNUC_UNUSED)
@@ -478,6 +504,7 @@ int main(int argc, char **argv)
     ADD("/stall/shorter-than-threshold", test_shorter_than_threshold);
     ADD("/stall/short-flow-asked-inside", test_short_flow_asked_inside);
     ADD("/stall/long-flow-asked-inside", test_long_flow_asked_inside);
+    ADD("/stall/issue-numbers", test_issue_numbers);
     ADD("/stall/asked-inside-makes-no-stall", test_asked_inside_makes_no_stall);
     ADD("/stall/single-waiting-flow", test_single_waiting_flow);
     ADD("/stall/pauses-at-different-times", test_pauses_at_different_times);
