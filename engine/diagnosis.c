@@ -489,7 +489,11 @@ static GHashTable *stalls_by_host(const td_stalls *stalls)
     return by_host;
 }
 
-/* Flows of a stalled host open across its silence, waiting or not. */
+/* Flows of a stalled host open when it came back, waiting or not: begun before its
+ * silence ended, and not over before (td_stall_open_at_end, which every waiting
+ * flow passes). A flow that opened inside the silence (its SYN unanswered until the
+ * end) can wait through it, so it counts as open too; counting only flows open
+ * across the whole silence gave "2 of 1 flows waiting". */
 static void count_active(td_diagnoses *d, const td_stalls *stalls, GHashTable *by_host, const td_flow *flow)
 {
     for (int e = 0; e < 2; e++) {
@@ -499,7 +503,7 @@ static void count_active(td_diagnoses *d, const td_stalls *stalls, GHashTable *b
         for (guint k = 0; k < indices->len; k++) {
             guint i = g_array_index(indices, guint, k);
             const td_stall *s = td_stalls_at(stalls, i);
-            if (flow->first_ns <= s->start_ns && flow->last_ns >= s->end_ns)
+            if (td_stall_open_at_end(s->end_ns, flow->first_ns, flow->last_ns))
                 d->stall_active[i]++;
         }
     }

@@ -58,7 +58,7 @@ td_diagnoses *td_diagnose(const td_engine *engine, const struct td_hosts *hosts)
 void td_diagnoses_free(td_diagnoses *d);
 
 const td_diagnosis *td_diagnosis_of(const td_diagnoses *d, const td_flow *flow);
-/* Flows of the stalled host that were open across stall i (waiting or not). */
+/* Flows of the stalled host open when it came back from stall i (begun before), waiting or not. */
 uint32_t td_diagnoses_stall_active(const td_diagnoses *d, guint stall);
 const td_engine *td_diagnoses_engine(const td_diagnoses *d);
 

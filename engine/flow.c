@@ -250,13 +250,17 @@ static void note_syn(td_flow *flow, const td_record *rec, int sender)
         if (td_ecn_syn_requests(hs->first_syn_flags) &&
             !td_ecn_syn_requests(rec->tcp_flags) && !hs->fallback_frame)
             hs->fallback_frame = rec->frame;
-        /* A retried SYN means any SYN-ACK seen so far never reached the
-         * client (RFC 3168 §6.1.1.1): only the next one counts. */
+        /* A retried SYN: the client had no SYN-ACK when it sent it (RFC 3168
+         * §6.1.1.1), so the one that counts comes after it. One seen before may
+         * still reach the client, crossing the retry: synacks keeps it for the
+         * client's ACK to name. */
         hs->synack_frame = hs->ack_frame = 0;
         hs->synack_ip_ecn = -1;
     }
     hs->last_syn_frame = rec->frame;
     hs->last_syn_ns = rec->time_ns;
+    hs->last_syn_ts = rec->options.ts_valid;
+    hs->last_syn_tsval = rec->options.tsval;
     hs->last_syn_flags = rec->tcp_flags;
     hs->syn_ip_ecn = codepoint_of(rec);
     hs->opts[sender] = td_syn_options_of(&rec->options);
@@ -265,12 +269,38 @@ static void note_syn(td_flow *flow, const td_record *rec, int sender)
         flow->client = (int8_t)sender;
 }
 
+/* After a retry, a SYN-ACK echoing an earlier SYN's timestamp may have been on its
+ * way before the retry reached the server; a server also echoes the first SYN's
+ * timestamp when it answers a retry (RFC 7323: a retransmitted SYN does not
+ * update TS.Recent), so only a second SYN-ACK after it tells: that one answers
+ * the retry. */
+static bool may_have_crossed(const td_handshake *hs, const td_record *rec)
+{
+    return hs->last_syn_frame != hs->first_syn_frame && hs->last_syn_ts && rec->options.ts_valid &&
+           rec->options.tsecr != hs->last_syn_tsval;
+}
+
+/* The client's ACK echoes the timestamp of the first SYN-ACK it got; copies sent
+ * within the server's same clock tick carry the same one, so the first copy
+ * stands for them all. */
+static void remember_synack(td_handshake *hs, const td_record *rec)
+{
+    const td_synack_sent *latest = &hs->synacks[TD_SYNACKS_KEPT - 1];
+
+    if (latest->ts && rec->options.ts_valid && latest->tsval == rec->options.tsval)
+        return;
+    memmove(hs->synacks, hs->synacks + 1, sizeof hs->synacks - sizeof hs->synacks[0]);
+    hs->synacks[TD_SYNACKS_KEPT - 1] = (td_synack_sent){ rec->time_ns, rec->options.tsval, rec->options.ts_valid };
+}
+
 static void note_synack(td_flow *flow, const td_record *rec, int sender)
 {
     td_handshake *hs = &flow->more->hs;
 
-    if (hs->synack_frame)
+    remember_synack(hs, rec);
+    if (hs->synack_frame && !hs->synack_crossed)
         return;
+    hs->synack_crossed = !hs->synack_frame && may_have_crossed(hs, rec);
     hs->synack_frame = rec->frame;
     hs->synack_ns = rec->time_ns;
     hs->synack_flags = rec->tcp_flags;
@@ -279,6 +309,19 @@ static void note_synack(td_flow *flow, const td_record *rec, int sender)
     hs->opts_seen[sender] = true;
     if (flow->client < 0)
         flow->client = (int8_t)(1 - sender);
+}
+
+/* The client's first ACK after the SYN-ACK answers the SYN-ACK whose timestamp
+ * it echoes (one that crossed a retry, when it does); without timestamps, the
+ * SYN-ACK of the handshake. */
+static void note_handshake_ack(td_handshake *hs, const td_record *rec)
+{
+    hs->ack_frame = rec->frame;
+    hs->ack_ns = rec->time_ns;
+    hs->acked_synack_ns = hs->synack_ns;
+    for (int i = 0; i < TD_SYNACKS_KEPT && rec->options.ts_valid; i++)
+        if (hs->synacks[i].ts && hs->synacks[i].tsval == rec->options.tsecr)
+            hs->acked_synack_ns = hs->synacks[i].ns;
 }
 
 static void decide_ecn(td_flow *flow, td_ecn_outcome outcome, uint32_t frame, const char *reason)
@@ -565,10 +608,8 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
     else if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == (TD_TH_SYN | TD_TH_ACK))
         note_synack(flow, rec, from);
     else if (from == flow->client && more->hs.synack_frame && !more->hs.ack_frame &&
-             (rec->tcp_flags & TD_TH_ACK)) {
-        more->hs.ack_frame = rec->frame;
-        more->hs.ack_ns = rec->time_ns;
-    }
+             (rec->tcp_flags & TD_TH_ACK))
+        note_handshake_ack(&more->hs, rec);
     if (rec->payload_len)
         note_data(flow, rec, from);
     note_timestamps(flow, rec, from);
@@ -587,6 +628,14 @@ td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec)
     if (flow)
         more_of(flow)->icmp_quotes++;
     return flow;
+}
+
+static void flow_span(uint32_t flow_index, const void *engine, int64_t *first_ns, int64_t *last_ns)
+{
+    const td_flow *flow = td_engine_flow_at(engine, flow_index);
+
+    *first_ns = flow ? flow->first_ns : 0;
+    *last_ns = flow ? flow->last_ns : 0;
 }
 
 void td_engine_finish(td_engine *engine)
@@ -612,7 +661,7 @@ void td_engine_finish(td_engine *engine)
         engine->held_by_stream = NULL;
         engine->held = NULL;
     }
-    td_stalls_finish(engine->stalls);
+    td_stalls_finish(engine->stalls, flow_span, engine);
     engine->finished = true;
 }
 
@@ -713,10 +762,10 @@ bool td_flow_handshake_halves(const td_flow *flow, int64_t *syn_to_synack, int64
 
     if (!hs || !hs->last_syn_frame || !hs->synack_frame || !hs->ack_frame)
         return false;
-    if (hs->synack_ns < hs->last_syn_ns || hs->ack_ns < hs->synack_ns)
+    if (hs->synack_ns < hs->last_syn_ns || hs->ack_ns < hs->acked_synack_ns)
         return false;           /* timestamps out of order: nothing to infer */
     *syn_to_synack = hs->synack_ns - hs->last_syn_ns;
-    *synack_to_ack = hs->ack_ns - hs->synack_ns;
+    *synack_to_ack = hs->ack_ns - hs->acked_synack_ns;
     return true;
 }
 

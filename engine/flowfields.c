@@ -336,7 +336,7 @@ static void offload_items(const sink *s, const td_flow *flow, const td_flight *f
         str(s, "tcpdiag.offload.reason", r->reason);
     if (f->mss) {
         unum(s, "tcpdiag.offload.mss", f->mss);
-        str(s, "tcpdiag.offload.mss_source", f->ctx.peer_mss ? "handshake" : "inferred");
+        str(s, "tcpdiag.offload.mss_source", td_offload_mss_source(f));
     }
     unum(s, "tcpdiag.offload.segments", f->seg.segments);
     unum(s, "tcpdiag.offload.max", f->seg.max_payload);

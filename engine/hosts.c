@@ -89,6 +89,14 @@ static bool counts_for_client(const td_flow *flow)
     return td_flow_roles_known(flow) && td_flow_hs(flow, &scratch)->first_syn_frame;
 }
 
+/* The options counted are the last SYN's (a retry's, when the SYN was retried). */
+static void note_syn_without_options(td_client_summary *s, const td_handshake *hs)
+{
+    s->opts_missing++;
+    if (!s->opts_missing_frame || hs->last_syn_frame < s->opts_missing_frame)
+        s->opts_missing_frame = hs->last_syn_frame;
+}
+
 static void add_client_flow(client_acc *c, const td_flow *flow)
 {
     td_handshake scratch;
@@ -102,7 +110,8 @@ static void add_client_flow(client_acc *c, const td_flow *flow)
     c->s.ecn_negotiated += ecn;
     if (syn->complete) {
         c->s.opts_known++;
-        c->s.opts_missing += (syn->present & TD_OPT_NEGOTIATED) != TD_OPT_NEGOTIATED;
+        if ((syn->present & TD_OPT_NEGOTIATED) != TD_OPT_NEGOTIATED)
+            note_syn_without_options(&c->s, hs);
     }
     append_double(&c->durations[ecn], seconds);
     if (seconds > 0)

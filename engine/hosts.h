@@ -28,6 +28,7 @@ typedef struct td_client_summary {
     uint32_t ecn_requested, ecn_negotiated;
     uint32_t opts_known;        /* SYNs whose options were read whole */
     uint32_t opts_missing;      /* ...of which lacked window scaling, SACK or timestamps */
+    uint32_t opts_missing_frame;    /* the first such SYN (the evidence), 0 when none */
     /* Medians over the ECN flows and the other flows; < 0 when the group is empty.
      * Rate = all payload bytes of the flow / its duration. */
     double   ecn_median_duration_s, other_median_duration_s;

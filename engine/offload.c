@@ -11,6 +11,7 @@ enum {
     MIN_BUSY_ROUNDS = 8,            /* round trips with 2 MSS or more to send at once */
     BUSY_MSS = 2,                   /* what a TSO sender needs to build a super-packet */
     LARGEST_CAP = 60 * 1024,        /* caps at 60-64 KB are the TSO maximum itself */
+    MIN_PATH_MSS = 536,             /* no path makes segments smaller than this full */
 };
 #define RATE_WINDOW_S 0.001         /* Linux sizes a GSO packet to ~1 ms of its rate */
 
@@ -65,6 +66,10 @@ void td_offload_data(td_offload *o, const td_record *rec)
     o->bytes += len;
     if (len > o->max_payload)
         o->max_payload = len;
+    if (len <= o->unit && len >= o->largest_plain) {
+        o->largest_plain_count = len == o->largest_plain ? o->largest_plain_count + 1 : 1;
+        o->largest_plain = len;
+    }
     o->size_bins[bin < TD_SIZE_BINS ? bin : TD_SIZE_BINS]++;
     o->ip_len_zero += rec->ip_len_zero;
     if (len <= o->unit)
@@ -77,6 +82,17 @@ void td_offload_data(td_offload *o, const td_record *rec)
 /* The timestamp option with its two NOPs of padding, as every stack sends it. */
 enum { TS_OPTION_BYTES = 12 };
 
+uint32_t td_offload_handshake_mss(uint32_t announced_mss, bool timestamps)
+{
+    return announced_mss > TS_OPTION_BYTES && timestamps ? announced_mss - TS_OPTION_BYTES : announced_mss;
+}
+
+const char *td_offload_mss_source(const td_flight *f)
+{
+    return f->ctx.peer_mss && f->mss == td_offload_handshake_mss(f->ctx.peer_mss, f->ctx.timestamps) ? "handshake"
+                                                                                                   : "inferred";
+}
+
 uint32_t td_offload_full_segment(const td_offload *o, const td_record *rec)
 {
     uint32_t len = rec->payload_len;
@@ -86,7 +102,9 @@ uint32_t td_offload_full_segment(const td_offload *o, const td_record *rec)
         return len;
     /* in 64 bits: a hostile length near 4 GiB must not wrap the count to 0 */
     uint32_t n = (uint32_t)(((uint64_t)len + o->unit - 1) / o->unit);
-    return len % n == 0 && len / n <= room ? len / n : 0;
+    /* Only parts of exactly a full segment's room: any even length splits into two
+     * equal halves, and a single write's 2 x 988 bytes says nothing of the MSS. */
+    return len % n == 0 && len / n == room ? room : 0;
 }
 
 void td_offload_round(td_offload *o, uint32_t flight, uint32_t mss)
@@ -164,11 +182,31 @@ static void judge_super_packets(const td_flight *f, const td_flight_config *cfg,
     }
 }
 
+/* The MSS claims no more than the packets show. A segment shows only that the MSS
+ * is at least its size: its largest one is taken for the MSS when it is the full
+ * segment the handshake implies (or more), or when a super-packet split into full
+ * segments, or when at least two segments had that size and it is one a path can
+ * impose (536 bytes, the smallest MSS of IPv4: RFC 9293 §3.7.1). Otherwise (a
+ * direction of 78-byte requests, one HTTP POST) the MSS is the handshake's, or
+ * unknown (0) without one. */
+static void settle_mss(td_flight *f)
+{
+    const td_offload *o = &f->seg;
+    uint32_t handshake = td_offload_handshake_mss(f->ctx.peer_mss, f->ctx.timestamps);
+    bool split = f->mss > o->largest_plain;
+    bool repeated = f->mss == o->largest_plain && o->largest_plain_count >= 2 && o->largest_plain >= MIN_PATH_MSS;
+
+    if ((handshake && f->mss >= handshake) || split || repeated)
+        return;
+    f->mss = handshake;
+}
+
 void td_offload_judge(td_flight *f, const td_flight_config *cfg)
 {
     const td_offload *o = &f->seg;
     td_offload_result *out = &f->seg.result;
 
+    settle_mss(f);
     memset(out, 0, sizeof *out);
     out->median = size_quantile(o, f->mss, 50);
     out->p95 = size_quantile(o, f->mss, 95);

@@ -47,6 +47,7 @@ typedef struct td_offload_result {
 typedef struct td_offload {
     uint32_t unit;                  /* the announced MSS the bins are counted in */
     uint32_t segments, super_packets, ip_len_zero, max_payload;
+    uint32_t largest_plain, largest_plain_count;    /* the largest segment up to the MSS, how many */
     uint64_t bytes, super_bytes;
     uint32_t size_bins[TD_SIZE_BINS + 1];
     uint32_t busy_rounds;           /* round trips with at least 4 MSS in flight */
@@ -62,15 +63,24 @@ void td_offload_begin(td_offload *o, uint32_t announced_mss);
 void td_offload_free(td_offload *o);
 void td_offload_data(td_offload *o, const td_record *rec);
 /* The size of a full segment this data segment shows, 0 when none: its own
- * length up to the announced MSS, or for a super-packet of n = ceil(len / MSS)
- * segments that is an exact multiple of n, len / n, when that fits under the
- * announced MSS less the timestamp option it carries (RFC 9293 §3.7.1: options
- * come out of the MSS). A sender capturing its own GSO packets, or a receiver
- * its GRO packets, may show no single full-sized segment at all. flight.c learns
- * its MSS from it: a pure function of the announced MSS, it reads no flight. */
+ * length up to the announced MSS (the MSS is at least that), or for a
+ * super-packet of n = ceil(len / MSS) segments, the announced MSS less the
+ * timestamp option it carries (RFC 9293 §3.7.1: options come out of the MSS)
+ * when it is exactly n of those. A sender capturing its own GSO packets, or a
+ * receiver its GRO packets, may show no single full-sized segment at all.
+ * flight.c learns its MSS from it: a pure function of the announced MSS, it reads
+ * no flight. */
 uint32_t td_offload_full_segment(const td_offload *o, const td_record *rec);
+/* The full segment a handshake implies: the announced MSS, less the timestamp
+ * option when both sides use timestamps; 0 when none was announced. */
+uint32_t td_offload_handshake_mss(uint32_t announced_mss, bool timestamps);
+/* Where f->mss comes from: "handshake" when it is the full segment the handshake
+ * implies, "inferred" when the packets showed another (no handshake, or a segment
+ * above it). */
+const char *td_offload_mss_source(const struct td_flight *f);
 void td_offload_round(td_offload *o, uint32_t flight, uint32_t mss);
-/* Settles f->seg.result once the capture has been read (after flight and congestion). */
+/* Settles f->seg.result once the capture has been read (after flight and
+ * congestion), and f->mss to what the packets show (see settle_mss). */
 void td_offload_judge(struct td_flight *f, const struct td_flight_config *cfg);
 
 extern const td_dir_ops td_offload_ops;

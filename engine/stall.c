@@ -29,6 +29,8 @@ typedef struct td_host_silence {
 
 struct td_stalls {
     td_stall_config cfg;
+    td_flow_span_fn flow_span;      /* set by td_stalls_finish */
+    const void *flow_span_ctx;
     GHashTable *hosts;      /* td_addr* (the host's own) → host_state* */
     GArray *stalls;         /* td_stall, settled by td_stalls_finish */
     GHashTable *hits;       /* flow index → td_stall_hit* */
@@ -145,6 +147,20 @@ static void note_sent(td_silence *me, td_silence *peer, const td_record *rec)
         peer->owed_since_ns = t;
 }
 
+/* A wait that began inside the host's latest silence and lasted to its end (or
+ * beyond): the flow asked while the host was silent and got no answer before the
+ * host came back. Shorter than the threshold, it is judged against the flow's life
+ * once the capture has been read (judge_gap). */
+static bool asked_inside_last_gap(const host_state *h, int64_t since, int64_t t)
+{
+    const host_gap *g;
+
+    if (!h->gaps || !h->gaps->len)
+        return false;
+    g = &g_array_index(h->gaps, host_gap, h->gaps->len - 1);
+    return since > g->start_ns && since < g->end_ns && t >= g->end_ns;
+}
+
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
                       const td_record *rec, uint64_t sent, uint64_t received)
 {
@@ -153,11 +169,9 @@ void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, 
     host_state *h = host_of(s, me, rec);
     int64_t since = waited_since(me, rec, sent, received);
 
-    if (h && since >= 0 && t - since >= min_ns) {
-        flow_wait w = { flow_index, rec->frame, since, t };
-        append_bounded(s, &h->waits, sizeof w, MAX_WAITS_PER_HOST, &w);
-    }
     if (h) {
+        /* The gap first: the packet that ends the host's silence may also end a wait
+         * that began inside it. */
         if (h->sent && t - h->last_sent_ns >= min_ns) {
             host_gap g = { h->last_sent_ns, t, h->last_frame, rec->frame };
             append_bounded(s, &h->gaps, sizeof g, MAX_GAPS_PER_HOST, &g);
@@ -167,6 +181,10 @@ void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, 
             h->last_frame = rec->frame;
         }
         h->sent = true;
+        if (since >= 0 && (t - since >= min_ns || asked_inside_last_gap(h, since, t))) {
+            flow_wait w = { flow_index, rec->frame, since, t };
+            append_bounded(s, &h->waits, sizeof w, MAX_WAITS_PER_HOST, &w);
+        }
     }
     note_sent(me, peer, rec);
 }
@@ -201,7 +219,38 @@ static void note_hit(td_stalls *s, const flow_wait *w, uint32_t stall)
     hit->wait_end_ns = w->end_ns;
 }
 
-/* The waits of h that span most of the silence g: the flows it left waiting. */
+bool td_stall_open_at_end(int64_t end_ns, int64_t first_ns, int64_t last_ns)
+{
+    return first_ns < end_ns && last_ns >= end_ns;
+}
+
+/* The flow was open when the host came back: true of every waiting flow but in a
+ * capture whose clock stepped back across the silence's end. */
+static bool open_at_end(const td_stalls *s, const flow_wait *w, const host_gap *g)
+{
+    int64_t first, last;
+
+    s->flow_span(w->flow, s->flow_span_ctx, &first, &last);
+    return td_stall_open_at_end(g->end_ns, first, last);
+}
+
+/* A flow that asked inside the silence and waited for the rest of it: the stall
+ * held it when that wait is at least half of the flow's life (without the stall it
+ * would have taken at most half as long). A SYN answered the moment the host came
+ * back, on a long transfer, was barely held. */
+static bool held_from_inside(const td_stalls *s, const flow_wait *w, const host_gap *g)
+{
+    int64_t first, last;
+
+    if (w->start_ns <= g->start_ns || w->start_ns >= g->end_ns || w->end_ns < g->end_ns)
+        return false;
+    s->flow_span(w->flow, s->flow_span_ctx, &first, &last);
+    return 2 * (w->end_ns - w->start_ns) >= last - first;
+}
+
+/* The flows the silence g of h left waiting: the waits that span at least the
+ * threshold of it make the stall (at least min_flows flows); then a flow that
+ * asked inside it and was held for the rest of it waited in it too. */
 static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
 {
     int64_t need = MIN((int64_t)s->cfg.min_ms * 1000000, g->end_ns - g->start_ns);
@@ -211,12 +260,20 @@ static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
 
     for (guint i = 0; i < h->waits->len; i++) {
         const flow_wait *w = &g_array_index(h->waits, flow_wait, i);
-        if (overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need) {
+        if (overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need && open_at_end(s, w, g)) {
             g_hash_table_add(flows, GUINT_TO_POINTER(w->flow));
             g_ptr_array_add(hitting, (gpointer)w);
         }
     }
     if (g_hash_table_size(flows) >= MAX(s->cfg.min_flows, 1)) {
+        for (guint i = 0; i < h->waits->len; i++) {
+            const flow_wait *w = &g_array_index(h->waits, flow_wait, i);
+            if (!g_hash_table_contains(flows, GUINT_TO_POINTER(w->flow)) && held_from_inside(s, w, g) &&
+                open_at_end(s, w, g)) {
+                g_hash_table_add(flows, GUINT_TO_POINTER(w->flow));
+                g_ptr_array_add(hitting, (gpointer)w);
+            }
+        }
         stall.host = h->addr;
         stall.start_ns = g->start_ns;
         stall.end_ns = g->end_ns;
@@ -248,12 +305,14 @@ static int compare_gap_refs(const void *a, const void *b)
     return memcmp(x->host->addr.bytes, y->host->addr.bytes, x->host->addr.len);
 }
 
-void td_stalls_finish(td_stalls *s)
+void td_stalls_finish(td_stalls *s, td_flow_span_fn flow_span, const void *ctx)
 {
     GArray *refs = g_array_new(FALSE, FALSE, sizeof(host_gap_ref));
     GHashTableIter iter;
     gpointer value;
 
+    s->flow_span = flow_span;
+    s->flow_span_ctx = ctx;
     g_array_set_size(s->stalls, 0);
     g_hash_table_remove_all(s->hits);
     g_hash_table_remove_all(s->by_resume);

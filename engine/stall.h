@@ -64,8 +64,15 @@ void td_stalls_free(td_stalls *s);
  * payload bytes the sender and its peer have sent on the flow so far. */
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
                       const td_record *rec, uint64_t sent, uint64_t received);
+/* A flow's first and last packet times, by its index. */
+typedef void (*td_flow_span_fn)(uint32_t flow_index, const void *ctx, int64_t *first_ns, int64_t *last_ns);
+
 /* The capture has been read: pair host silences with the flows that waited. */
-void td_stalls_finish(td_stalls *s);
+void td_stalls_finish(td_stalls *s, td_flow_span_fn flow_span, const void *ctx);
+/* Whether a flow that lived from first_ns to last_ns was open when its host came
+ * back at end_ns: begun before, not over before. A flow the stall counts as
+ * waiting always was, so the waiting flows never outnumber the open ones. */
+bool td_stall_open_at_end(int64_t end_ns, int64_t first_ns, int64_t last_ns);
 
 guint td_stalls_count(const td_stalls *s);
 const td_stall *td_stalls_at(const td_stalls *s, guint index);

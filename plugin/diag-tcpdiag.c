@@ -181,7 +181,7 @@ void tcpdiag_diag_register(int proto, module_t *module, td_stall_config *stall)
         { &hf_stall_flows_hit, { "Flows waiting", "tcpdiag.host.stall_flows_hit", FT_UINT32, BASE_DEC, NULL,
             0x0, "Flows of the host that waited on it through the silence", HFILL } },
         { &hf_stall_flows_active, { "Flows open", "tcpdiag.host.stall_flows_active", FT_UINT32, BASE_DEC,
-            NULL, 0x0, "Flows of the host open across the silence, waiting or not", HFILL } },
+            NULL, 0x0, "Flows of the host open when it came back (begun before), waiting or not", HFILL } },
         { &hf_stall_frame, { "Silent since frame", "tcpdiag.host.stall_frame", FT_FRAMENUM, BASE_NONE, NULL,
             0x0, "The host's last packet before the silence", HFILL } },
         { &hf_stall_waited, { "This flow waited", "tcpdiag.host.stall_waited", FT_RELATIVE_TIME, BASE_NONE,

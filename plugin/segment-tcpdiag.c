@@ -27,12 +27,16 @@ enum { PROTO_ICMP = 1, PROTO_TCP = 6, PROTO_ICMPV6 = 58 };
  * tunnels (VXLAN, GRE, Geneve) stay well below. */
 enum { SCAN_LIMIT = 512 };
 
+static int proto_ip = -1;
+static int proto_ipv6 = -1;
 static int proto_tcp = -1;
 static int proto_icmp = -1;
 static int proto_icmpv6 = -1;
 
 void tcpdiag_segment_init(void)
 {
+    proto_ip = proto_get_id_by_filter_name("ip");
+    proto_ipv6 = proto_get_id_by_filter_name("ipv6");
     proto_tcp = proto_get_id_by_filter_name("tcp");
     proto_icmp = proto_get_id_by_filter_name("icmp");
     proto_icmpv6 = proto_get_id_by_filter_name("icmpv6");
@@ -225,6 +229,63 @@ static bool read_quoted(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
     return false;
 }
 
+/* An IP layer after a TCP layer: a TCP payload was dissected as a packet of its
+ * own (OpenFlow's packet-in carries an Ethernet frame), and packet_info now holds
+ * the inner packet's addresses, protocol and ports. */
+static bool tcp_carries_packet(const packet_info *pinfo)
+{
+    bool after_tcp = false;
+
+    for (wmem_list_frame_t *layer = wmem_list_head(pinfo->layers); layer; layer = wmem_list_frame_next(layer)) {
+        int proto = GPOINTER_TO_INT(wmem_list_frame_data(layer));
+        if (after_tcp && (proto == proto_ip || proto == proto_ipv6))
+            return true;
+        after_tcp = after_tcp || proto == proto_tcp;
+    }
+    return false;
+}
+
+/* The frame's own segment when a TCP payload held another packet: the first IP
+ * header followed by a TCP header whose addresses and ports are a conversation
+ * of the TCP dissector at this frame (so that link-layer bytes that happen to
+ * look like a header do not count). The inner packet is data this segment
+ * carried, not a segment on this wire. */
+static bool locate_outermost(packet_info *pinfo, tvbuff_t *frame, td_record *rec, located *at)
+{
+    int len = MIN(tvb_captured_length(frame), SCAN_LIMIT + IPV6_HEADER + 64);
+    const uint8_t *b = len ? tvb_get_ptr(frame, 0, len) : NULL;
+
+    for (int ip_at = 0; b && ip_at <= SCAN_LIMIT && ip_at + IPV4_MIN_HEADER <= len; ip_at++) {
+        int version = b[ip_at] >> 4, alen = version == 4 ? 4 : 16;
+        if ((version != 4 && version != 6) || (version == 6 && ip_at + IPV6_HEADER > len))
+            continue;
+        rec->src.len = rec->dst.len = (uint8_t)alen;
+        memcpy(rec->src.bytes, b + ip_at + (version == 4 ? 12 : 8), (size_t)alen);
+        memcpy(rec->dst.bytes, b + ip_at + (version == 4 ? 16 : 24), (size_t)alen);
+        int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst);
+        if (tcp_at < 0 || tcp_at + 4 > len)
+            continue;
+        rec->sport = get16(b + tcp_at);
+        rec->dport = get16(b + tcp_at + 2);
+        if (stream_of(pinfo, &rec->src, rec->sport, &rec->dst, rec->dport, &rec->stream)) {
+            *at = (located){ frame, ip_at, tcp_at };
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The segment packet_info names: the innermost IP and TCP layers (a tunnel's
+ * outer header has other addresses or another protocol). */
+static bool locate_innermost(packet_info *pinfo, tvbuff_t *frame, td_record *rec, located *at)
+{
+    if (!to_td_addr(&pinfo->net_src, &rec->src) || !to_td_addr(&pinfo->net_dst, &rec->dst))
+        return false;
+    rec->sport = (uint16_t)pinfo->srcport;
+    rec->dport = (uint16_t)pinfo->destport;
+    return locate(pinfo, frame, rec, at) && stream_of(pinfo, &rec->src, rec->sport, &rec->dst, rec->dport, &rec->stream);
+}
+
 static bool inside_icmp_error(const packet_info *pinfo)
 {
     for (wmem_list_frame_t *layer = wmem_list_head(pinfo->layers); layer;
@@ -243,14 +304,15 @@ tcpdiag_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_r
     memset(rec, 0, sizeof *rec);
     rec->frame = pinfo->num;
     rec->time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
-    if (inside_icmp_error(pinfo))
+    if (tcp_carries_packet(pinfo)) {
+        if (!locate_outermost(pinfo, frame, rec, &at))
+            return TD_FRAME_OTHER;
+    } else if (inside_icmp_error(pinfo)) {
         return read_quoted(pinfo, frame, rec) ? TD_FRAME_QUOTED_SEGMENT : TD_FRAME_OTHER;
-    if (pinfo->ptype != PT_TCP || !to_td_addr(&pinfo->net_src, &rec->src) || !to_td_addr(&pinfo->net_dst, &rec->dst))
+    } else if (pinfo->ptype != PT_TCP || !locate_innermost(pinfo, frame, rec, &at)) {
         return TD_FRAME_OTHER;
-    rec->sport = (uint16_t)pinfo->srcport;
-    rec->dport = (uint16_t)pinfo->destport;
-    if (!locate(pinfo, frame, rec, &at) || !tvb_bytes_exist(at.tvb, at.tcp_at + TCP_FLAGS_AT, 2) ||
-        !stream_of(pinfo, &rec->src, rec->sport, &rec->dst, rec->dport, &rec->stream))
+    }
+    if (!tvb_bytes_exist(at.tvb, at.tcp_at + TCP_FLAGS_AT, 2))
         return TD_FRAME_OTHER;
     int tcp_header = (tvb_get_guint8(at.tvb, at.tcp_at + TCP_FLAGS_AT) >> 4) * 4;
     if (tcp_header < TCP_MIN_HEADER)

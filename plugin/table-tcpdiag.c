@@ -217,6 +217,14 @@ static GHashTable *first_frames(const td_hosts *hosts)
     return frames;
 }
 
+/* A client row's evidence: its first ECN flow when those were slower (it carries
+ * the Note), else its first SYN without options when it sent any, else its first
+ * flow. */
+static unsigned client_frame(GHashTable *frames, const td_client_summary *c)
+{
+    return !c->ecn_slower && c->opts_missing ? c->opts_missing_frame : frame_of(frames, c);
+}
+
 static void format_known_rate(double bytes_per_s, char *buf, size_t size)
 {
     if (bytes_per_s >= 0)
@@ -242,7 +250,7 @@ static void add_client_rows(stat_tap_table *table, const td_hosts *hosts, GHashT
         g_snprintf(detail, sizeof detail, "%u of %u connections asked for ECN, %u negotiated it; median rate ECN %s, "
                    "others %s%s; %u of %u SYNs without wscale, sack or ts", c->ecn_requested, c->conns,
                    c->ecn_negotiated, ecn, other, slowdown, c->opts_missing, c->opts_known);
-        add_host_row(table, host, "client", finding, c->conns, frame_of(frames, c), detail);
+        add_host_row(table, host, "client", finding, c->conns, client_frame(frames, c), detail);
     }
 }
 

@@ -27,6 +27,7 @@ from scenarios.fallback import build_fallback
 from scenarios.flight import build_flight
 from scenarios.hostile import build_hostile
 from scenarios.offload import build_offload
+from scenarios.openflow import build_openflow
 from scenarios.options import build_opts
 from scenarios.partial import build_partial
 from scenarios.truncated import build_truncated
@@ -49,6 +50,7 @@ def main():
     build_flight(outdir)
     build_offload(outdir)
     build_accuracy(outdir)
+    build_openflow(outdir)
 
 
 if __name__ == "__main__":

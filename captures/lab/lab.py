@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import ccid
@@ -119,6 +120,11 @@ STALL_BURST = (16_000, 0.12)
 STALL_PAUSE_AT = [round(0.4 + 0.9 * i, 1) for i in range(STALL_N)]
 STALL_ALLOWANCE = 0.05          # s: tap and delay-line timing (see stall_bounds)
 TIMER_SLACK = 1 / 8             # a timer-wheel timer fires up to this share of its timeout late
+# host-stall-late-syn*: one more connection, a short exchange (unpaced) whose connect()
+# starts this long before the drop's rule is deleted: its SYN's answer is dropped, and
+# its 1 s SYN retry comes after the lift (the control: the same moment, no drop).
+STALL_LATE = dict(bytes=10_000, before_lift=0.6,
+                  at=STALL["after"] + STALL["seconds"] - 0.6)   # s after the last other connect
 CONTROL_GAP_MAX = 0.2           # host-stall-control: the server is never silent longer (s)
 CONTROL_BUSY_MAX = 1 / 3        # ... and each flow's kernel busy_time is at most this share of it
 
@@ -335,6 +341,39 @@ SCENARIOS = {
         client_ecn=[0] * STALL_N, server_ecn=2, cc="cubic", bytes=STALL_BYTES, delay=(10, 10),
         burst=STALL_BURST, parallel=True, long_pause=(STALL["seconds"], STALL_PAUSE_AT),
         diag_cause="app-limited", captures=FLIGHT_CAPTURES),
+    # late: one more connection (the last, in connect order), `bytes` unpaced, whose
+    # connect() starts `before_lift` s before the drop's rule is deleted (the control:
+    # at the same moment after the last connect, without a drop).
+    "host-stall-late-syn": dict(
+        story=f"host-stall's {STALL_N} paced {STALL_BYTES // 1000} kB downloads and its "
+              f"{STALL['seconds']:g} s drop {STALL['after']:g} s after the last connect; one more "
+              f"connection, a {STALL_LATE['bytes'] // 1000} kB download (unpaced), connects "
+              f"{STALL_LATE['before_lift']:g} s before the rule is deleted: the server's SYN-ACK "
+              "is dropped, the client's SYN retry 1 s later is answered; tcp_ecn 0 / 2; 10 ms "
+              "delay line each side of the router (40 ms RTT)",
+        client_ecn=[0] * (STALL_N + 1), server_ecn=2, cc="cubic", bytes=STALL_BYTES,
+        delay=(10, 10), pace=STALL_PACE, parallel=True, stall=STALL, late=STALL_LATE,
+        diag_cause="host-stall", captures=FLIGHT_CAPTURES),
+    # The control's downloads are twice as long: without a drop host-stall's would end
+    # 4 s after they started, before the late connection; these are still sending then.
+    "host-stall-late-syn-control": dict(
+        story=f"the control of host-stall-late-syn: {STALL_N} downloads paced as there, of "
+              f"{2 * STALL_BYTES // 1000} kB so that they are still sending when the same "
+              f"{STALL_LATE['bytes'] // 1000} kB download connects at the same moment "
+              f"({STALL_LATE['at']:g} s after the last other connect); no drop; tcp_ecn 0 / 2; "
+              "10 ms each side",
+        client_ecn=[0] * (STALL_N + 1), server_ecn=2, cc="cubic", bytes=2 * STALL_BYTES,
+        delay=(10, 10), pace=STALL_PACE, parallel=True, late=STALL_LATE,
+        captures=FLIGHT_CAPTURES),
+    # crossing: the path is long enough (server side) that the SYN-ACK reaches the client
+    # after its 1 s SYN retry; the run fails unless the client's capture shows it so.
+    "syn-retry-crossing": dict(
+        story="one 100 kB CUBIC download over a long path: 10 ms delay line on the client "
+              "side of the router, 600 ms on the server side (a 1.22 s round trip), so the "
+              "SYN-ACK reaches the client after its SYN retry (Linux: 1 s), which crosses it; "
+              "tcp_ecn 0 / 2; captured at the client, the router and the server in one run",
+        client_ecn=0, server_ecn=2, cc="cubic", bytes=100_000, delay=(10, 600), crossing=True,
+        captures={"-client": "client", "-router": "router", "-server": "server"}),
 }
 # cc-id-* and cc-bbr-step-2-of-10 (tcpdiag issue 12): see ccid.py. cc may be a list (one
 # per connection); cc_id: the kernel's samples give each flow's algorithm and reaction.
@@ -646,6 +685,39 @@ def silence_server(stall):
                 del_after=del_after, dropped_packets=int(listing.splitlines()[2].split()[0]))
 
 
+def conn_option(cfg, key, n, default=0):
+    """A generator option for n connections: one value for all, or one each when the
+    last connection is a `late` one with its own bytes and no pacing."""
+    value = cfg.get(key, default)
+    if not cfg.get("late"):
+        return str(value)
+    return ",".join([str(value)] * (n - 1) + [str(cfg["late"]["bytes"] if key == "bytes" else 0)])
+
+
+def conn_cfg(cfg, index):
+    """The configuration that holds for connection `index`: the `late` connection's own
+    size and no pacing (what diagnosis_truth and the per-flow checks read)."""
+    n = len(cfg["client_ecn"]) if isinstance(cfg["client_ecn"], list) else 1
+    if not cfg.get("late") or index != n - 1:
+        return cfg
+    return {k: v for k, v in dict(cfg, bytes=cfg["late"]["bytes"]).items() if k != "pace"}
+
+
+def release_late(client, at):
+    """Lets the client's late connection connect `at` s from now (a line on its stdin);
+    returns a dict that gets the CLOCK_REALTIME of the release."""
+    released = {}
+
+    def go():
+        released["epoch"] = time.time()
+        client.stdin.write("go\n")
+        client.stdin.flush()
+    timer = threading.Timer(at, go)
+    timer.daemon = True         # a run that fails first does not wait for it
+    timer.start()
+    return released
+
+
 def do_run(name, cfg, tmp):
     v = cfg.get("ip", 4)
     a = ADDR[v]
@@ -677,9 +749,9 @@ def do_run(name, cfg, tmp):
         server_log = os.path.join(tmp, "server.jsonl")
         client_log = os.path.join(tmp, "client.jsonl")
         server_cmd = [PY, os.path.join(LAB, "peer.py"), "server", "--bind", a["server"],
-                      "--port", str(PORT), "--bytes", str(cfg["bytes"]),
+                      "--port", str(PORT), "--bytes", conn_option(cfg, "bytes", n),
                       "--cc", ",".join(cfg["cc"]) if isinstance(cfg["cc"], list) else cfg["cc"],
-                      "--pace", str(cfg.get("pace", 0)), "--count", str(n), "--log", server_log]
+                      "--pace", conn_option(cfg, "pace", n), "--count", str(n), "--log", server_log]
         if polls_tcpinfo(cfg):
             server_cmd += ["--tcpinfo", os.path.join(tmp, "tcpinfo.csv.gz"),
                            "--sndbuf", str(cfg.get("sndbuf", 0))]
@@ -708,8 +780,11 @@ def do_run(name, cfg, tmp):
             client_cmd += ["--rcvbuf", str(cfg["rcvbuf"])]
         if cfg.get("parallel"):
             client_cmd.append("--parallel")
+        if cfg.get("late"):
+            client_cmd += ["--late", "1"]
         t0 = time.monotonic()
-        client = start(*client_cmd, ns=NS_CLIENT, stdout=subprocess.PIPE, text=True)
+        client = start(*client_cmd, ns=NS_CLIENT, stdout=subprocess.PIPE, text=True,
+                       stdin=subprocess.PIPE if cfg.get("late") else None)
         if cfg.get("midflow"):
             client.stdout.readline()                # "connected": connect() has returned
             t_conn = time.monotonic()
@@ -717,11 +792,17 @@ def do_run(name, cfg, tmp):
             for suffix, point in cfg["captures"].items():
                 dumps[suffix] = start_tcpdump(point, pcaps[suffix])
             result["capture_started_after_connect_s"] = round(time.monotonic() - t_conn, 3)
-        if cfg.get("stall"):
-            for _ in range(n):
+        late = None
+        if cfg.get("stall") or cfg.get("late"):
+            for _ in range(n - bool(cfg.get("late"))):
                 client.stdout.readline()            # "connected": every transfer has begun
-            result["stall"] = silence_server(cfg["stall"])
+            if cfg.get("late"):
+                late = release_late(client, cfg["late"]["at"])
+            if cfg.get("stall"):
+                result["stall"] = silence_server(cfg["stall"])
         client.stdout.read()
+        if late is not None:
+            result["late_released"] = late["epoch"]
         if client.wait(120) != 0:
             raise RuntimeError("client failed")
         server.wait(30)
@@ -760,6 +841,11 @@ def vantage_truth(point, delay):
     to_client, to_server = {"client": (0, 2 * (dc + ds)), "router": (2 * dc, 2 * ds),
                             "server": (2 * (dc + ds), 0)}[point]
     true = {"client": "near-client", "router": "middle", "server": "near-server"}[point]
+    if point == "router" and max(to_client, to_server) >= 4 * min(to_client, to_server):
+        # docs/ecn.md: a half that carries at least 80 % of the round trip puts the
+        # capture near that end, wherever the router is (syn-retry-crossing: 20 ms to
+        # the client, 1200 ms to the server).
+        true = "near-client" if to_server > to_client else "near-server"
     if point == "router":
         clear = min(to_client, to_server) >= 10
     else:
@@ -904,8 +990,9 @@ def flow_expect(cfg, res, t, point):
     e["tcpdiag.flow.data_sender"] = "server"
     e["tcpdiag.ecn.c2s.data"] = "no-data"
     e["tcpdiag.flow.c2s.bytes"] = 0
-    e["tcpdiag.flow.s2c.bytes"] = {"min": cfg["bytes"]}
-    why.append(f"a download: the server sends {cfg['bytes']} bytes, the client sends no payload")
+    size = conn_cfg(cfg, t["index"])["bytes"]
+    e["tcpdiag.flow.s2c.bytes"] = {"min": size}
+    why.append(f"a download: the server sends {size} bytes, the client sends no payload")
 
     true, clear, to_c, to_s = vantage_truth(point, cfg["delay"])
     e["tcpdiag.flow.vantage"] = true if clear else [true, "unknown"]
@@ -967,7 +1054,7 @@ def flow_expect(cfg, res, t, point):
     if silences(cfg):
         stall_expect(cfg, res, t, point, e, why)
     return add_diag({"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e},
-                    cfg, t["index"])
+                    conn_cfg(cfg, t["index"]), t["index"])
 
 
 def flight_expect(f, e, why):
@@ -1443,9 +1530,13 @@ def stall_problems(cfg, res, m, point, pcap):
             bad.append(f"{tag}: longest server silence {m['host_gap_s']} s from {m['host_gap_start']}, "
                        f"bounds {b}")
         for f in m["flows"]:
+            if is_late(cfg, f["stream"]):
+                continue
             if not f["data_before"] or not inside(f["resumed"], b["resume"]) or f["data_resumed"] is None:
                 bad.append(f"{tag} stream {f['stream']}: not mid-transfer across the silence: {f}")
         for c in res["client"]:
+            if is_late(cfg, c["index"]):
+                continue
             if not c["start"] < s["add_before"] < s["del_after"] < c["end"]:
                 bad.append(f"connection {c['index']} ran from {c['start']} to {c['end']}, the drop "
                            f"from {s['add_before']} to {s['del_after']}")
@@ -1464,6 +1555,51 @@ def stall_problems(cfg, res, m, point, pcap):
             bad.append(f"connection {srv['index']}: busy_time {srv['tcp_info']['busy_time']} us "
                        f"over {srv['end'] - srv['first_write']:.3f} s: not application-limited")
     return bad
+
+
+def is_late(cfg, index):
+    """Whether connection `index` is the scenario's late one (the last)."""
+    return bool(cfg.get("late")) and index == len(cfg["client_ecn"]) - 1
+
+
+def late_problems(cfg, res):
+    """host-stall-late-syn*, from the generators' logs (CLOCK_REALTIME): with the drop, the
+    late connect() began while the rule was certainly in, its handshake completed only
+    after the rule was deleted, in less than the 2 s stall threshold (else the run would
+    not test a wait shorter than it), and took at least half of the connection's life
+    (connect to EOF): the silence held it for most of it. The control: the handshake took
+    one round trip (no SYN retry), and every other connection was still transferring."""
+    c = res["client"][-1]
+    rtt_max = path_times(cfg, "client")[0]
+    bad = []
+    if "stall" in cfg:
+        s = res["stall"]
+        answered = c["start"] + c["connect_s"]
+        if not (s["add_after"] < c["start"] < s["del_before"] and answered > s["del_before"]):
+            bad.append(f"late connection: connect() from {c['start']:.6f} to {answered:.6f}, the rule in "
+                       f"from {s['add_after']:.6f} to {s['del_before']:.6f}")
+        if not 0.5 * c["duration_s"] <= c["connect_s"] < 2.0:
+            bad.append(f"late connection: connect() took {c['connect_s']:.3f} s of {c['duration_s']:.3f} s")
+        return bad
+    if c["connect_s"] > rtt_max:
+        bad.append(f"late connection: connect() took {c['connect_s']:.3f} s, more than a round trip")
+    for o in res["client"][:-1]:
+        if not (o["start"] < c["start"] and c["end"] < o["end"]):
+            bad.append(f"connection {o['index']} ({o['start']:.6f}-{o['end']:.6f}) did not span the late "
+                       f"one ({c['start']:.6f}-{c['end']:.6f})")
+    return bad
+
+
+def late_stall_why(res, t, m, why):
+    """Why the late connection waited in the stall: its connect() inside the drop."""
+    c, s = res["client"][t["index"]], res["stall"]
+    why.append(f"this connection's connect() began at {c['start']:.6f} (generator log), "
+               f"{s['del_before'] - c['start']:.3f} s before the rule was deleted; the server's "
+               f"SYN-ACK was dropped, and the handshake completed {c['connect_s']:.3f} s after the "
+               "connect() began, after the lift (the client's SYN retry 1 s after its first SYN), "
+               f"{c['connect_s'] / c['duration_s']:.0%} of its {c['duration_s']:.3f} s from connect to "
+               "EOF: it asked inside the silence and waited for the rest of it, which held it for "
+               "most of its life (docs/diagnosis.md, host-stall), so it is one of the flows waiting")
 
 
 def stall_expect(cfg, res, t, point, e, why):
@@ -1501,13 +1637,17 @@ def stall_expect(cfg, res, t, point, e, why):
     e["tcpdiag.host.stall_duration"] = {"min": round(b["duration"][0], 6), "max": round(b["duration"][1], 6)}
     e["tcpdiag.host.stall_start"] = {"min": round(b["start"][0], 6), "max": round(b["start"][1], 6)}
     c = res["client"][t["index"]]
+    if is_late(cfg, t["index"]):
+        late_stall_why(res, t, m, why)
     why.append(f"the server's namespace dropped everything {server} sent (iptables-legacy -A OUTPUT "
                f"-j DROP; the rule counted {s['dropped_packets']} packets): added between "
                f"{s['add_before']:.6f} and {s['add_after']:.6f}, deleted between {s['del_before']:.6f} "
                f"and {s['del_after']:.6f} (CLOCK_REALTIME read around the commands, tcpdump's clock); "
-               f"all {n} connections were mid-transfer (generator: this one from {c['start']:.6f} "
-               f"to its last byte at {c['end']:.6f}) and each waited on {server}: stall on every "
-               f"packet, flows_hit {n}")
+               + (f"the {n - 1} other connections were mid-transfer and waited on {server}, and the "
+                  "late one asked inside the silence (above)" if cfg.get("late") else
+                  f"all {n} connections were mid-transfer and each waited on {server}")
+               + f" (generator: this one from {c['start']:.6f} to its last byte at {c['end']:.6f}): "
+               f"stall on every packet, flows_hit {n}")
     why.append(f"stall_duration: at least the span the rule was certainly in, {s['del_before'] - s['add_after']:.3f} s, "
                f"less {STALL_ALLOWANCE * 1000:.0f} ms; at most (del_after - add_before) + "
                f"{1 + TIMER_SLACK:g} x (del_after - add_before + RTO) + one round trip "
@@ -1724,7 +1864,7 @@ def check_pcap(cfg, res, pcap, truths, point):
             bad.append(f"{tag}: SYN or SYN-ACK not Not-ECT")
         if syns[-1]["mss"] != t["mss"] or synacks[-1]["mss"] != t["mss"]:
             bad.append(f"{tag}: MSS {syns[-1]['mss']}/{synacks[-1]['mss']} != {t['mss']}")
-        if got < cfg["bytes"]:
+        if got < conn_cfg(cfg, t["index"])["bytes"]:
             bad.append(f"{tag}: only {got} payload bytes server->client")
         if any(r["len"] > 0 for r in fl if r["src"] == t["client"]):
             bad.append(f"{tag}: client sent payload")
@@ -1793,6 +1933,33 @@ def check_opts(cfg, pcap, truths):
         if not o["used"] and not 0.95 * rtt <= hs <= rtt + 0.005:    # ceiling_throughput range
             bad.append(f"{tag}: handshake RTT {hs * 1000:.1f} ms outside "
                        f"{0.95 * rtt * 1000:g}-{(rtt + 0.005) * 1000:g} ms")
+    return bad
+
+
+def crossing_problems(cfg, pcap):
+    """syn-retry-crossing, from tshark's fields at the client: the client sent its SYN
+    twice (same ISN), the first SYN-ACK arrived after the retry but sooner than a round
+    trip after it (so it answers the first SYN: its TSecr echoes that SYN's TSval), and
+    a second SYN-ACK, the answer to the retry, came about a round trip after it."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-Y", "tcp.flags.syn == 1", "-e", "frame.time_epoch", "-e", "tcp.flags.ack",
+                          "-e", "tcp.seq_raw", "-e", "tcp.options.timestamp.tsval",
+                          "-e", "tcp.options.timestamp.tsecr"],
+                         check=True, text=True, capture_output=True).stdout
+    rows = [line.split("	") for line in out.splitlines()]
+    syns = [r for r in rows if r[1] in ("0", "False")]
+    synacks = [r for r in rows if r[1] in ("1", "True")]
+    rtt = 2 * sum(cfg["delay"]) / 1000
+    tag = os.path.basename(pcap)
+    if len(syns) != 2 or syns[0][2] != syns[1][2] or len(synacks) < 2:
+        return [f"{tag}: {len(syns)} SYNs, {len(synacks)} SYN-ACKs: no retry with the same ISN answered twice"]
+    retry, first, second = float(syns[1][0]), float(synacks[0][0]), float(synacks[1][0])
+    bad = []
+    if not retry < first < retry + 0.95 * rtt or synacks[0][4] != syns[0][3]:
+        bad.append(f"{tag}: first SYN-ACK at retry + {first - retry:.3f} s echoing {synacks[0][4]} "
+                   f"(first SYN's TSval {syns[0][3]}): it did not cross the retry")
+    if not 0.95 * rtt <= second - retry <= rtt + IRTT_SLACK_MS / 1000:
+        bad.append(f"{tag}: second SYN-ACK at retry + {second - retry:.3f} s, not a round trip")
     return bad
 
 
@@ -1895,12 +2062,16 @@ def scenario(name):
     if "offload" in cfg:
         res["kernel_offload"] = kernel_offload(res, os.path.join(tmp, "tcpinfo.csv.gz"))
         problems += offload_problems(cfg, res)
+    if cfg.get("late"):
+        problems += late_problems(cfg, res)
 
     outputs = []
     for suffix, point in cfg["captures"].items():
         pcap = res["pcaps"][suffix]
         truths = [conn_truth(cfg, res, i, point) for i in range(len(res["client"]))]
         problems += check_pcap(cfg, res, pcap, truths, point)
+        if cfg.get("crossing") and point == "client":
+            problems += crossing_problems(cfg, pcap)
         if "flight" in cfg:
             res.setdefault("capture_flight", {})[suffix] = [capture_flight(pcap, t) for t in truths]
         if "offload" in cfg:
@@ -1980,7 +2151,7 @@ def rewrite_diag():
                 port = flow["expect"].get("tcpdiag.flow.client_port")      # absent in midflow
                 if flow["select"] != {"tcp.stream": i} or port not in (None, log["client"][i]["local"][1]):
                     sys.exit(f"{path}: flow {i} is not connection {i} ({flow['select']}, port {port})")
-                add_diag(flow, log["config"], i)
+                add_diag(flow, conn_cfg(log["config"], i), i)
             write_expected(path, exp)
     return 0
 

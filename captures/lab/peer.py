@@ -7,7 +7,8 @@ server: accepts connections and sends each one BYTES bytes, then closes; one
         (the per-namespace sysctl is refused on this kernel), one for all
         connections or one per connection in accept order (--cc cubic,reno,bbr); an optional
         SO_MAX_PACING_RATE makes a transfer last a known time, an optional
-        SO_SNDBUF bounds what the kernel may hold unacked, and --burst/--pause
+        SO_SNDBUF bounds what the kernel may hold unacked (--bytes and --pace take
+        one value for all connections or one per connection in accept order), and --burst/--pause
         make the application the bottleneck; --long-pause D --long-pause-at
         T0,T1,.. makes the writer of the i-th accepted connection sleep once for
         D s at its first burst boundary Ti s after its first write (the pause's
@@ -22,7 +23,9 @@ client: opens COUNT connections one after another (never two at once, so
         them at the same time, one thread each. Before each connect it may
         write net.ipv4.tcp_ecn of its own namespace (--ecn-schedule), which is
         how one connection in twenty requests ECN. An optional SO_RCVBUF, set
-        before connect(), clamps the receive window from the SYN on.
+        before connect(), clamps the receive window from the SYN on. With --late K
+        the last K connections each wait for a line on stdin before connecting
+        (lab.py opens one at a chosen moment, e.g. while the server is silenced).
 
 Both sides log what the kernel reports in TCP_INFO at the end of each connection
 (negotiated ECN, advertised MSS, retransmissions, congestion control).
@@ -216,6 +219,12 @@ def write_all(conn, args, payload, pause_at=None):
     return long_pause
 
 
+def per_conn(values, index):
+    """One value of a comma-separated option given for all connections or one each."""
+    parts = values.split(",")
+    return int(parts[index] if len(parts) > 1 else parts[0])
+
+
 def serve(args):
     family = socket.AF_INET6 if ":" in args.bind else socket.AF_INET
     ls = socket.socket(family, socket.SOCK_STREAM)
@@ -223,6 +232,9 @@ def serve(args):
     ccs = args.cc.split(",")
     if len(ccs) > 1 and len(ccs) != args.count:
         sys.exit("--cc needs one value, or one per connection")
+    for option in (args.bytes, args.pace):
+        if "," in option and len(option.split(",")) != args.count:
+            sys.exit("--bytes and --pace need one value, or one per connection")
     ls.bind((args.bind, args.port))
     ls.listen(16)
     log = open(args.log, "a") if args.log else sys.stdout
@@ -245,7 +257,9 @@ def serve(args):
     while args.count == 0 or served < args.count:
         conn, peer = ls.accept()
         ls.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, ccs[(served + 1) % len(ccs)].encode())
-        job = (args, log, series, lock, payload, conn, peer, served,
+        conn_args = argparse.Namespace(**{**vars(args), "bytes": per_conn(args.bytes, served),
+                                          "pace": per_conn(args.pace, served)})
+        job = (conn_args, log, series, lock, payload, conn, peer, served,
                pause_at[served] if pause_at else None)
         if args.concurrent:
             threads.append(threading.Thread(target=serve_conn, args=job))
@@ -326,6 +340,8 @@ def client(args):
     lock = threading.Lock()     # parallel readers share the log
     readers = []
     for i in range(args.count):
+        if i >= args.count - args.late:
+            sys.stdin.readline()                # lab.py says when
         if schedule:
             write_sysctl(ECN_SYSCTL, schedule[i])
         ecn_sysctl = read_sysctl(ECN_SYSCTL)
@@ -381,10 +397,12 @@ def main():
     s = sub.add_parser("server")
     s.add_argument("--bind", required=True)
     s.add_argument("--port", type=int, default=5001)
-    s.add_argument("--bytes", type=int, required=True, help="bytes sent per connection")
+    s.add_argument("--bytes", required=True, help="bytes sent per connection, or one value "
+                   "per connection in accept order, e.g. 800000,10000")
     s.add_argument("--cc", default="cubic", help="cubic, reno or bbr; or one per connection, "
                    "e.g. cubic,reno,bbr")
-    s.add_argument("--pace", type=int, default=0, help="SO_MAX_PACING_RATE in bytes/s")
+    s.add_argument("--pace", default="0", help="SO_MAX_PACING_RATE in bytes/s (0: none), or "
+                   "one value per connection")
     s.add_argument("--sndbuf", type=int, default=0, help="SO_SNDBUF of each accepted socket")
     s.add_argument("--burst", type=int, default=0, help="write this many bytes at a time ...")
     s.add_argument("--pause", type=float, default=0, help="... with this many seconds between")
@@ -403,6 +421,8 @@ def main():
     c.add_argument("--opts-schedule", help="value for tcp_window_scaling, tcp_sack and "
                    "tcp_timestamps per connection, e.g. 1,0,1,0")
     c.add_argument("--rcvbuf", type=int, default=0, help="SO_RCVBUF, set before connect()")
+    c.add_argument("--late", type=int, default=0, help="the last LATE connections each wait "
+                   "for a line on stdin before connecting")
     c.add_argument("--gap", type=float, default=0.05, help="seconds between connections")
     c.add_argument("--parallel", action="store_true", help="connect one after another, then "
                    "read all connections at once")

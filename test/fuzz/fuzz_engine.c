@@ -102,8 +102,10 @@ static void check_diagnosis(const td_engine *engine)
         td_causes_list(diag->causes, text, sizeof text);
         td_advice_cost(diag, text, sizeof text);
     }
+    /* the flows waiting through a stall never outnumber the flows open when it ended */
     for (guint i = 0; i < td_stalls_count(td_engine_stalls(engine)); i++)
-        td_diagnoses_stall_active(d, i);
+        if (td_diagnoses_stall_active(d, i) < td_stalls_at(td_engine_stalls(engine), i)->flows_hit)
+            __builtin_trap();
     check_hosts(engine, hosts);
     td_report_diagnosis(d, hosts, report);
     td_hosts_free(hosts);

@@ -54,8 +54,10 @@ def plugin_flows(pcap):
     for row in rows:
         # A frame whose TCP header Wireshark gave up on has no tcp.stream, though the
         # plugin reads it into its conversation's flow: never a flow's first frame.
+        # A frame's segment is its first TCP layer's: one after it is a packet its
+        # payload carried (OpenFlow's packet-in), not a flow on this wire.
         if row["tcpdiag.flow.roles"] and row["tcp.stream"]:
-            first.setdefault(int(row["tcp.stream"].split(",")[-1]), row)
+            first.setdefault(int(row["tcp.stream"].split(",")[0]), row)
     if not first:
         return {}
     by_frame = {int(r["frame.number"]): s for s, r in first.items()}

@@ -102,6 +102,81 @@ static void test_vantage_server_and_middle(void)
     }
 }
 
+/* A handshake packet with timestamps: TSval, TSecr (the client's clock counts from
+ * 1000, the server's from 5000, in ms). */
+static td_flow *send_ts(fixture *f, bool from_client, int64_t t_ms, uint16_t flags, uint32_t tsval,
+                        uint32_t tsecr)
+{
+    td_record rec = segment(from_client, 80, t_ms * MS, flags, from_client ? 1000 : 5000, 0);
+    int ignored;
+
+    rec.frame = ++f->frame;
+    rec.ack = (flags & TD_TH_ACK) ? (from_client ? 5001 : 1001) : 0;
+    rec.options.present = TD_OPT_TS | ((flags & TD_TH_SYN) ? TD_OPT_MSS : 0);
+    rec.options.mss = 1460;
+    rec.options.ts_valid = true;
+    rec.options.tsval = tsval;
+    rec.options.tsecr = tsecr;
+    return td_engine_add(f->engine, &rec, &ignored);
+}
+
+static void assert_handshake(const td_flow *flow, const td_config *cfg, int64_t to_server_ms,
+                             int64_t to_client_ms, td_vantage vantage)
+{
+    int64_t to_server, to_client;
+
+    g_assert_true(td_flow_handshake_halves(flow, &to_server, &to_client));
+    g_assert_cmpint(to_server, ==, to_server_ms * MS);
+    g_assert_cmpint(to_client, ==, to_client_ms * MS);
+    g_assert_cmpint(td_flow_vantage(flow, cfg), ==, vantage);
+}
+
+/* A path of 1200 ms round trip, captured at the client (lab-syn-retry-crossing):
+ * the SYN at 0 is retried at 1000 ms (same ISN, TSval 2000); the SYN-ACK answering
+ * the first SYN arrives at 1200 ms, after the retry, echoing TSval 1000; the client
+ * ACKs it at once. The server answers the retry with a SYN-ACK that echoes the first
+ * SYN's TSval too (RFC 7323: a retransmitted SYN does not update TS.Recent), at
+ * 2200 ms, and the client's duplicate ACK echoes the first SYN-ACK. Paired with the
+ * retry, the first SYN-ACK would make a 200 ms round trip. */
+static void test_retry_crossing_synack(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    send_ts(f, true, 0, TD_TH_SYN, 1000, 0);
+    send_ts(f, true, 1000, TD_TH_SYN, 2000, 0);
+    send_ts(f, false, 1200, TD_TH_SYN | TD_TH_ACK, 5600, 1000);
+    send_ts(f, true, 1200, TD_TH_ACK, 2200, 5600);
+    send_ts(f, false, 2200, TD_TH_SYN | TD_TH_ACK, 6600, 1000);
+    td_flow *flow = send_ts(f, true, 2200, TD_TH_ACK, 3200, 5600);
+    assert_handshake(flow, &f->cfg, 1200, 0, TD_VANTAGE_NEAR_CLIENT);
+}
+
+/* The same kind of crossing at the server of a 40 ms path (lab-host-stall-late-syn):
+ * the server's SYN-ACK to the SYN at 0 never left (dropped), its timer sends it again
+ * at 1010 ms; the client's retry arrives at 1030 ms and is answered at once; the
+ * client's ACK of the timer's SYN-ACK arrives at 1050 ms, its duplicate ACK of the
+ * answer to the retry at 1070 ms. The handshake ACK answers the SYN-ACK of 1010 ms
+ * (its TSecr): 40 ms from the server to the client and back, not 20. */
+static void test_retry_crossing_at_server(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    send_ts(f, true, 0, TD_TH_SYN, 1000, 0);
+    send_ts(f, false, 1010, TD_TH_SYN | TD_TH_ACK, 6010, 1000);
+    send_ts(f, true, 1030, TD_TH_SYN, 2010, 0);
+    send_ts(f, false, 1030, TD_TH_SYN | TD_TH_ACK, 6030, 1000);
+    send_ts(f, true, 1050, TD_TH_ACK, 2030, 6010);
+    td_flow *flow = send_ts(f, true, 1070, TD_TH_ACK, 2050, 6010);
+    assert_handshake(flow, &f->cfg, 0, 40, TD_VANTAGE_NEAR_SERVER);
+}
+
+/* A retry after a lost SYN-ACK, the one answer echoing the first SYN (a server that
+ * got the first SYN): no second SYN-ACK follows, so it answers the retry. */
+static void test_retry_answered_once(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    send_ts(f, true, 0, TD_TH_SYN, 1000, 0);
+    send_ts(f, true, 1000, TD_TH_SYN, 2000, 0);
+    send_ts(f, false, 1040, TD_TH_SYN | TD_TH_ACK, 6040, 1000);
+    td_flow *flow = send_ts(f, true, 1040, TD_TH_ACK, 2040, 6040);
+    assert_handshake(flow, &f->cfg, 40, 0, TD_VANTAGE_NEAR_CLIENT);
+}
+
 static void test_fallback(fixture *f, gconstpointer data G_GNUC_UNUSED)
 {
     td_flow *flow = send(f, true, 0, CLASSIC_SYN, 7, 0, TD_NOT_ECT, NULL);
@@ -431,6 +506,9 @@ int main(int argc, char **argv)
     ADD("/flow/roles-from-synack-only", test_roles_from_synack_only);
     ADD("/flow/vantage-near-client", test_vantage);
     g_test_add_func("/flow/vantage-table", test_vantage_server_and_middle);
+    ADD("/flow/retry-crossing-synack", test_retry_crossing_synack);
+    ADD("/flow/retry-crossing-at-server", test_retry_crossing_at_server);
+    ADD("/flow/retry-answered-once", test_retry_answered_once);
     ADD("/flow/fallback", test_fallback);
     ADD("/flow/syn-retransmitted-with-ecn", test_syn_retransmitted_with_ecn_is_not_fallback);
     ADD("/flow/synack-lost-then-fallback", test_synack_lost_then_fallback);

@@ -48,6 +48,32 @@ static void test_ecn_lottery(fixture *f, gconstpointer data G_GNUC_UNUSED)
     td_hosts_free(hosts);
 }
 
+/* The host table points at the evidence: a client's first SYN without window
+ * scaling, SACK or timestamps, not its first SYN. Its first SYN (stream 1, frame 1)
+ * offers them all and is never answered; then a download whose SYN (download_sim's)
+ * offers no SACK-permitted. */
+static void test_first_syn_without_options(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    td_record *syn = capture_add(&f->c, segment(true, 443, -1000 * MS, TD_TH_SYN, 7, 0));
+
+    syn->stream = 1;
+    syn->sport = 50000;
+    syn->options.complete = true;
+    syn->options.present = TD_OPT_MSS | TD_OPT_WSCALE | TD_OPT_SACK_PERM | TD_OPT_TS;
+    healthy(f, 0);
+    capture_run(&f->c, true);
+
+    td_hosts *hosts = build(f, 200);
+    const td_client_summary *s = td_hosts_client_at(hosts, 0);
+    td_handshake scratch;
+    g_assert_cmpuint(s->conns, ==, 2);
+    g_assert_cmpuint(s->opts_known, ==, 2);
+    g_assert_cmpuint(s->opts_missing, ==, 1);
+    g_assert_cmpuint(s->opts_missing_frame, ==, td_flow_hs(td_engine_flow_at(f->c.engine, 1), &scratch)->last_syn_frame);
+    g_assert_cmpuint(s->opts_missing_frame, ==, 2);
+    td_hosts_free(hosts);
+}
+
 /* A SYN flood: N forged sources, one SYN each, beside one real download. The
  * forged sources get no summary and no sender rule; the real client's count is
  * its own one connection. */
@@ -104,6 +130,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     ADD("/hosts/ecn-lottery", test_ecn_lottery);
     ADD("/hosts/syn-flood-costs-no-summary", test_syn_flood_costs_no_summary);
+    ADD("/hosts/first-syn-without-options", test_first_syn_without_options);
     g_test_add_func("/hosts/common-traits", test_common_traits);
     return g_test_run();
 }

@@ -205,8 +205,58 @@ static void test_mss_of_a_paced_gso_flow(void)
     td_flight_free(f);
 }
 
-/* Which super-packets show a full segment: n = ceil(len / 1460) equal parts,
- * each within the 1448 bytes a segment carrying timestamps has room for. */
+/* The MSS a direction's segments show, once it has been judged: `segments` data
+ * segments of `len` bytes carrying timestamps, after a handshake that announced
+ * 1460 with both sides using timestamps (`announced`) or none. */
+static uint32_t mss_shown(bool announced, uint32_t len, unsigned segments)
+{
+    td_flight *f = g_new(td_flight, 1);
+    td_flight_config cfg;
+    td_flight_context ctx;
+    td_record rec;
+    uint32_t mss;
+
+    td_flight_config_defaults(&cfg);
+    memset(&ctx, 0, sizeof ctx);
+    ctx.seen_from = TD_SEEN_RECEIVER;
+    ctx.peer_mss = announced ? ANNOUNCED : 0;
+    ctx.timestamps = announced;
+    td_flight_begin(f, &ctx, NULL);
+    memset(&rec, 0, sizeof rec);
+    rec.options.present = TD_OPT_TS;
+    for (unsigned i = 0; i < segments; i++) {
+        rec.seq = i * len;
+        rec.payload_len = len;
+        td_flight_data(f, &rec, &cfg);
+    }
+    td_offload_judge(f, &cfg);
+    mss = f->mss;
+    g_assert_cmpstr(td_offload_mss_source(f), ==, announced && mss == MSS ? "handshake" : "inferred");
+    td_flight_free(f);
+    return mss;
+}
+
+/* Issue 19: the MSS claims no more than the packets show. A segment shows only
+ * that the MSS is at least its size. */
+static void test_mss_claims_what_packets_show(void)
+{
+    /* 78-byte requests after a handshake that said 1460: the handshake's 1448, not 78 */
+    g_assert_cmpuint(mss_shown(true, 78, 20), ==, MSS);
+    /* one HTTP POST of 2 x 988 bytes (a GRO or TSO packet) and nothing else: unknown */
+    g_assert_cmpuint(mss_shown(false, 2 * 988, 1), ==, 0);
+    /* one 700-byte segment without a handshake: it shows only that the MSS is at least 700 */
+    g_assert_cmpuint(mss_shown(false, 700, 1), ==, 0);
+    /* a path that makes 1388-byte segments, repeated, whatever the handshake said */
+    g_assert_cmpuint(mss_shown(true, 1388, 30), ==, 1388);
+    g_assert_cmpuint(mss_shown(false, 1388, 30), ==, 1388);
+    /* a full segment of the handshake's size; 2-segment GSO packets of full
+       segments without a handshake (1460 assumed, less the timestamps) */
+    g_assert_cmpuint(mss_shown(true, MSS, 1), ==, MSS);
+    g_assert_cmpuint(mss_shown(false, 2 * MSS, 5), ==, MSS);
+}
+
+/* Which super-packets show a full segment: n = ceil(len / 1460) equal parts of
+ * exactly a full segment: 1448 bytes beside timestamps, 1460 without. */
 static void test_full_segment_of_super_packets(void)
 {
     static const struct { uint32_t len; bool ts; uint32_t full; } rows[] = {
@@ -215,7 +265,8 @@ static void test_full_segment_of_super_packets(void)
         { 45 * MSS, true, MSS },        /* the 64 KB TSO maximum */
         { 2 * MSS + 1176, true, 0 },    /* a short tail: not equal parts */
         { 2 * MSS + 2, true, 0 },       /* 2 x 1449 would not fit beside the timestamps */
-        { 2 * MSS + 2, false, 1449 },   /* without them it would */
+        { 2 * MSS + 2, false, 0 },      /* nor is it 2 x 1460 without them: an even length only */
+        { 2 * 988, true, 0 },           /* one HTTP POST of 1976 bytes is not 2 x 988 */
         { 2 * ANNOUNCED, false, ANNOUNCED },
         { UINT32_MAX, true, 0 },        /* a hostile length: the count of parts must not wrap to 0 */
     };
@@ -247,5 +298,6 @@ int main(int argc, char **argv)
     g_test_add_func("/offload/run-stack-is-bounded", test_run_stack_is_bounded);
     g_test_add_func("/offload/mss-of-a-paced-gso-flow", test_mss_of_a_paced_gso_flow);
     g_test_add_func("/offload/full-segment-of-super-packets", test_full_segment_of_super_packets);
+    g_test_add_func("/offload/mss-claims-what-packets-show", test_mss_claims_what_packets_show);
     return g_test_run();
 }

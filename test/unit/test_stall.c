@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <string.h>
 #include "capture.h"
+#include "diagnosis.h"
 
 enum { MAX_FLOWS = 8, CLIENT_PORT = 40000 };
 
@@ -194,6 +195,99 @@ static void test_fires_on_requests(fixture *f, gconstpointer data G_GNUC_UNUSED)
     assert_hit(s, 0, 1500, 4000);
     g_assert_null(td_stalls_hit(s, 1));     /* done before the silence: not waiting */
     assert_hit(s, 2, 1600, 4001);
+
+    /* Open when the server came back: flow 0 (open throughout) and flow 2, opened
+     * inside the silence; flow 1's last packet (1002 ms) is before its end. The
+     * waiting flows are never more than the open ones. */
+    td_diagnoses *d = td_diagnose(f->c.engine);
+    g_assert_cmpuint(td_diagnoses_stall_active(d, 0), ==, 2);
+    g_assert_cmpuint(td_diagnoses_stall_active(d, 0), >=, td_stalls_at(s, 0)->flows_hit);
+    td_diagnoses_free(d);
+}
+
+/* Flows 0 and 1 download and fall silent with the server at 1002 ms; they come back
+ * at 4500 and 5000 ms (the last server packet before: 1001 ms). Flow 2's SYN goes out at 3400 ms, inside the silence, and is
+ * retried (same ISN) at 4400 ms; the SYN-ACK at 4401 ms ends the server's silence.
+ * Then flow 2's request and its answer: `segments` of 1448 B, 10 ms apart. */
+static void syn_inside_silence(fixture *f, unsigned segments)
+{
+    for (unsigned i = 0; i < 2; i++) {
+        open_flow(f, i, i);
+        serve(f, i, 100 + i, 1000 + i);
+        serve(f, i, 4500 + 500 * i, 5000 + 500 * i);
+    }
+    pkt(f, 2, true, 3400, TD_TH_SYN, 0);
+    f->seq[2][true] = 0;
+    pkt(f, 2, true, 4400, TD_TH_SYN, 0);
+    pkt(f, 2, false, 4401, TD_TH_SYN | TD_TH_ACK, 0);
+    pkt(f, 2, true, 4402, TD_TH_ACK | TD_TH_PSH, 100);
+    for (unsigned k = 0; k < segments; k++)
+        pkt(f, 2, false, 4403 + 10 * k, TD_TH_ACK, 1448);
+}
+
+/* A 10 kB exchange (7 segments, done by 4463 ms) that asked 1 s before the silence
+ * ended and waited for the rest of it: its 1001 ms wait is most of its 1063 ms life,
+ * so the stall held it, although it waited less than the 2 s threshold. */
+static void test_short_flow_asked_inside(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    syn_inside_silence(f, 7);
+    run(f);
+    const td_stalls *s = assert_one_stall(f, 3, 1001, 4401);
+    assert_hit(s, 0, 1000, 4500);
+    assert_hit(s, 1, 1001, 5000);
+    assert_hit(s, 2, 3400, 4401);
+
+    td_diagnoses *d = td_diagnose(f->c.engine);
+    const td_flow *exchange = td_engine_flow_at(f->c.engine, 2);
+    g_assert_cmpuint(td_diagnoses_stall_active(d, 0), ==, 3);
+    g_assert_cmpint(td_diagnosis_of(d, exchange)->cause, ==, TD_CAUSE_HOST_STALL);
+    g_assert_cmpint(td_diagnosis_of(d, exchange)->lost_ns, ==, 1001 * MS);
+    td_diagnoses_free(d);
+}
+
+/* Issue 19's numbers: the server is silent 4.4 s (1001 to 5400 ms, flows 0 and 1
+ * coming back then); flow 2's SYN goes out 1.6 s before the end, is retried, and is
+ * answered 2.04 s after it; the 10 kB exchange ends 2.18 s after the SYN. Its wait
+ * passes the 2 s threshold but only 1.6 s of it lies inside the silence, which was
+ * not enough for the fixed threshold: it waited for the rest of the stall. */
+static void test_issue_numbers(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    for (unsigned i = 0; i < 2; i++) {
+        open_flow(f, i, i);
+        serve(f, i, 100 + i, 1000 + i);
+        serve(f, i, 5400 + i, 6400 + i);
+    }
+    pkt(f, 2, true, 3800, TD_TH_SYN, 0);
+    f->seq[2][true] = 0;
+    pkt(f, 2, true, 4800, TD_TH_SYN, 0);
+    pkt(f, 2, false, 5840, TD_TH_SYN | TD_TH_ACK, 0);
+    pkt(f, 2, true, 5900, TD_TH_ACK | TD_TH_PSH, 100);
+    for (unsigned k = 0; k < 7; k++)
+        pkt(f, 2, false, 5920 + 10 * k, TD_TH_ACK, 1448);
+    pkt(f, 2, true, 5980, TD_TH_ACK, 0);
+
+    run(f);
+    const td_stalls *s = assert_one_stall(f, 3, 1001, 5400);
+    assert_hit(s, 2, 3800, 5840);
+}
+
+/* The same ask inside the silence, but on a transfer that then runs 5 s (500
+ * segments): the 1001 ms wait is not half of its life, so the stall barely held it. */
+static void test_long_flow_asked_inside(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    syn_inside_silence(f, 500);
+    run(f);
+    const td_stalls *s = assert_one_stall(f, 2, 1001, 4401);
+    g_assert_null(td_stalls_hit(s, 2));
+}
+
+/* A flow that asked inside the silence does not make a stall: with min_flows 3 the
+ * two that waited through the threshold are too few, and flow 2 is not counted. */
+static void test_asked_inside_makes_no_stall(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    f->c.cfg.stall.min_flows = 3;
+    syn_inside_silence(f, 7);
+    assert_no_stall(f);
 }
 
 /* Flows 0 and 1 open at 0 ms; then the server's data on each span. */
@@ -327,6 +421,30 @@ static void test_time_backwards(fixture *f, gconstpointer data G_GNUC_UNUSED)
     assert_hit(s, 1, 1001, 4001);
 }
 
+/* Three downloads; the server comes back at 4000 ms on flow 0 and 4001 ms on flow
+ * 1; flow 2's answer comes after them in the file but is stamped 3500 ms (the
+ * clock stepped back). Flow 2 was not open when the server came back by its
+ * timestamps, so it is not counted as waiting either: 2 of 2, never 3 of 2. */
+static void test_time_backwards_at_the_end(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    for (unsigned i = 0; i < 3; i++) {
+        open_flow(f, i, i);
+        serve(f, i, 100 + i, 1000 + i);
+    }
+    pkt(f, 0, false, 4000, TD_TH_ACK, 1448);
+    pkt(f, 1, false, 4001, TD_TH_ACK, 1448);
+    pkt(f, 2, false, 3500, TD_TH_ACK, 1448);
+
+    capture_run(&f->c, false);
+    const td_stalls *s = assert_one_stall(f, 2, 1002, 4000);
+    assert_hit(s, 0, 1000, 4000);
+    assert_hit(s, 1, 1001, 4001);
+    g_assert_null(td_stalls_hit(s, 2));
+    td_diagnoses *d = td_diagnose(f->c.engine);
+    g_assert_cmpuint(td_diagnoses_stall_active(d, 0), ==, 2);
+    td_diagnoses_free(d);
+}
+
 /* 100 silences of 3 s on two flows, the clients silent after the handshake (so
  * only the server has silences): the server keeps its first 64 gaps (its cap),
  * each a stall of both flows, and counts the other 35 (99 gaps in all) dropped. */
@@ -384,6 +502,10 @@ int main(int argc, char **argv)
     ADD("/stall/fires-at-threshold", test_fires_at_threshold);
     ADD("/stall/fires-on-requests", test_fires_on_requests);
     ADD("/stall/shorter-than-threshold", test_shorter_than_threshold);
+    ADD("/stall/short-flow-asked-inside", test_short_flow_asked_inside);
+    ADD("/stall/long-flow-asked-inside", test_long_flow_asked_inside);
+    ADD("/stall/issue-numbers", test_issue_numbers);
+    ADD("/stall/asked-inside-makes-no-stall", test_asked_inside_makes_no_stall);
     ADD("/stall/single-waiting-flow", test_single_waiting_flow);
     ADD("/stall/pauses-at-different-times", test_pauses_at_different_times);
     ADD("/stall/idle-host", test_idle_host);
@@ -396,6 +518,7 @@ int main(int argc, char **argv)
     ADD("/stall/pref/min-flows-at-waiting", test_min_flows_at_waiting);
     ADD("/stall/pref/min-flows-one", test_min_flows_one);
     ADD("/stall/time-backwards", test_time_backwards);
+    ADD("/stall/time-backwards-at-the-end", test_time_backwards_at_the_end);
     ADD("/stall/flood-of-gaps-bounded", test_flood_of_gaps_bounded);
     return g_test_run();
 }

@@ -171,8 +171,11 @@ class Conn:
 
     def emit(self, d, flags, n=0, ecn="not-ect", dt=0.2, seq=None, ack=None,
              opts=None, extra_opts=(), caplen=None, advance=True, count=True,
-             window=None, syn_opts=False, mss=None, ttl=None, ip_len0=False):
-        """Write one segment from direction d ('c' or 's')."""
+             window=None, syn_opts=False, mss=None, ttl=None, ip_len0=False, payload=None):
+        """Write one segment from direction d ('c' or 's'); its payload is n bytes of
+        payload_bytes, or `payload` itself when given."""
+        if payload is not None:
+            n = len(payload)
         self.t += int(round(dt * 1000))
         other = "s" if d == "c" else "c"
         if seq is None:
@@ -192,7 +195,7 @@ class Conn:
             self.ts_seen[other] = self.ts[d]
         if window is None and flags & SYN:
             window = 64240 if d == "c" else 65160
-        data = payload_bytes(n, d)
+        data = payload_bytes(n, d) if payload is None else payload
         frame = self.frame(d, flags, seq, ack, data, ecn, opts, window, ttl, ip_len0)
         self.cap.add(self.t, frame, caplen=caplen)
         if count:
