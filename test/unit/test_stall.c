@@ -199,7 +199,7 @@ static void test_fires_on_requests(fixture *f, gconstpointer data G_GNUC_UNUSED)
     /* Open when the server came back: flow 0 (open throughout) and flow 2, opened
      * inside the silence; flow 1's last packet (1002 ms) is before its end. The
      * waiting flows are never more than the open ones. */
-    td_diagnoses *d = td_diagnose(f->c.engine);
+    td_diagnoses *d = td_diagnose(f->c.engine, NULL);
     g_assert_cmpuint(td_diagnoses_stall_active(d, 0), ==, 2);
     g_assert_cmpuint(td_diagnoses_stall_active(d, 0), >=, td_stalls_at(s, 0)->flows_hit);
     td_diagnoses_free(d);
@@ -237,7 +237,7 @@ static void test_short_flow_asked_inside(fixture *f, gconstpointer data G_GNUC_U
     assert_hit(s, 1, 1001, 5000);
     assert_hit(s, 2, 3400, 4401);
 
-    td_diagnoses *d = td_diagnose(f->c.engine);
+    td_diagnoses *d = td_diagnose(f->c.engine, NULL);
     const td_flow *exchange = td_engine_flow_at(f->c.engine, 2);
     g_assert_cmpuint(td_diagnoses_stall_active(d, 0), ==, 3);
     g_assert_cmpint(td_diagnosis_of(d, exchange)->cause, ==, TD_CAUSE_HOST_STALL);
@@ -440,7 +440,7 @@ static void test_time_backwards_at_the_end(fixture *f, gconstpointer data G_GNUC
     assert_hit(s, 0, 1000, 4000);
     assert_hit(s, 1, 1001, 4001);
     g_assert_null(td_stalls_hit(s, 2));
-    td_diagnoses *d = td_diagnose(f->c.engine);
+    td_diagnoses *d = td_diagnose(f->c.engine, NULL);
     g_assert_cmpuint(td_diagnoses_stall_active(d, 0), ==, 2);
     td_diagnoses_free(d);
 }
