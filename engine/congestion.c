@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flight.h"
 #include "median.h"
 
 enum { UNKNOWN_PCT = 255 };
@@ -27,26 +26,28 @@ enum { MIN_CONTROL_ROUNDS = 4 };
  * does so after about as many signals as it dips after. Room for measurement noise. */
 #define ROSE_MAX_PCT 10.0
 
-static void cc_begin(td_flight *f)
+static void cc_begin(td_dir *d, void *state)
 {
-    td_cc *cc = &f->cc;
+    td_cc *cc = state;
 
     memset(cc, 0, sizeof *cc);
-    cc->feedback = f->ctx.feedback;
+    cc->feedback = d->ctx.feedback;
     cc->first_ce_ns = cc->first_echo_ns = -1;
     cc->ecn_ratio = cc->loss_ratio = -1;
     cc->window_event = -1;
 }
 
-static void cc_release(td_flight *f)
+static void cc_release(void *state)
 {
-    g_free(f->cc.events);
-    f->cc.events = NULL;
+    td_cc *cc = state;
+
+    g_free(cc->events);
+    cc->events = NULL;
 }
 
-static void cc_on_feedback(td_flight *f)
+static void cc_on_feedback(td_dir *d, void *state)
 {
-    f->cc.feedback = f->ctx.feedback;
+    ((td_cc *)state)->feedback = d->ctx.feedback;
 }
 
 static td_cc_event *add_event(td_cc *cc, uint32_t frame, td_cc_event_kind kind)
@@ -91,9 +92,9 @@ static void drop_unmeasured_losses(td_cc *cc)
 
 /* While SACKed data sits above a hole, una stays put and flight looks larger
  * than what the sender keeps out: a loss's cut shows only after recovery. */
-static bool recovering(const td_flight *f)
+static bool recovering(const td_dir *d, const td_cc *cc)
 {
-    return f->cc.in_recovery && (int32_t)(f->una - f->cc.recovery_point) < 0;
+    return cc->in_recovery && (int32_t)(d->una - cc->recovery_point) < 0;
 }
 
 static uint32_t recent(const td_cc *cc, uint32_t round)
@@ -131,36 +132,35 @@ static void note_level(const td_cc *cc, uint32_t round, td_cc_event *e)
 }
 
 /* The sender answered a signal: the round trips after this one show the cut. */
-static td_cc_event *respond(td_flight *f, uint32_t frame, td_cc_event_kind kind)
+static td_cc_event *respond(const td_dir *d, td_cc *cc, uint32_t frame, td_cc_event_kind kind)
 {
-    td_cc *cc = &f->cc;
     td_cc_event *e;
 
     if (kind == TD_CC_LOSS)
         drop_unmeasured_losses(cc);
     e = add_event(cc, frame, kind);
     if (e)
-        e->round = f->rounds;
+        e->round = d->rounds;
 
-    cc->signal_round = f->rounds;
+    cc->signal_round = d->rounds;
     cc->responses++;
     if (!e)
         return NULL;
     /* The flight the signal found: in slow start the open round already holds
      * twice the last one, and a cut is measured from there. */
-    e->before = cc->last_round_flight > f->round_flight ? cc->last_round_flight : f->round_flight;
-    note_level(cc, f->rounds, e);
+    e->before = cc->last_round_flight > d->round_flight ? cc->last_round_flight : d->round_flight;
+    note_level(cc, d->rounds, e);
     if (cc->npending == TD_CC_PENDING)
         settle(cc, 0);                  /* the oldest keeps what it has measured */
     cc->pending[cc->npending] = (uint16_t)(e - cc->events);
-    cc->pending_round[cc->npending] = f->rounds;
+    cc->pending_round[cc->npending] = d->rounds;
     cc->npending++;
     return e;
 }
 
-static void cc_on_ack_seen(td_flight *f, const td_record *rec)
+static void cc_on_ack_seen(td_dir *d G_GNUC_UNUSED, void *state, const td_record *rec)
 {
-    td_cc *cc = &f->cc;
+    td_cc *cc = state;
     bool ece = rec->tcp_flags & TD_TH_ECE;
     td_cc_event *e;
 
@@ -181,19 +181,18 @@ static void cc_on_ack_seen(td_flight *f, const td_record *rec)
 /* AccECN tells how much was marked: the share of segments marked in one
  * window of data (as much as was in flight before the response) from the ACK
  * that brought the first new marks on, as a DCTCP-like sender weighs it. */
-static void close_mark_window(td_flight *f)
+static void close_mark_window(const td_dir *d, td_cc *cc)
 {
-    td_cc *cc = &f->cc;
-    uint32_t segments = cc->window_acked / (f->mss ? f->mss : 1);
+    uint32_t segments = cc->window_acked / (d->mss ? d->mss : 1);
 
     if (cc->window_event >= 0 && segments)
         cc->events[cc->window_event].marked_pct = (uint8_t)MIN(100u, 100u * cc->window_marks / segments);
     cc->window_event = -1;
 }
 
-static void cc_on_ack_delivered(td_flight *f, const td_ack_sample *s, uint32_t acked, int64_t at_ns)
+static void cc_on_ack_delivered(td_dir *d, void *state, const td_ack_sample *s, uint32_t acked, int64_t at_ns)
 {
-    td_cc *cc = &f->cc;
+    td_cc *cc = state;
     bool ece = s->ece;
     unsigned ace_marks = s->ace_marks;
 
@@ -214,12 +213,12 @@ static void cc_on_ack_delivered(td_flight *f, const td_ack_sample *s, uint32_t a
     cc->window_marks += ace_marks;
     cc->window_acked += acked;
     if (cc->window_event >= 0 && cc->window_acked >= cc->events[cc->window_event].before)
-        close_mark_window(f);
+        close_mark_window(d, cc);
 }
 
-static void cc_on_data(td_flight *f, const td_record *rec, bool retransmission)
+static void cc_on_data(td_dir *d, void *state, const td_record *rec, bool retransmission)
 {
-    td_cc *cc = &f->cc;
+    td_cc *cc = state;
     td_cc_event *e;
 
     if (rec->has_ip_ecn && rec->ip_ecn == TD_CE) {
@@ -228,23 +227,23 @@ static void cc_on_data(td_flight *f, const td_record *rec, bool retransmission)
             cc->first_ce_ns = rec->time_ns;
     }
     /* One response per round trip: a CWR resent with a retransmission is the same one. */
-    if (cc->feedback == TD_FEEDBACK_CLASSIC && (rec->tcp_flags & TD_TH_CWR) && f->rounds + 1 > cc->ecn_round) {
+    if (cc->feedback == TD_FEEDBACK_CLASSIC && (rec->tcp_flags & TD_TH_CWR) && d->rounds + 1 > cc->ecn_round) {
         cc->cwr++;
-        cc->ecn_round = f->rounds + 1;
-        e = respond(f, rec->frame, TD_CC_CWR);
+        cc->ecn_round = d->rounds + 1;
+        e = respond(d, cc, rec->frame, TD_CC_CWR);
         if (e && cc->first_echo_ns >= 0 && rec->time_ns >= cc->first_echo_ns)
             e->latency_ns = rec->time_ns - cc->first_echo_ns;
         cc->first_echo_ns = -1;
     }
     /* An AccECN sender sends no CWR; at most one response per round trip. */
-    if (cc->feedback == TD_FEEDBACK_ACCECN && cc->ace_unanswered && f->rounds + 1 > cc->ecn_round) {
+    if (cc->feedback == TD_FEEDBACK_ACCECN && cc->ace_unanswered && d->rounds + 1 > cc->ecn_round) {
         cc->ace_unanswered = false;
-        cc->ecn_round = f->rounds + 1;
-        e = respond(f, rec->frame, TD_CC_ACE);
+        cc->ecn_round = d->rounds + 1;
+        e = respond(d, cc, rec->frame, TD_CC_ACE);
         if (e)
             cc->window_event = (int16_t)(e - cc->events);
         if (e && cc->window_acked >= e->before)
-            close_mark_window(f);
+            close_mark_window(d, cc);
     }
     /* One recovery per loss episode: retransmissions until the ACK passes what
      * had been sent when it began belong to it, unless one sends again what this
@@ -253,13 +252,13 @@ static void cc_on_data(td_flight *f, const td_record *rec, bool retransmission)
     if (!retransmission)
         return;
     bool resent = cc->in_recovery && (int32_t)(rec->seq - cc->resent_high) < 0;
-    if (!cc->in_recovery || (int32_t)(f->una - cc->recovery_point) >= 0 || resent) {
+    if (!cc->in_recovery || (int32_t)(d->una - cc->recovery_point) >= 0 || resent) {
         cc->in_recovery = true;
-        cc->recovery_point = f->nxt;
+        cc->recovery_point = d->nxt;
         cc->resent_high = rec->seq;
         cc->losses++;
-        cc->loss_round = f->rounds + 1;
-        respond(f, rec->frame, TD_CC_LOSS);
+        cc->loss_round = d->rounds + 1;
+        respond(d, cc, rec->frame, TD_CC_LOSS);
     }
     if ((int32_t)(rec->seq + rec->payload_len - cc->resent_high) > 0)
         cc->resent_high = rec->seq + rec->payload_len;
@@ -268,11 +267,10 @@ static void cc_on_data(td_flight *f, const td_record *rec, bool retransmission)
 /* A collapse is one sustained stretch: rounds at the floor scattered over a long
  * transfer (a window that dips to a few segments now and then, and recovers) are
  * not one (the lab's kernel truth for CUBIC under 3 % random marking). */
-static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t ns,
+static void note_collapse(const td_dir *d, td_cc *cc, uint32_t index, uint32_t flight, int64_t ns,
                           const td_flight_config *cfg)
 {
-    td_cc *cc = &f->cc;
-    uint32_t unit = f->mss ? f->mss : 1;
+    uint32_t unit = d->mss ? d->mss : 1;
 
     if (cc->responses < 2 ||
         flight > cfg->collapse_mss * unit || index - cc->signal_round > SIGNAL_MEMORY_ROUNDS) {
@@ -281,7 +279,7 @@ static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t
     }
     if (!cc->run_rounds) {
         cc->run_floor = flight;
-        cc->run_start_frame = f->round_start_frame;
+        cc->run_start_frame = d->round_start_frame;
         cc->run_ns = 0;
     }
     cc->run_floor = MIN(cc->run_floor, flight);
@@ -299,10 +297,9 @@ static void note_collapse(td_flight *f, uint32_t index, uint32_t flight, int64_t
  * it or in the two after, measured as a response would be (the two rounds after it
  * against it). A sender whose flight dips as often without signals as after them did
  * not cut because of them. */
-static void note_control(td_flight *f, uint32_t index, uint32_t flight)
+static void note_control(const td_dir *d, td_cc *cc, uint32_t index, uint32_t flight)
 {
-    td_cc *cc = &f->cc;
-    uint32_t base, floor = MIN_WINDOW_SEGMENTS * (f->mss ? f->mss : 1);
+    uint32_t base, floor = MIN_WINDOW_SEGMENTS * (d->mss ? d->mss : 1);
     bool quiet = true;
 
     cc->recent_flight[index % TD_CC_HISTORY] = flight;
@@ -354,16 +351,17 @@ static float delivery_rate(const td_cc *cc, uint32_t last, uint32_t rounds)
     return (float)((double)(cc->close_acked[to] - cc->close_acked[from]) * 1e9 / (double)ns);
 }
 
-static void cc_on_round(td_flight *f, uint32_t index, uint32_t flight, int64_t ns, const td_flight_config *cfg)
+static void cc_on_round(td_dir *d, void *state, uint32_t index, uint32_t flight, int64_t ns,
+                        const td_flight_config *cfg)
 {
-    td_cc *cc = &f->cc;
+    td_cc *cc = state;
 
     cc->close_acked[index % TD_CC_HISTORY] = cc->acked;
     cc->close_ns[index % TD_CC_HISTORY] = cc->last_ack_ns;
     for (unsigned i = 0; i < cc->npending;) {
         td_cc_event *e = &cc->events[cc->pending[i]];
         uint32_t since;
-        if (e->kind == TD_CC_LOSS && recovering(f))
+        if (e->kind == TD_CC_LOSS && recovering(d, cc))
             cc->pending_round[i] = index;       /* count from the end of recovery */
         if (index <= cc->pending_round[i]) {
             i++;
@@ -390,8 +388,8 @@ static void cc_on_round(td_flight *f, uint32_t index, uint32_t flight, int64_t n
             i++;
     }
     cc->last_round_flight = flight;
-    note_control(f, index, flight);
-    note_collapse(f, index, flight, ns, cfg);
+    note_control(d, cc, index, flight);
+    note_collapse(d, cc, index, flight, ns, cfg);
 }
 
 static int compare_frame(const void *a, const void *b)
@@ -488,21 +486,21 @@ static bool caused_by_signals(const td_cc *cc)
     return cc->cut_share - MAX(cc->control_share, 0.0) >= CAUSED_MARGIN_PCT && cc->rose_share <= ROSE_MAX_PCT;
 }
 
-static void cc_finish(td_flight *f, const td_flight_config *cfg G_GNUC_UNUSED)
+static void cc_finish(td_dir *d, void *state, const td_flight_config *cfg G_GNUC_UNUSED)
 {
-    td_cc *cc = &f->cc;
+    td_cc *cc = state;
     bool ecn_signals = cc->ece_episodes || cc->ace_marks || cc->cwr;
     double median;
 
     cc->npending = 0;
-    close_mark_window(f);
+    close_mark_window(d, cc);
     if (cc->nevents)
         qsort(cc->events, cc->nevents, sizeof cc->events[0], compare_frame);
-    cc->ecn_ratio = median_ratio(cc, f->mss, true);
-    cc->loss_ratio = median_ratio(cc, f->mss, false);
+    cc->ecn_ratio = median_ratio(cc, d->mss, true);
+    cc->loss_ratio = median_ratio(cc, d->mss, false);
 
     median = ecn_signals ? cc->ecn_ratio : cc->loss_ratio;
-    cc->cut_share = persisted_share(cc, f->mss, ecn_signals, &cc->rose_share);
+    cc->cut_share = persisted_share(cc, d->mss, ecn_signals, &cc->rose_share);
     cc->control_share = cc->control_rounds >= MIN_CONTROL_ROUNDS ? 100.0 * cc->control_dips / cc->control_rounds : -1;
     if (!ecn_signals && !cc->losses)
         cc->reaction = TD_REACTION_NO_SIGNAL;
@@ -591,17 +589,16 @@ bool td_cc_cuts_like_loss(double median_ratio)
     return median_ratio >= 0 && median_ratio < NO_CUT_RATIO;
 }
 
-const char *td_cc_unobserved(const td_flight *f)
+const char *td_cc_unobserved(const td_dir *d, const td_cc *cc)
 {
-    const td_cc *cc = &f->cc;
 
     if (cc->feedback == TD_FEEDBACK_NONE)
         return NULL;
-    if (f->ctx.no_handshake)
+    if (d->ctx.no_handshake)
         return cc->feedback == TD_FEEDBACK_ACCECN
             ? "handshake not captured: AccECN taken from the AE flag; marks before the capture are not counted"
             : "handshake not captured: classic ECN taken from the ECT, ECE and CWR seen";
-    if (f->ctx.seen_from == TD_SEEN_SENDER)
+    if (d->ctx.seen_from == TD_SEEN_SENDER)
         return "ce: routers mark downstream of the sender, so its side never shows CE";
     if ((cc->ece_episodes || cc->ace_marks) && !cc->ce)
         return "ce: echoed but never seen here, so marked downstream of this capture point";

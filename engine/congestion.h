@@ -10,12 +10,6 @@
 #include "direction.h"
 #include "record.h"
 
-typedef enum td_ecn_feedback {
-    TD_FEEDBACK_NONE = 0,       /* ECN not negotiated: loss is the only signal */
-    TD_FEEDBACK_CLASSIC,        /* RFC 3168: sticky ECE until CWR */
-    TD_FEEDBACK_ACCECN,         /* RFC 9768: the ACE counter */
-} td_ecn_feedback;
-
 typedef enum td_cc_event_kind {
     TD_CC_ECE_START = 1,        /* first ACK of an ECE episode */
     TD_CC_ECE_END,              /* first ACK without ECE after one */
@@ -113,8 +107,6 @@ typedef struct td_cc {
     uint16_t nevents, capacity;
 } td_cc;
 
-struct td_flight;
-struct td_flight_config;
 
 /* The ACKs seen in capture order give the ECE episodes and the CE → ECE latency;
  * delivered to the sender, the echo and AccECN marks it can answer. */
@@ -122,7 +114,7 @@ extern const td_dir_ops td_cc_ops;
 
 /* The event recorded at this frame, NULL when none. */
 const td_cc_event *td_cc_event_at(const td_cc *cc, uint32_t frame);
-bool td_cc_collapsed(const td_cc *cc, const struct td_flight_config *cfg);
+bool td_cc_collapsed(const td_cc *cc, const td_flight_config *cfg);
 /* A sender's answer to an ECN signal (CWR, new AccECN marks), and to any signal
  * (those, or the retransmission that starts a recovery). */
 static inline bool td_cc_is_ecn_response(const td_cc_event *e)
@@ -153,7 +145,7 @@ bool td_cc_is_reduction(const td_cc *cc, const td_cc_event *e);
 /* A median response ratio (ecn_ratio, loss_ratio) that cut like a loss does. */
 bool td_cc_cuts_like_loss(double median_ratio);
 /* Which events this capture point cannot show (static text), NULL when none. */
-const char *td_cc_unobserved(const struct td_flight *f);
+const char *td_cc_unobserved(const td_dir *d, const td_cc *cc);
 
 /* How far the reaction can be trusted: high, medium or low, by how many responses
  * were measured and whether the flow could be its own control. */

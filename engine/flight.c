@@ -1,10 +1,12 @@
+/* Bytes in flight per round trip, plateaus and the limiting factor of one data
+ * direction; it walks the analyses that ride on its round trips (direction.h). */
 #include "flight.h"
 
 #include <glib.h>
-
-#include "direction.h"
-#include "ecn.h"
+#include <stddef.h>
 #include <string.h>
+
+#include "ecn.h"
 
 /* Round events. */
 enum {
@@ -42,17 +44,36 @@ static bool measuring(const td_flight *f)
     return !f->unknown_reason;
 }
 
-/* The analyses a hook is due to, in td_dir_analyses order; NULL after the last.
- * Those that need the rounds skip a direction whose flight cannot be measured. */
-static const td_dir_ops *const *next_analysis(const td_flight *f, const td_dir_ops *const *a)
+/* The analyses that ride on the round trips, in call order, and where each one's
+ * state lives in td_flight: congestion before offload (the offload's cap is
+ * explained by the congestion collapse). The only place that names them. */
+typedef struct analysis {
+    const td_dir_ops *ops;
+    size_t state;
+} analysis;
+
+static const analysis analyses[] = {
+    { &td_cc_ops, offsetof(td_flight, cc) },
+    { &td_offload_ops, offsetof(td_flight, seg) },
+    { NULL, 0 },
+};
+
+static void *state_of(td_flight *f, const analysis *a)
 {
-    while (*a && (*a)->measured_only && !measuring(f))
+    return (char *)f + a->state;
+}
+
+/* The analyses a hook is due to; NULL after the last. Those that need the rounds
+ * skip a direction whose flight cannot be measured. */
+static const analysis *next_analysis(const td_flight *f, const analysis *a)
+{
+    while (a->ops && a->ops->measured_only && !measuring(f))
         a++;
-    return *a ? a : NULL;
+    return a->ops ? a : NULL;
 }
 
 #define EACH_ANALYSIS(f, a) \
-    for (const td_dir_ops *const *a = next_analysis(f, td_dir_analyses); a; a = next_analysis(f, a + 1))
+    for (const analysis *a = next_analysis(f, analyses); a; a = next_analysis(f, a + 1))
 
 void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason)
 {
@@ -64,14 +85,14 @@ void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unk
         f->unknown_reason = unknown_reason;
     }
     EACH_ANALYSIS(f, a)
-        (*a)->begin(f);
+        a->ops->begin(&f->dir, state_of(f, a));
 }
 
 void td_flight_free(td_flight *f)
 {
     if (f) {
-        for (const td_dir_ops *const *a = td_dir_analyses; *a; a++)
-            (*a)->release(f);
+        for (const analysis *a = analyses; a->ops; a++)
+            a->ops->release(state_of(f, a));
         g_free(f->ring);
     }
     g_free(f);
@@ -83,8 +104,8 @@ void td_flight_learn_feedback(td_flight *f, td_ecn_feedback feedback)
         return;
     f->ctx.feedback = feedback;
     EACH_ANALYSIS(f, a)
-        if ((*a)->on_feedback)
-            (*a)->on_feedback(f);
+        if (a->ops->on_feedback)
+            a->ops->on_feedback(&f->dir, state_of(f, a));
 }
 
 static uint32_t band_of(const td_flight *f, uint32_t high, const td_flight_config *cfg)
@@ -166,8 +187,8 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
 
     f->in_round = false;
     EACH_ANALYSIS(f, a)
-        if ((*a)->on_round)
-            (*a)->on_round(f, f->rounds, f->round_flight, ns, cfg);
+        if (a->ops->on_round)
+            a->ops->on_round(&f->dir, state_of(f, a), f->rounds, f->round_flight, ns, cfg);
     f->rounds++;
     f->rounds_since_event++;
     f->round_ns_total += ns;
@@ -221,8 +242,8 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_conf
             f->max_window = f->window;
     }
     EACH_ANALYSIS(f, a)
-        if ((*a)->on_ack_delivered)
-            (*a)->on_ack_delivered(f, s, acked, at);
+        if (a->ops->on_ack_delivered)
+            a->ops->on_ack_delivered(&f->dir, state_of(f, a), s, acked, at);
     if (s->ece && f->ctx.feedback == TD_FEEDBACK_CLASSIC)
         note_round_event(f, EV_ECE);
     if (f->in_round && !seq_before(f->una, f->round_end))
@@ -334,8 +355,8 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
     if (!f->ctx.timestamps)
         deliver_until(f, rec->time_ns, cfg);
     EACH_ANALYSIS(f, a)
-        if ((*a)->on_ack_seen)
-            (*a)->on_ack_seen(f, rec);
+        if (a->ops->on_ack_seen)
+            a->ops->on_ack_seen(&f->dir, state_of(f, a), rec);
 
     /* A header cut before the window field keeps the last window. */
     uint32_t window = f->ctx.rcv_wscale < 0 ? 0
@@ -399,8 +420,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     /* the MSS: the largest full segment, seen alone or inside a super-packet */
     f->mss = MAX(f->mss, td_offload_full_segment(&f->seg, rec));
     EACH_ANALYSIS(f, a)
-        if ((*a)->on_segment)
-            (*a)->on_segment(f, rec);
+        if (a->ops->on_segment)
+            a->ops->on_segment(&f->dir, state_of(f, a), rec);
     if (!measuring(f))
         return;
     if (!started) {
@@ -449,8 +470,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     if (f->have_edge && f->in_round && (int32_t)(f->edge - f->nxt) < (int32_t)(f->mss ? f->mss : 1))
         f->round_events |= EV_RWND;
     EACH_ANALYSIS(f, a)
-        if ((*a)->on_data)
-            (*a)->on_data(f, rec, retransmission);
+        if (a->ops->on_data)
+            a->ops->on_data(&f->dir, state_of(f, a), rec, retransmission);
 }
 
 void td_flight_finish(td_flight *f, const td_flight_config *cfg)
@@ -461,9 +482,15 @@ void td_flight_finish(td_flight *f, const td_flight_config *cfg)
         f->in_round = false;                /* never acknowledged in the capture */
         end_run(f, cfg);
     }
+    const td_plateau *plateau = td_flight_plateau(f);
+    f->throughput = td_flight_throughput(f);
+    f->sender_plateau = plateau && plateau->limit == TD_LIMIT_SENDER ? plateau->high : 0;
+    /* settled by the rounds already: the offload analysis reads it (a collapsing window
+       explains a cap) */
+    f->collapsed = td_cc_collapsed(&f->cc, cfg);
     EACH_ANALYSIS(f, a)
-        if ((*a)->finish)
-            (*a)->finish(f, cfg);
+        if (a->ops->finish)
+            a->ops->finish(&f->dir, state_of(f, a), cfg);
 }
 
 int64_t td_flight_measured_ns(const td_flight *f)

@@ -29,47 +29,9 @@ typedef enum td_onset {
     TD_ONSET_IDLE,
 } td_onset;
 
-/* Where the capture sits relative to this direction's sender. */
-typedef enum td_seen_from {
-    TD_SEEN_UNKNOWN = 0,
-    TD_SEEN_SENDER,
-    TD_SEEN_RECEIVER,
-    TD_SEEN_MIDDLE,
-} td_seen_from;
-
-typedef struct td_flight_config {
-    unsigned plateau_min_rounds;    /* flat rounds that make a plateau */
-    unsigned plateau_band_pct;      /* round flights within this share (or one MSS) are flat */
-    unsigned collapse_mss;          /* a flight this small while signals keep coming... */
-    unsigned collapse_min_rounds;   /* ...for this many round trips is a collapse */
-} td_flight_config;
-
-/* What the flow model tells a direction's analysis when its data starts. */
-typedef struct td_flight_context {
-    td_seen_from seen_from;
-    int64_t  ack_lag_ns;    /* capture point → sender → capture point at the handshake: when
-                               an ACK seen here has reached the sender, in this capture's
-                               timeline (the first estimate; timestamps refine it) */
-    bool     timestamps;    /* both sides use them: data says which ACK it answers */
-    int      rcv_wscale;    /* the receiver's window shift, -1 when unknown */
-    uint32_t peer_mss;      /* MSS the receiver announced, 0 when unknown */
-    td_ecn_feedback feedback;   /* how the receiver echoes CE marks */
-    bool     no_handshake;  /* measured from the data's timestamps alone (a capture that
-                               starts mid-flow): no window scale, no vantage, and ECN
-                               feedback taken from the flags once they show it */
-} td_flight_context;
-
 /* ACKs on their way to the sender: slots of one timestamp tick (or 1/64 of the
  * lag without timestamps); the ring grows to this many, then delivers early. */
 enum { TD_FLIGHT_RING_MIN = 16, TD_FLIGHT_RING_MAX = 1024 };
-
-typedef struct td_ack_sample {
-    int64_t  at_ns;
-    uint32_t ack, edge;     /* edge = ack + scaled window */
-    uint32_t tsval;
-    uint16_t ace_marks;     /* AccECN: CE marks counted since the slot before */
-    bool     ece;
-} td_ack_sample;
 
 typedef struct td_plateau {
     uint32_t rounds, low, high;     /* range of the round flights */
@@ -83,12 +45,14 @@ typedef struct td_plateau {
 } td_plateau;
 
 typedef struct td_flight {
-    td_flight_context ctx;
-    const char *unknown_reason;     /* static text; set when flight cannot be measured */
-    uint32_t mss;                   /* largest full segment (td_offload_full_segment) */
+    /* What the analyses read (direction.h), by name here and as one struct for them. */
+    union {
+        td_dir dir;
+        struct { TD_DIR_MEMBERS };
+    };
 
-    /* sequence space as the sender knows it */
-    uint32_t nxt, una, edge;
+    /* sequence space as the sender knows it, beyond nxt and una */
+    uint32_t edge;
     bool     have_edge;
     uint32_t window;                /* latest offered window, scaled */
     td_ack_sample *ring;            /* ACKs still on their way to the sender */
@@ -101,20 +65,19 @@ typedef struct td_flight {
 
     /* the open round */
     bool     in_round;
-    uint32_t round_end, round_flight, round_start_frame;
+    uint32_t round_end;
     int64_t  round_start_ns;
     uint8_t  round_events, next_round_events;
     bool     idle;
     int64_t  idle_since_ns;
 
     /* history */
-    uint32_t rounds, max_flight, max_window, retransmissions;
+    uint32_t max_flight, max_window, retransmissions;
     int64_t  round_ns_total;
     uint32_t peak_since_signal, peak_at_signal;
     td_onset last_event;
     uint32_t rounds_since_event;
     uint32_t first_rwnd_frame, first_retransmission_frame;
-    uint64_t new_bytes;
     int64_t  limit_ns[TD_LIMIT_COUNT];
     int64_t  longest_pause_ns;      /* the application's longest silence (see limit_ns[APP]) */
     uint32_t longest_pause_end_frame;   /* the segment that ended it */

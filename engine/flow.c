@@ -1,9 +1,10 @@
 #include "flow.h"
-#include "options.h"
 
 #include <arpa/inet.h>
 #include <string.h>
 #include <sys/socket.h>
+
+#include "negotiation.h"
 
 /* Flows live in slabs of SLAB_FLOWS, in first-appearance order: no allocation
  * header per flow, no pointer array, stable addresses. */
@@ -138,17 +139,6 @@ static td_flow *flow_new(td_engine *engine, const td_record *rec)
     return flow_keep(engine, flow);
 }
 
-td_syn_options td_syn_options_of(const td_tcp_options *o)
-{
-    td_syn_options s = { o->complete, o->present, o->unknown, o->wscale, o->mss };
-    return s;
-}
-
-static int8_t codepoint_of(const td_record *rec)
-{
-    return rec->has_ip_ecn ? (int8_t)(rec->ip_ecn & 3) : -1;
-}
-
 /* A flow's first packet is a SYN without payload: all it needs is kept in the
  * flow itself (a flood's million flows stay this small). */
 static bool is_lone_syn(const td_record *rec)
@@ -161,11 +151,11 @@ static void keep_lone_syn(td_flow *flow, const td_record *rec, int sender)
     flow->client = (int8_t)sender;
     flow->syn.isn = rec->seq;
     flow->syn.flags = rec->tcp_flags;
-    flow->syn.ip_ecn = codepoint_of(rec);
+    flow->syn.ip_ecn = td_record_ip_ecn(rec);
     flow->syn.opts = td_syn_options_of(&rec->options);
 }
 
-/* The handshake a lone SYN makes, as note_syn would have recorded it. */
+/* The handshake a lone SYN makes, as td_handshake_syn would have recorded it. */
 static void lone_syn_handshake(const td_flow *flow, td_handshake *hs)
 {
     memset(hs, 0, sizeof *hs);
@@ -192,7 +182,7 @@ static td_flow_more *more_of(td_flow *flow)
         lone_syn_handshake(flow, &more->hs);
         td_silence_after_lone_syn(more->silence, flow->client, flow->first_ns);
     } else {
-        more->hs.syn_ip_ecn = more->hs.synack_ip_ecn = -1;
+        td_handshake_init(&more->hs);
         td_silence_init(more->silence);
     }
     return more;
@@ -205,8 +195,7 @@ const td_handshake *td_flow_hs(const td_flow *flow, td_handshake *scratch)
     if (td_flow_roles_known(flow)) {
         lone_syn_handshake(flow, scratch);
     } else {
-        memset(scratch, 0, sizeof *scratch);
-        scratch->syn_ip_ecn = scratch->synack_ip_ecn = -1;
+        td_handshake_init(scratch);
     }
     return scratch;
 }
@@ -232,143 +221,21 @@ uint32_t td_flow_sizes_from_ip(const td_flow *flow)
     return flow->more ? flow->more->sizes_from_ip : 0;
 }
 
-static void note_syn(td_flow *flow, const td_record *rec, int sender)
+static void settle_ecn(td_flow *flow, const td_ecn_decision *d)
 {
-    td_handshake *hs = &flow->more->hs;
-
-    if (hs->ack_frame && rec->seq == hs->syn_isn)
-        return;                 /* a stale copy of an answered SYN */
-    if (!hs->first_syn_frame || rec->seq != hs->syn_isn) {
-        /* first SYN, or a new attempt with a new ISN: start over */
-        memset(hs, 0, sizeof *hs);
-        hs->syn_ip_ecn = hs->synack_ip_ecn = -1;
-        hs->first_syn_frame = rec->frame;
-        hs->first_syn_ns = rec->time_ns;
-        hs->first_syn_flags = rec->tcp_flags;
-        hs->syn_isn = rec->seq;
-    } else {
-        if (td_ecn_syn_requests(hs->first_syn_flags) &&
-            !td_ecn_syn_requests(rec->tcp_flags) && !hs->fallback_frame)
-            hs->fallback_frame = rec->frame;
-        /* A retried SYN: the client had no SYN-ACK when it sent it (RFC 3168
-         * §6.1.1.1), so the one that counts comes after it. One seen before may
-         * still reach the client, crossing the retry: synacks keeps it for the
-         * client's ACK to name. */
-        hs->synack_frame = hs->ack_frame = 0;
-        hs->synack_ip_ecn = -1;
-    }
-    hs->last_syn_frame = rec->frame;
-    hs->last_syn_ns = rec->time_ns;
-    hs->last_syn_ts = rec->options.ts_valid;
-    hs->last_syn_tsval = rec->options.tsval;
-    hs->last_syn_flags = rec->tcp_flags;
-    hs->syn_ip_ecn = codepoint_of(rec);
-    hs->opts[sender] = td_syn_options_of(&rec->options);
-    hs->opts_seen[sender] = true;
-    if (flow->client < 0)
-        flow->client = (int8_t)sender;
+    flow->ecn_outcome = d->outcome;
+    flow->ecn_decided_frame = d->frame;
+    flow->ecn_reason = d->reason;
 }
 
-/* After a retry, a SYN-ACK echoing an earlier SYN's timestamp may have been on its
- * way before the retry reached the server; a server also echoes the first SYN's
- * timestamp when it answers a retry (RFC 7323: a retransmitted SYN does not
- * update TS.Recent), so only a second SYN-ACK after it tells: that one answers
- * the retry. */
-static bool may_have_crossed(const td_handshake *hs, const td_record *rec)
-{
-    return hs->last_syn_frame != hs->first_syn_frame && hs->last_syn_ts && rec->options.ts_valid &&
-           rec->options.tsecr != hs->last_syn_tsval;
-}
-
-/* The client's ACK echoes the timestamp of the first SYN-ACK it got; copies sent
- * within the server's same clock tick carry the same one, so the first copy
- * stands for them all. */
-static void remember_synack(td_handshake *hs, const td_record *rec)
-{
-    const td_synack_sent *latest = &hs->synacks[TD_SYNACKS_KEPT - 1];
-
-    if (latest->ts && rec->options.ts_valid && latest->tsval == rec->options.tsval)
-        return;
-    memmove(hs->synacks, hs->synacks + 1, sizeof hs->synacks - sizeof hs->synacks[0]);
-    hs->synacks[TD_SYNACKS_KEPT - 1] = (td_synack_sent){ rec->time_ns, rec->options.tsval, rec->options.ts_valid };
-}
-
-static void note_synack(td_flow *flow, const td_record *rec, int sender)
-{
-    td_handshake *hs = &flow->more->hs;
-
-    remember_synack(hs, rec);
-    if (hs->synack_frame && !hs->synack_crossed)
-        return;
-    hs->synack_crossed = !hs->synack_frame && may_have_crossed(hs, rec);
-    hs->synack_frame = rec->frame;
-    hs->synack_ns = rec->time_ns;
-    hs->synack_flags = rec->tcp_flags;
-    hs->synack_ip_ecn = codepoint_of(rec);
-    hs->opts[sender] = td_syn_options_of(&rec->options);
-    hs->opts_seen[sender] = true;
-    if (flow->client < 0)
-        flow->client = (int8_t)(1 - sender);
-}
-
-/* The client's first ACK after the SYN-ACK answers the SYN-ACK whose timestamp
- * it echoes (one that crossed a retry, when it does); without timestamps, the
- * SYN-ACK of the handshake. */
-static void note_handshake_ack(td_handshake *hs, const td_record *rec)
-{
-    hs->ack_frame = rec->frame;
-    hs->ack_ns = rec->time_ns;
-    hs->acked_synack_ns = hs->synack_ns;
-    for (int i = 0; i < TD_SYNACKS_KEPT && rec->options.ts_valid; i++)
-        if (hs->synacks[i].ts && hs->synacks[i].tsval == rec->options.tsecr)
-            hs->acked_synack_ns = hs->synacks[i].ns;
-}
-
-static void decide_ecn(td_flow *flow, td_ecn_outcome outcome, uint32_t frame, const char *reason)
-{
-    flow->ecn_outcome = outcome;
-    flow->ecn_decided_frame = frame;
-    flow->ecn_reason = reason;
-}
-
-static void decide_from_handshake(td_flow *flow, uint32_t frame)
-{
-    const td_handshake *hs = &flow->more->hs;
-    td_ip_ecn feedback = (td_ip_ecn)flow->accecn_feedback;
-    td_ecn_outcome outcome = td_ecn_classify(hs->last_syn_flags, hs->synack_flags, &feedback);
-    const char *reason = NULL;
-
-    flow->accecn_feedback = (uint8_t)feedback;
-    if (outcome == TD_ECN_REFLECTED)
-        reason = "SYN-ACK echoes the SYN's ECN flags: broken peer or middlebox, ECN not used";
-    else if (outcome == TD_ECN_INVALID)
-        reason = td_ecn_is_setup_request(hs->last_syn_flags) ? "reserved SYN-ACK flag combination"
-                                                             : "reserved SYN flag combination";
-    decide_ecn(flow, outcome, frame, reason);
-}
-
-/* Settles the outcome as soon as the packets seen so far prove it. A SYN-ACK
- * alone does not: it may be lost after the capture point and the SYN retried,
- * so an ECN request is settled when the client answers the SYN-ACK. */
 static void update_ecn_outcome(td_flow *flow, const td_record *rec)
 {
     td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(flow, &scratch);
+    td_ecn_decision d;
 
-    if (flow->ecn_outcome != TD_ECN_PENDING)
-        return;
-    if (!hs->first_syn_frame)
-        decide_ecn(flow, TD_ECN_UNKNOWN, rec->frame,
-                   flow->beyond_limit ? "SYN not kept: more flows than the max_flows preference"
-                   : hs->synack_frame ? "SYN not in the capture"
-                                      : "handshake not in the capture (capture starts mid-flow)");
-    else if (!td_ecn_syn_requests(hs->first_syn_flags))
-        decide_ecn(flow, TD_ECN_NOT_REQUESTED, hs->first_syn_frame, NULL);
-    else if (hs->fallback_frame)
-        decide_ecn(flow, TD_ECN_FALLBACK, hs->fallback_frame,
-                   "ECN-setup SYN was retried without ECN flags: possible ECN blackhole on the path");
-    else if (hs->ack_frame)
-        decide_from_handshake(flow, hs->ack_frame);
+    if (flow->ecn_outcome == TD_ECN_PENDING &&
+        td_ecn_decide(td_flow_hs(flow, &scratch), flow->beyond_limit, rec->frame, &flow->accecn_feedback, &d))
+        settle_ecn(flow, &d);
 }
 
 static void note_data(td_flow *flow, const td_record *rec, int sender)
@@ -413,7 +280,9 @@ static int receiver_wscale(const td_flow *flow, int receiver)
 {
     uint8_t shift = flow->more->hs.opts[receiver].wscale;
 
-    switch (td_options_used(flow, TD_OPT_WSCALE)) {
+    bool later_ts = flow->more->sent[0].sent_ts || flow->more->sent[1].sent_ts;
+
+    switch (td_handshake_option_used(&flow->more->hs, later_ts, TD_OPT_WSCALE)) {
     case TD_YES:     return shift > 14 ? 14 : shift;     /* RFC 7323 §2.3 */
     case TD_NO:      return 0;
     case TD_UNKNOWN: break;
@@ -603,13 +472,17 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
     if (rec->time_ns > flow->last_ns || flow->packets == 1)
         flow->last_ns = rec->time_ns;
 
-    if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == TD_TH_SYN)
-        note_syn(flow, rec, from);
-    else if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == (TD_TH_SYN | TD_TH_ACK))
-        note_synack(flow, rec, from);
-    else if (from == flow->client && more->hs.synack_frame && !more->hs.ack_frame &&
-             (rec->tcp_flags & TD_TH_ACK))
-        note_handshake_ack(&more->hs, rec);
+    if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == TD_TH_SYN) {
+        if (td_handshake_syn(&more->hs, rec, from) && flow->client < 0)
+            flow->client = (int8_t)from;
+    } else if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == (TD_TH_SYN | TD_TH_ACK)) {
+        td_handshake_synack(&more->hs, rec, from);
+        if (flow->client < 0)
+            flow->client = (int8_t)(1 - from);
+    } else if (from == flow->client && more->hs.synack_frame && !more->hs.ack_frame &&
+               (rec->tcp_flags & TD_TH_ACK)) {
+        td_handshake_ack(&more->hs, rec);
+    }
     if (rec->payload_len)
         note_data(flow, rec, from);
     note_timestamps(flow, rec, from);
@@ -647,12 +520,11 @@ void td_engine_finish(td_engine *engine)
         for (int sender = 0; sender < 2; sender++)
             if (td_flow_flight(flow, sender))
                 td_flight_finish(td_flow_flight(flow, sender), &engine->cfg->flight);
+        td_ecn_decision d;
         if (flow->ecn_outcome != TD_ECN_PENDING)
             continue;
-        if (hs->synack_frame)     /* the client's answer was not captured */
-            decide_from_handshake(flow, hs->synack_frame);
-        else
-            decide_ecn(flow, TD_ECN_UNKNOWN, hs->first_syn_frame, "no SYN-ACK in the capture");
+        td_ecn_decide_at_end(hs, &flow->accecn_feedback, &d);
+        settle_ecn(flow, &d);
     }
     if (engine->held) {
         engine->not_kept += g_hash_table_size(engine->held_by_stream);
@@ -758,15 +630,7 @@ int td_flow_busiest_sender(const td_flow *flow)
 
 bool td_flow_handshake_halves(const td_flow *flow, int64_t *syn_to_synack, int64_t *synack_to_ack)
 {
-    const td_handshake *hs = flow->more ? &flow->more->hs : NULL;
-
-    if (!hs || !hs->last_syn_frame || !hs->synack_frame || !hs->ack_frame)
-        return false;
-    if (hs->synack_ns < hs->last_syn_ns || hs->ack_ns < hs->acked_synack_ns)
-        return false;           /* timestamps out of order: nothing to infer */
-    *syn_to_synack = hs->synack_ns - hs->last_syn_ns;
-    *synack_to_ack = hs->ack_ns - hs->acked_synack_ns;
-    return true;
+    return flow->more && td_handshake_halves(&flow->more->hs, syn_to_synack, synack_to_ack);
 }
 
 /* The SYN → SYN-ACK half spans capture point ↔ server, the SYN-ACK → ACK half

@@ -6,6 +6,7 @@
 #include <glib.h>
 #include "ecn.h"
 #include "flight.h"
+#include "handshake.h"
 #include "record.h"
 #include "stall.h"
 
@@ -45,51 +46,6 @@ typedef struct td_dir_stats {
     uint32_t first_frame_without_ts; /* after timestamps were negotiated */
     bool     sent_ts;               /* a segment after the handshake carried timestamps */
 } td_dir_stats;
-
-/* The options of a SYN or SYN-ACK as the analyses use them (the timestamps'
- * values are not kept: only data segments' timestamps are read). */
-typedef struct td_syn_options {
-    bool     complete;      /* every option byte was captured and well formed */
-    uint8_t  present;       /* TD_OPT_* */
-    uint8_t  unknown;       /* TD_OPT_* the unreadable bytes may hold */
-    uint8_t  wscale;
-    uint16_t mss;
-} td_syn_options;
-
-td_syn_options td_syn_options_of(const td_tcp_options *options);
-
-/* SYN-ACKs with distinct timestamps a handshake keeps: the first, a timer's
- * retransmission, and the answer to a retried SYN. */
-enum { TD_SYNACKS_KEPT = 3 };
-
-/* A SYN-ACK as the client's ACK may name it: by the timestamp it carried. */
-typedef struct td_synack_sent {
-    int64_t  ns;
-    uint32_t tsval;
-    bool     ts;
-} td_synack_sent;
-
-/* The handshake's round trip is measured in two halves: SYN → the SYN-ACK that
- * answers it (synack_*), and a SYN-ACK → the client's ACK that answers it
- * (acked_synack_ns → ack_ns). After a SYN retry the two need not be the same
- * SYN-ACK: one already on its way crosses the retry, and the client answers it. */
-typedef struct td_handshake {
-    uint32_t first_syn_frame, last_syn_frame, synack_frame, ack_frame;
-    int64_t  first_syn_ns, last_syn_ns, synack_ns, ack_ns;
-    int64_t  acked_synack_ns;             /* the SYN-ACK the client's ACK answers */
-    uint16_t first_syn_flags, last_syn_flags, synack_flags;
-    uint32_t syn_isn;
-    uint32_t last_syn_tsval;              /* when last_syn_ts */
-    bool     last_syn_ts;
-    bool     synack_crossed;              /* the SYN-ACK followed a retry but echoes an earlier
-                                             SYN: it may have crossed the retry */
-    int8_t   syn_ip_ecn, synack_ip_ecn;   /* td_ip_ecn, -1 when not known */
-    td_syn_options opts[2];               /* of the SYN / SYN-ACK, per endpoint */
-    bool     opts_seen[2];
-    uint32_t fallback_frame;              /* retried SYN without ECN flags */
-    td_synack_sent synacks[TD_SYNACKS_KEPT];  /* the last SYN-ACKs of this ISN by timestamp,
-                                                 latest last */
-} td_handshake;
 
 /* A flow that so far is one SYN (a flood's forged source, a scan, a dial not yet
  * answered) keeps only this, beside the identity in td_flow: the SYN is its

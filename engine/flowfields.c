@@ -310,7 +310,7 @@ static void cc_items(const sink *s, const td_flow *flow, const td_flight *f, int
         unum(s, "tcpdiag.cc.collapse_rounds", cc->collapse_rounds);
         time_ns(s, "tcpdiag.cc.collapse_time", cc->collapse_ns);
     }
-    unobserved = td_cc_unobserved(f);
+    unobserved = td_cc_unobserved(&f->dir, &f->cc);
     if (unobserved)
         str(s, "tcpdiag.cc.unobserved", unobserved);
     algorithm = td_cc_identify(f, &why);
@@ -336,7 +336,7 @@ static void offload_items(const sink *s, const td_flow *flow, const td_flight *f
         str(s, "tcpdiag.offload.reason", r->reason);
     if (f->mss) {
         unum(s, "tcpdiag.offload.mss", f->mss);
-        str(s, "tcpdiag.offload.mss_source", td_offload_mss_source(f));
+        str(s, "tcpdiag.offload.mss_source", td_offload_mss_source(&f->dir));
     }
     unum(s, "tcpdiag.offload.segments", f->seg.segments);
     unum(s, "tcpdiag.offload.max", f->seg.max_payload);

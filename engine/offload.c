@@ -3,7 +3,6 @@
 #include <glib.h>
 #include <string.h>
 
-#include "flight.h"
 
 /* Thresholds of the verdicts (docs/offload.md). */
 enum {
@@ -87,9 +86,9 @@ uint32_t td_offload_handshake_mss(uint32_t announced_mss, bool timestamps)
     return announced_mss > TS_OPTION_BYTES && timestamps ? announced_mss - TS_OPTION_BYTES : announced_mss;
 }
 
-const char *td_offload_mss_source(const td_flight *f)
+const char *td_offload_mss_source(const td_dir *d)
 {
-    return f->ctx.peer_mss && f->mss == td_offload_handshake_mss(f->ctx.peer_mss, f->ctx.timestamps) ? "handshake"
+    return d->ctx.peer_mss && d->mss == td_offload_handshake_mss(d->ctx.peer_mss, d->ctx.timestamps) ? "handshake"
                                                                                                    : "inferred";
 }
 
@@ -145,18 +144,17 @@ static const td_cap_run *find_cap(const td_offload *o)
     return NULL;
 }
 
-static bool equals_plateau(const td_flight *f, uint32_t cap)
+static bool equals_plateau(const td_dir *d, uint32_t cap)
 {
-    const td_plateau *p = td_flight_plateau(f);
-    return p && p->limit == TD_LIMIT_SENDER && p->high + f->mss >= cap && cap + f->mss >= p->high;
+    uint32_t high = d->sender_plateau;
+    return high && high + d->mss >= cap && cap + d->mss >= high;
 }
 
-static void judge_super_packets(const td_flight *f, const td_flight_config *cfg, td_offload_result *out)
+static void judge_super_packets(const td_dir *d, const td_offload *o, td_offload_result *out)
 {
-    const td_offload *o = &f->seg;
     const td_cap_run *cap;
 
-    switch (f->ctx.seen_from) {
+    switch (d->ctx.seen_from) {
     case TD_SEEN_RECEIVER:
     case TD_SEEN_MIDDLE:
         out->verdict = TD_OFFLOAD_COALESCED;
@@ -174,8 +172,8 @@ static void judge_super_packets(const td_flight *f, const td_flight_config *cfg,
     /* A GSO packet of about 1 ms of the flow's rate is normal; a cap far below
      * that is not, nor one that is the whole flight the sender allows itself or
      * that a collapsing congestion window leaves it. */
-    if (2.0 * cap->max_bytes < td_flight_throughput(f) * RATE_WINDOW_S || equals_plateau(f, cap->max_bytes) ||
-        td_cc_collapsed(&f->cc, cfg)) {
+    if (2.0 * cap->max_bytes < d->throughput * RATE_WINDOW_S || equals_plateau(d, cap->max_bytes) ||
+        d->collapsed) {
         out->verdict = TD_OFFLOAD_CAPPED;
         out->cap = cap->max_bytes;
         out->cap_start_frame = cap->first_frame;
@@ -189,77 +187,80 @@ static void judge_super_packets(const td_flight *f, const td_flight_config *cfg,
  * impose (536 bytes, the smallest MSS of IPv4: RFC 9293 §3.7.1). Otherwise (a
  * direction of 78-byte requests, one HTTP POST) the MSS is the handshake's, or
  * unknown (0) without one. */
-static void settle_mss(td_flight *f)
+static void settle_mss(td_dir *d, const td_offload *o)
 {
-    const td_offload *o = &f->seg;
-    uint32_t handshake = td_offload_handshake_mss(f->ctx.peer_mss, f->ctx.timestamps);
-    bool split = f->mss > o->largest_plain;
-    bool repeated = f->mss == o->largest_plain && o->largest_plain_count >= 2 && o->largest_plain >= MIN_PATH_MSS;
+    uint32_t handshake = td_offload_handshake_mss(d->ctx.peer_mss, d->ctx.timestamps);
+    bool split = d->mss > o->largest_plain;
+    bool repeated = d->mss == o->largest_plain && o->largest_plain_count >= 2 && o->largest_plain >= MIN_PATH_MSS;
 
-    if ((handshake && f->mss >= handshake) || split || repeated)
+    if ((handshake && d->mss >= handshake) || split || repeated)
         return;
-    f->mss = handshake;
+    d->mss = handshake;
 }
 
-void td_offload_judge(td_flight *f, const td_flight_config *cfg)
+void td_offload_judge(td_dir *d, td_offload *o)
 {
-    const td_offload *o = &f->seg;
-    td_offload_result *out = &f->seg.result;
+    td_offload_result *out = &o->result;
 
-    settle_mss(f);
+    settle_mss(d, o);
     memset(out, 0, sizeof *out);
-    out->median = size_quantile(o, f->mss, 50);
-    out->p95 = size_quantile(o, f->mss, 95);
+    out->median = size_quantile(o, d->mss, 50);
+    out->p95 = size_quantile(o, d->mss, 95);
     out->super_share = o->bytes ? 100.0 * (double)o->super_bytes / (double)o->bytes : 0.0;
-    if (f->unknown_reason) {
-        out->reason = f->unknown_reason;
+    if (d->unknown_reason) {
+        out->reason = d->unknown_reason;
         return;
     }
     /* Sizes say nothing about offload without knowing which side the capture saw. */
-    if (f->ctx.no_handshake) {
+    if (d->ctx.no_handshake) {
         out->reason = "handshake not captured: the capture point, and so TSO from GRO, cannot be told";
         return;
     }
-    if (f->new_bytes < MIN_BYTES) {
+    if (d->new_bytes < MIN_BYTES) {
         out->reason = "too little data: under 64 kB";
         return;
     }
     if (o->super_packets)
-        judge_super_packets(f, cfg, out);
-    else if (f->ctx.seen_from != TD_SEEN_SENDER)
+        judge_super_packets(d, o, out);
+    else if (d->ctx.seen_from != TD_SEEN_SENDER)
         out->reason = "no super-packets, and only the sender's side shows whether it used offload";
     else if (o->busy_rounds < MIN_BUSY_ROUNDS)
         out->reason = "never 2 MSS to send at once for 8 round trips: nothing to offload";
     else
         out->verdict = TD_OFFLOAD_MSS_CAPPED;
     if (out->verdict == TD_OFFLOAD_CAPPED || out->verdict == TD_OFFLOAD_MSS_CAPPED) {
-        if (td_cc_collapsed(&f->cc, cfg))
+        if (d->collapsed)
             out->cap_cause = TD_CAP_CAUSE_WINDOW_COLLAPSE;
-        else if (out->verdict == TD_OFFLOAD_CAPPED && equals_plateau(f, out->cap))
+        else if (out->verdict == TD_OFFLOAD_CAPPED && equals_plateau(d, out->cap))
             out->cap_cause = TD_CAP_CAUSE_FLIGHT_PLATEAU;
     }
 }
 
-/* The table's hooks over the profile of f->seg. */
-static void offload_begin(td_flight *f)
+/* The table's hooks over the profile (state: a td_offload). */
+static void offload_begin(td_dir *d, void *state)
 {
-    td_offload_begin(&f->seg, f->ctx.peer_mss);
+    td_offload_begin(state, d->ctx.peer_mss);
 }
 
-static void offload_release(td_flight *f)
+static void offload_release(void *state)
 {
-    td_offload_free(&f->seg);
+    td_offload_free(state);
 }
 
-static void offload_on_segment(td_flight *f, const td_record *rec)
+static void offload_on_segment(td_dir *d G_GNUC_UNUSED, void *state, const td_record *rec)
 {
-    td_offload_data(&f->seg, rec);
+    td_offload_data(state, rec);
 }
 
-static void offload_on_round(td_flight *f, uint32_t index G_GNUC_UNUSED, uint32_t flight, int64_t ns G_GNUC_UNUSED,
-                             const td_flight_config *cfg G_GNUC_UNUSED)
+static void offload_on_round(td_dir *d, void *state, uint32_t index G_GNUC_UNUSED, uint32_t flight,
+                             int64_t ns G_GNUC_UNUSED, const td_flight_config *cfg G_GNUC_UNUSED)
 {
-    td_offload_round(&f->seg, flight, f->mss);
+    td_offload_round(state, flight, d->mss);
+}
+
+static void offload_finish(td_dir *d, void *state, const td_flight_config *cfg G_GNUC_UNUSED)
+{
+    td_offload_judge(d, state);
 }
 
 /* Segment sizes need no lag: every data direction is profiled, even without a
@@ -270,7 +271,7 @@ const td_dir_ops td_offload_ops = {
     .release = offload_release,
     .on_segment = offload_on_segment,
     .on_round = offload_on_round,
-    .finish = td_offload_judge,
+    .finish = offload_finish,
 };
 
 const char *td_offload_verdict_name(td_offload_verdict verdict)

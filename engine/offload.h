@@ -56,8 +56,6 @@ typedef struct td_offload {
     td_offload_result result;       /* settled by td_offload_judge (td_offload_ops.finish) */
 } td_offload;
 
-struct td_flight;
-struct td_flight_config;
 
 void td_offload_begin(td_offload *o, uint32_t announced_mss);
 void td_offload_free(td_offload *o);
@@ -74,14 +72,14 @@ uint32_t td_offload_full_segment(const td_offload *o, const td_record *rec);
 /* The full segment a handshake implies: the announced MSS, less the timestamp
  * option when both sides use timestamps; 0 when none was announced. */
 uint32_t td_offload_handshake_mss(uint32_t announced_mss, bool timestamps);
-/* Where f->mss comes from: "handshake" when it is the full segment the handshake
+/* Where d->mss comes from: "handshake" when it is the full segment the handshake
  * implies, "inferred" when the packets showed another (no handshake, or a segment
  * above it). */
-const char *td_offload_mss_source(const struct td_flight *f);
+const char *td_offload_mss_source(const td_dir *d);
 void td_offload_round(td_offload *o, uint32_t flight, uint32_t mss);
-/* Settles f->seg.result once the capture has been read (after flight and
- * congestion), and f->mss to what the packets show (see settle_mss). */
-void td_offload_judge(struct td_flight *f, const struct td_flight_config *cfg);
+/* Settles o->result once the capture has been read (d's end-of-capture members set),
+ * and d->mss to what the packets show (see settle_mss). */
+void td_offload_judge(td_dir *d, td_offload *o);
 
 extern const td_dir_ops td_offload_ops;
 

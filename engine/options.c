@@ -152,34 +152,21 @@ static uint16_t default_mss(const td_addr *addr)
     return addr->len == 16 ? 1220 : 536;
 }
 
-/* What an endpoint's SYN (or SYN-ACK) is known to have announced, and which
- * options' presence is known at all; timestamps on a later segment of either
- * side prove both announced them (RFC 7323 §3.2). */
+/* What an endpoint announced, with later timestamps of either side as proof. */
 static void announced_by(const td_flow *flow, int endpoint, unsigned *announced, unsigned *known)
 {
     td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(flow, &scratch);
-    const td_syn_options *opts = &hs->opts[endpoint];
     bool later_ts = td_flow_sent(flow, 0)->sent_ts || td_flow_sent(flow, 1)->sent_ts;
 
-    *announced = hs->opts_seen[endpoint] ? opts->present : 0;
-    *known = hs->opts_seen[endpoint] ? TD_OPT_ALL & ~opts->unknown : 0;
-    if (later_ts) {
-        *announced |= TD_OPT_TS;
-        *known |= TD_OPT_TS;
-    }
+    td_handshake_announced(td_flow_hs(flow, &scratch), endpoint, later_ts, announced, known);
 }
 
 td_tristate td_options_used(const td_flow *flow, unsigned option)
 {
-    unsigned announced[2], known[2];
+    td_handshake scratch;
+    bool later_ts = td_flow_sent(flow, 0)->sent_ts || td_flow_sent(flow, 1)->sent_ts;
 
-    for (int i = 0; i < 2; i++) {
-        announced_by(flow, i, &announced[i], &known[i]);
-        if (known[i] & ~announced[i] & option)
-            return TD_NO;
-    }
-    return announced[0] & announced[1] & option ? TD_YES : TD_UNKNOWN;
+    return td_handshake_option_used(td_flow_hs(flow, &scratch), later_ts, option);
 }
 
 void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)

@@ -18,8 +18,6 @@ enum { TD_OPT_NEGOTIATED = TD_OPT_WSCALE | TD_OPT_SACK_PERM | TD_OPT_TS };
 
 enum { TD_NO_WSCALE_WINDOW = 65535 };
 
-typedef enum td_tristate { TD_UNKNOWN = 0, TD_NO, TD_YES } td_tristate;
-
 typedef struct td_options_audit {
     bool        client_seen, server_seen;   /* SYN / SYN-ACK: MSS and the three negotiated known */
     td_tristate used[3];                    /* wscale, sack, ts */

@@ -82,7 +82,7 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
     td_flow_dir_label(flow, sender, label, sizeof label);
     proto_tree *sub = proto_tree_add_subtree_format(tree, tvb, 0, 0, ett_cc, NULL, "Congestion %s: %s",
                                                     label, td_reaction_name(reaction));
-    const char *unobserved = td_cc_unobserved(f);
+    const char *unobserved = td_cc_unobserved(&f->dir, &f->cc);
 
     if (dir)
         add_string(sub, hf_dir, tvb, dir);

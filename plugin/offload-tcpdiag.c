@@ -47,7 +47,7 @@ static void add_direction(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, 
         add_string(sub, hf_reason, tvb, r->reason);
     if (f->mss) {
         add_uint(sub, hf_mss, tvb, f->mss);
-        add_string(sub, hf_mss_source, tvb, td_offload_mss_source(f));
+        add_string(sub, hf_mss_source, tvb, td_offload_mss_source(&f->dir));
     }
     add_uint(sub, hf_segments, tvb, f->seg.segments);
     add_uint(sub, hf_max, tvb, f->seg.max_payload);

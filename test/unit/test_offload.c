@@ -42,7 +42,7 @@ static const td_offload_result *judge(td_flight *f, unsigned rounds, uint32_t fl
         td_offload_round(&f->seg, flight, f->mss);
     f->rounds = rounds;
     f->limit_ns[TD_LIMIT_CWND] = (int64_t)(seconds * 1e9);
-    td_offload_judge(f, &cfg);
+    td_flight_finish(f, &cfg);
     return &f->seg.result;
 }
 
@@ -229,9 +229,9 @@ static uint32_t mss_shown(bool announced, uint32_t len, unsigned segments)
         rec.payload_len = len;
         td_flight_data(f, &rec, &cfg);
     }
-    td_offload_judge(f, &cfg);
+    td_flight_finish(f, &cfg);
     mss = f->mss;
-    g_assert_cmpstr(td_offload_mss_source(f), ==, announced && mss == MSS ? "handshake" : "inferred");
+    g_assert_cmpstr(td_offload_mss_source(&f->dir), ==, announced && mss == MSS ? "handshake" : "inferred");
     td_flight_free(f);
     return mss;
 }

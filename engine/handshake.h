@@ -1,0 +1,79 @@
+/* The TCP handshake of one flow: the SYNs, SYN-ACKs and the client's ACK as the
+ * capture saw them, their options, and the two halves of the handshake's round trip.
+ * It knows records and nothing of flows: flow.c feeds it and keeps it. */
+#ifndef TCPDIAG_HANDSHAKE_H
+#define TCPDIAG_HANDSHAKE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "record.h"
+
+typedef enum td_tristate { TD_UNKNOWN = 0, TD_NO, TD_YES } td_tristate;
+
+/* The options of a SYN or SYN-ACK as the analyses use them (the timestamps'
+ * values are not kept: only data segments' timestamps are read). */
+typedef struct td_syn_options {
+    bool     complete;      /* every option byte was captured and well formed */
+    uint8_t  present;       /* TD_OPT_* */
+    uint8_t  unknown;       /* TD_OPT_* the unreadable bytes may hold */
+    uint8_t  wscale;
+    uint16_t mss;
+} td_syn_options;
+
+td_syn_options td_syn_options_of(const td_tcp_options *options);
+
+/* SYN-ACKs with distinct timestamps a handshake keeps: the first, a timer's
+ * retransmission, and the answer to a retried SYN. */
+enum { TD_SYNACKS_KEPT = 3 };
+
+/* A SYN-ACK as the client's ACK may name it: by the timestamp it carried. */
+typedef struct td_synack_sent {
+    int64_t  ns;
+    uint32_t tsval;
+    bool     ts;
+} td_synack_sent;
+
+/* The handshake's round trip is measured in two halves: SYN → the SYN-ACK that
+ * answers it (synack_*), and a SYN-ACK → the client's ACK that answers it
+ * (acked_synack_ns → ack_ns). After a SYN retry the two need not be the same
+ * SYN-ACK: one already on its way crosses the retry, and the client answers it. */
+typedef struct td_handshake {
+    uint32_t first_syn_frame, last_syn_frame, synack_frame, ack_frame;
+    int64_t  first_syn_ns, last_syn_ns, synack_ns, ack_ns;
+    int64_t  acked_synack_ns;             /* the SYN-ACK the client's ACK answers */
+    uint16_t first_syn_flags, last_syn_flags, synack_flags;
+    uint32_t syn_isn;
+    uint32_t last_syn_tsval;              /* when last_syn_ts */
+    bool     last_syn_ts;
+    bool     synack_crossed;              /* the SYN-ACK followed a retry but echoes an earlier
+                                             SYN: it may have crossed the retry */
+    int8_t   syn_ip_ecn, synack_ip_ecn;   /* td_ip_ecn, -1 when not known */
+    td_syn_options opts[2];               /* of the SYN / SYN-ACK, per endpoint */
+    bool     opts_seen[2];
+    uint32_t fallback_frame;              /* retried SYN without ECN flags */
+    td_synack_sent synacks[TD_SYNACKS_KEPT];  /* the last SYN-ACKs of this ISN by timestamp,
+                                                 latest last */
+} td_handshake;
+
+/* A handshake with nothing seen yet. */
+void td_handshake_init(td_handshake *hs);
+/* The IP header's ECN codepoint of a record, -1 when not known. */
+int8_t td_record_ip_ecn(const td_record *rec);
+/* A SYN from endpoint `sender`; false when it is a stale copy of an answered one
+ * (the handshake is left alone). */
+bool td_handshake_syn(td_handshake *hs, const td_record *rec, int sender);
+/* A SYN-ACK from endpoint `sender`. */
+void td_handshake_synack(td_handshake *hs, const td_record *rec, int sender);
+/* The client's first ACK after the SYN-ACK. */
+void td_handshake_ack(td_handshake *hs, const td_record *rec);
+/* The halves at the capture point, in ns; false when not measurable. */
+bool td_handshake_halves(const td_handshake *hs, int64_t *syn_to_synack, int64_t *synack_to_ack);
+/* What endpoint announced in its SYN or SYN-ACK (TD_OPT_* bits), and which options'
+ * presence is known at all. later_ts: a segment after the handshake carried
+ * timestamps, which proves both sides announced them (RFC 7323 §3.2). */
+void td_handshake_announced(const td_handshake *hs, int endpoint, bool later_ts, unsigned *announced,
+                            unsigned *known);
+/* Whether an option that works only when both sides announce it is in use. */
+td_tristate td_handshake_option_used(const td_handshake *hs, bool later_ts, unsigned option);
+
+#endif
