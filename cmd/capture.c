@@ -1,3 +1,5 @@
+/* One capture file through the engine: read, decode, number the streams, feed, finish,
+ * diagnose. */
 #include "capture.h"
 
 #include "reader.h"

@@ -1,3 +1,4 @@
+/* The command's outputs: the text reports, NDJSON, CSV and Elasticsearch bulk lines. */
 #include "output.h"
 
 #include <inttypes.h>

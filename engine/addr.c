@@ -1,3 +1,4 @@
+/* td_addr as a GLib hash key: hashing and comparing endpoint addresses. */
 #include "addr.h"
 
 #include <string.h>

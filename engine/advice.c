@@ -1,3 +1,5 @@
+/* The diagnosis in words: the summary, the fix and how to confirm it, and the units
+ * people read. */
 #include "advice.h"
 
 #include <stdio.h>

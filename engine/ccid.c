@@ -1,3 +1,4 @@
+/* The sender's congestion control as its answers to signals show it, never more. */
 #include "ccid.h"
 
 #include "median.h"

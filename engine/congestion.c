@@ -1,3 +1,5 @@
+/* Congestion signals (CE, ECE, CWR, ACE, losses) of one data direction, the flight cut
+ * after each response, and the reaction they add up to. */
 #include "congestion.h"
 
 #include <glib.h>

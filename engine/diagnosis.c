@@ -1,3 +1,5 @@
+/* One answer per flow: its causes in order of precedence, the primary one, and what it
+ * cost against a reference the capture gives. */
 #include "diagnosis.h"
 
 #include <stdio.h>

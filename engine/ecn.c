@@ -1,3 +1,5 @@
+/* The ECN negotiation table (RFC 3168, RFC 9768) and the verdicts on codepoints and
+ * their use. */
 #include "ecn.h"
 
 enum { AE = 4, CWR = 2, ECE = 1 };

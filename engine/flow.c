@@ -1,3 +1,5 @@
+/* The flow table and each record's dispatch: flows by tcp.stream, lone SYNs, roles,
+ * vantage and per-direction tallies. */
 #include "flow.h"
 
 #include <arpa/inet.h>

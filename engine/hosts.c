@@ -1,3 +1,5 @@
+/* Per-host rules over a finished engine: each client's ECN lottery and SYN options,
+ * each sender's offload. */
 #include "hosts.h"
 
 #include <string.h>

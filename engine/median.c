@@ -1,3 +1,4 @@
+/* Medians of small arrays of doubles. */
 #include "median.h"
 
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* Segmentation offload of one data direction: the segment-size profile, super-packets,
+ * the cap, and the verdict by capture point. */
 #include "offload.h"
 
 #include <glib.h>

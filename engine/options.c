@@ -1,3 +1,5 @@
+/* TCP options: parsing a header's option bytes, and the audit of what a flow's
+ * handshake left out and what that cost. */
 #include "options.h"
 
 #include <string.h>

@@ -1,3 +1,5 @@
+/* The reports both front ends print: the findings ranked by cost, the per-flow table
+ * and the per-host rules. */
 #include "report.h"
 
 #include <string.h>

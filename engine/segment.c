@@ -1,3 +1,5 @@
+/* One reading of a segment's IP header (ECN codepoint, IPv4 length 0, payload length)
+ * for the plugin and the command. */
 #include "segment.h"
 
 void td_segment_lengths(td_record *rec, const uint8_t *ip, int64_t tcp_offset, unsigned tcp_header,

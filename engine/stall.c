@@ -1,3 +1,5 @@
+/* Host-wide stalls: per host its silences, per flow the silences it waited through,
+ * paired once the capture is read. */
 #include "stall.h"
 
 #include <string.h>
