@@ -1,5 +1,6 @@
 /* Capture files through Wireshark's own file library (wiretap): every format
- * Wireshark reads, compressed ones too, with no format code here. */
+ * Wireshark reads, compressed ones too, with no format code here. Several threads
+ * may each read their own file at once. */
 #ifndef TCPDIAG_CMD_READER_H
 #define TCPDIAG_CMD_READER_H
 
@@ -19,7 +20,8 @@ td_reader *td_reader_open(const char *path, char **error);
  * stays valid until the next call. Records that are not packets still take a
  * frame number, as in Wireshark. */
 bool td_reader_next(td_reader *reader, td_frame *frame, char **error);
-/* Records read so far, packets or not. */
+/* Records in the file, packets or not, once td_reader_next has returned false
+ * (before, those read so far, some of them not yet handed out). */
 uint32_t td_reader_frames(const td_reader *reader);
 void td_reader_close(td_reader *reader);
 
