@@ -7,6 +7,7 @@
 #include <glib.h>
 #include "diagnosis.h"
 #include "hosts.h"
+#include "prefs.h"
 #include "streams.h"
 
 typedef struct td_capture_counts {
@@ -21,6 +22,11 @@ typedef struct td_capture {
     char *path;
     char *error;            /* the file could not be read (whole or in part); g_free'd */
     bool opened;            /* false: nothing was read */
+    /* Nothing shows that the file is a packet capture: it could not be opened, or
+     * wiretap opened it for its content (JSON, media), or it failed before its
+     * first TCP segment (wiretap's heuristics take some text files for a format
+     * that yields a few odd records, then fails). */
+    bool not_a_capture;
     td_config cfg;          /* the engine keeps a pointer to it */
     td_engine *engine;
     td_diagnoses *diagnoses;
@@ -28,10 +34,11 @@ typedef struct td_capture {
     td_capture_counts counts;
 } td_capture;
 
-/* Reads the whole file. *packets (may be NULL) is advanced as frames are read, for
+/* Reads the whole file, with the preferences given. *packets (may be NULL) is advanced as frames are read, for
  * a progress display in another thread. A file that fails part-way keeps what was
  * read before the error, diagnosed, and says so in error. */
-td_capture *td_capture_analyse(const char *path, td_wireshark version, volatile gint *packets);
+td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
+                               volatile gint *packets);
 void td_capture_free(td_capture *capture);
 
 #endif

@@ -88,6 +88,26 @@ td_reader *td_reader_open(const char *path, char **error)
     return r;
 }
 
+bool td_reader_holds_packets(td_reader *r)
+{
+    int encap;
+
+    pthread_mutex_lock(&wiretap_lock);
+    encap = wtap_file_encap(r->wth);
+    pthread_mutex_unlock(&wiretap_lock);
+    switch (encap) {
+    case WTAP_ENCAP_JSON:
+    case WTAP_ENCAP_MIME:
+    case WTAP_ENCAP_JPEG_JFIF:
+    case WTAP_ENCAP_MP4:
+    case WTAP_ENCAP_RUBY_MARSHAL:
+    case WTAP_ENCAP_SYSTEMD_JOURNAL:
+        return false;
+    default:
+        return true;
+    }
+}
+
 static td_link link_of(int encap)
 {
     switch (encap) {

@@ -15,6 +15,10 @@ typedef struct td_reader td_reader;
 
 /* NULL and a message (g_free it) when the file cannot be read. */
 td_reader *td_reader_open(const char *path, char **error);
+/* False for a file Wireshark opens for its content rather than for packets
+ * (JSON, images and other media, Ruby marshal, systemd journal): wiretap reads
+ * even a short text file as one such record. */
+bool td_reader_holds_packets(td_reader *reader);
 /* The next record that is a packet; false at the end of the file, with *error set
  * (g_free it) when the file ends in an error rather than cleanly. The frame's data
  * stays valid until the next call. Records that are not packets still take a
