@@ -23,6 +23,8 @@ static void feed(td_capture *c, td_streams *streams, td_wireshark version, const
     td_decoded info;
     int sender;
 
+    if (frame->link == TD_LINK_UNSUPPORTED)
+        c->counts.undecoded_link++;
     switch (td_decode(frame, version, &rec, &info)) {
     case TD_FRAME_SEGMENT:
         if (!stream_of(streams, &rec, &info, false) || !info.recorded) {
@@ -80,6 +82,7 @@ td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wires
         g_atomic_int_add(packets, (gint)batch);
     c->error = error;
     c->counts.frames = td_reader_frames(reader);
+    c->undecoded_link = g_strdup(td_reader_undecoded_link(reader));
     c->not_a_capture = !td_reader_holds_packets(reader) ||
                        (error && c->counts.segments == 0 && c->counts.quotes == 0);
     td_reader_close(reader);
@@ -99,5 +102,6 @@ void td_capture_free(td_capture *c)
     td_engine_free(c->engine);
     g_free(c->path);
     g_free(c->error);
+    g_free(c->undecoded_link);
     g_free(c);
 }

@@ -15,6 +15,7 @@ typedef struct td_capture_counts {
     uint64_t segments;      /* TCP segments fed to the engine */
     uint64_t quotes;        /* ICMP errors quoting a TCP segment */
     uint64_t other;         /* neither (not TCP, IP fragments, unsupported link layers) */
+    uint64_t undecoded_link;    /* ...of which packets of a link type the decoder does not read */
     uint64_t malformed;     /* headers cut short or inconsistent: skipped */
 } td_capture_counts;
 
@@ -32,6 +33,7 @@ typedef struct td_capture {
     td_diagnoses *diagnoses;
     td_hosts *hosts;
     td_capture_counts counts;
+    char *undecoded_link;   /* wiretap's name of the first link type not decoded, or NULL */
 } td_capture;
 
 /* Reads the whole file, with the preferences given. *packets (may be NULL) is advanced as frames are read, for

@@ -50,6 +50,7 @@ typedef struct result {
     GString *text;          /* text, json or ek output */
     td_csv *csv;
     char *error;
+    char *warning;          /* packets skipped that tshark with the plugin would read */
     bool not_a_capture;
     bool done;
 } result;
@@ -77,6 +78,7 @@ static void analyse(run *r, guint i)
     result *res = &r->results[i];
     GString *text = g_string_new("");
     td_csv *csv = NULL;
+    char *warning = NULL;
 
     if (c->opened) {
         switch (r->format) {
@@ -89,8 +91,13 @@ static void analyse(run *r, guint i)
             break;
         }
     }
+    if (c->counts.undecoded_link)
+        warning = g_strdup_printf("%" G_GUINT64_FORMAT " packet%s skipped: the command does not decode link type "
+                                  "%s; tshark -2 with the plugin reads it", c->counts.undecoded_link,
+                                  c->counts.undecoded_link == 1 ? "" : "s", c->undecoded_link);
     pthread_mutex_lock(&r->lock);
     res->text = text;
+    res->warning = warning;
     res->csv = csv;
     res->error = g_steal_pointer(&c->error);
     res->not_a_capture = c->not_a_capture;
@@ -227,6 +234,8 @@ static int print_results(run *r, bool progress, guint *skipped)
             if (res->csv)
                 td_csv_append(csv, res->csv);
         }
+        if (res->warning && !skip)
+            fprintf(stderr, "tcpdiag: %s: %s\n", r->files[i].path, res->warning);
         if (res->error && !skip) {
             fprintf(stderr, "tcpdiag: %s: %s\n", r->files[i].path, res->error);
             status = EXIT_SOME_UNREADABLE;
@@ -234,6 +243,7 @@ static int print_results(run *r, bool progress, guint *skipped)
         g_string_free(res->text, TRUE);
         td_csv_free(res->csv);
         g_free(res->error);
+        g_free(res->warning);
     }
     if (csv) {
         GString *text = g_string_new("");

@@ -31,6 +31,7 @@ typedef struct slot {
     Buffer buf;
 #endif
     const uint8_t *data;    /* its bytes, in the buffer above */
+    td_link link;
     uint32_t number;        /* its frame number */
 } slot;
 
@@ -40,6 +41,7 @@ struct td_reader {
     unsigned filled, next;  /* slots read ahead, and the next one handed out */
     bool ended;             /* wiretap has no more: the batch is the last */
     char *end_error;        /* ...because of this error (NULL: a clean end) */
+    const char *undecoded_link;     /* wiretap's description of the first link type not decoded */
     uint32_t frames;        /* records read, packets or not */
 };
 
@@ -119,6 +121,7 @@ static td_link link_of(int encap)
     case WTAP_ENCAP_RAW_IP6:  return TD_LINK_RAW6;
     case WTAP_ENCAP_NULL:     return TD_LINK_NULL;
     case WTAP_ENCAP_LOOP:     return TD_LINK_LOOP;
+    case WTAP_ENCAP_PPP:      return TD_LINK_PPP;
     default:                  return TD_LINK_UNSUPPORTED;
     }
 }
@@ -157,6 +160,9 @@ static void read_batch(td_reader *r)
             s->data = ws_buffer_start_ptr(&s->buf);
 #endif
             s->number = r->frames;
+            s->link = link_of(s->rec.rec_header.packet_header.pkt_encap);
+            if (s->link == TD_LINK_UNSUPPORTED && !r->undecoded_link)
+                r->undecoded_link = wtap_encap_description(s->rec.rec_header.packet_header.pkt_encap);
             r->filled++;
         }
     }
@@ -177,7 +183,7 @@ bool td_reader_next(td_reader *r, td_frame *frame, char **error)
         return false;
     }
     s = &r->slots[r->next++];
-    frame->link = link_of(s->rec.rec_header.packet_header.pkt_encap);
+    frame->link = s->link;
     frame->data = s->data;
     frame->caplen = s->rec.rec_header.packet_header.caplen;
     frame->wire_len = s->rec.rec_header.packet_header.len;
@@ -185,6 +191,11 @@ bool td_reader_next(td_reader *r, td_frame *frame, char **error)
     frame->time_ns = (s->rec.presence_flags & WTAP_HAS_TS)
                      ? (int64_t)s->rec.ts.secs * 1000000000 + s->rec.ts.nsecs : 0;
     return true;
+}
+
+const char *td_reader_undecoded_link(const td_reader *r)
+{
+    return r->undecoded_link;
 }
 
 uint32_t td_reader_frames(const td_reader *r)

@@ -24,6 +24,9 @@ bool td_reader_holds_packets(td_reader *reader);
  * stays valid until the next call. Records that are not packets still take a
  * frame number, as in Wireshark. */
 bool td_reader_next(td_reader *reader, td_frame *frame, char **error);
+/* The description of the first link type met that td_link cannot name (packets
+ * with TD_LINK_UNSUPPORTED), or NULL; valid until td_reader_cleanup. */
+const char *td_reader_undecoded_link(const td_reader *reader);
 /* Records in the file, packets or not, once td_reader_next has returned false
  * (before, those read so far, some of them not yet handed out). */
 uint32_t td_reader_frames(const td_reader *reader);
