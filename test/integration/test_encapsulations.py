@@ -68,10 +68,13 @@ def test_wireshark_sees_each_encapsulation(wrapped):
                 "pppoe": "eth:ethertype:pppoes:ppp:ip:tcp",
                 "ppp": "ppp:ip:tcp"}
     assert sorted(expected) == sorted(ENCAPSULATIONS)
+
+    def layers(protocols):      # "ethertype" is a pseudo-layer some versions may name otherwise
+        return [p for p in protocols.split(":") if p != "ethertype"]
     for encapsulation, protocols in expected.items():
         first = run(["-r", wrapped[encapsulation][CAPTURES / "lab-ecn-1-of-n.pcap"], "-c", "1",
                      "-T", "fields", "-e", "frame.protocols"]).stdout.strip()
-        assert first == protocols, encapsulation
+        assert layers(first) == layers(protocols), encapsulation
 
 
 def test_a_link_type_not_decoded_is_said_once_per_file(tmp_path):
