@@ -353,7 +353,9 @@ static td_frame_kind decode_geneve(cursor *c, uint32_t at, uint32_t end, td_reco
 }
 
 /* UDP tunnels on their registered ports: VXLAN (8-byte header, then Ethernet)
- * and Geneve. Wireshark tries the lower port's dissector first, then the higher. */
+ * and Geneve. Wireshark tries the lower port's dissector first, then the higher;
+ * this looks for a tunnel port in that order (a tunnel's other port is a flow hash,
+ * almost always an ephemeral one with no dissector of its own). */
 static td_frame_kind decode_udp(cursor *c, const ip_layer *ip, td_record *rec)
 {
     const td_frame *f = c->frame;
