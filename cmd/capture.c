@@ -25,6 +25,8 @@ static void feed(td_capture *c, td_streams *streams, td_wireshark version, const
     td_decoded info;
     int sender;
 
+    if (frame->link == TD_LINK_UNSUPPORTED)
+        c->counts.undecoded_link++;
     switch (td_decode(frame, version, &rec, &info)) {
     case TD_FRAME_SEGMENT:
         if (!stream_of(streams, &rec, &info, false) || !info.recorded) {
@@ -51,22 +53,24 @@ static void feed(td_capture *c, td_streams *streams, td_wireshark version, const
     }
 }
 
-td_capture *td_capture_analyse(const char *path, td_wireshark version, volatile gint *packets)
+td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
+                               volatile gint *packets)
 {
     td_capture *c = g_new0(td_capture, 1);
     td_reader *reader;
     td_streams *streams;
     td_frame frame;
-    td_hosts_config hosts_cfg;
     char *error = NULL;
     unsigned batch = 0;
 
     c->path = g_strdup(path);
     reader = td_reader_open(path, &c->error);
-    if (!reader)
+    if (!reader) {
+        c->not_a_capture = true;
         return c;
+    }
     c->opened = true;
-    td_config_defaults(&c->cfg);
+    c->cfg = prefs->engine;
     c->engine = td_engine_new(&c->cfg);
     streams = td_streams_new(version);
     while (td_reader_next(reader, &frame, &error)) {
@@ -80,11 +84,13 @@ td_capture *td_capture_analyse(const char *path, td_wireshark version, volatile 
         g_atomic_int_add(packets, (gint)batch);
     c->error = error;
     c->counts.frames = td_reader_frames(reader);
+    c->undecoded_link = g_strdup(td_reader_undecoded_link(reader));
+    c->not_a_capture = !td_reader_holds_packets(reader) ||
+                       (error && c->counts.segments == 0 && c->counts.quotes == 0);
     td_reader_close(reader);
     td_streams_free(streams);
     td_engine_finish(c->engine);
-    td_hosts_config_defaults(&hosts_cfg);
-    c->hosts = td_hosts_build(c->engine, &hosts_cfg);
+    c->hosts = td_hosts_build(c->engine, &prefs->hosts);
     c->diagnoses = td_diagnose(c->engine, c->hosts);
     return c;
 }
@@ -98,5 +104,6 @@ void td_capture_free(td_capture *c)
     td_engine_free(c->engine);
     g_free(c->path);
     g_free(c->error);
+    g_free(c->undecoded_link);
     g_free(c);
 }

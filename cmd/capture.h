@@ -7,6 +7,7 @@
 #include <glib.h>
 #include "diagnosis.h"
 #include "hosts.h"
+#include "prefs.h"
 #include "streams.h"
 
 typedef struct td_capture_counts {
@@ -14,6 +15,7 @@ typedef struct td_capture_counts {
     uint64_t segments;      /* TCP segments fed to the engine */
     uint64_t quotes;        /* ICMP errors quoting a TCP segment */
     uint64_t other;         /* neither (not TCP, IP fragments, unsupported link layers) */
+    uint64_t undecoded_link;    /* ...of which packets of a link type the decoder does not read */
     uint64_t malformed;     /* headers cut short or inconsistent: skipped */
 } td_capture_counts;
 
@@ -21,17 +23,24 @@ typedef struct td_capture {
     char *path;
     char *error;            /* the file could not be read (whole or in part); g_free'd */
     bool opened;            /* false: nothing was read */
+    /* Nothing shows that the file is a packet capture: it could not be opened, or
+     * wiretap opened it for its content (JSON, media), or it failed before its
+     * first TCP segment (wiretap's heuristics take some text files for a format
+     * that yields a few odd records, then fails). */
+    bool not_a_capture;
     td_config cfg;          /* the engine keeps a pointer to it */
     td_engine *engine;
     td_diagnoses *diagnoses;
     td_hosts *hosts;
     td_capture_counts counts;
+    char *undecoded_link;   /* wiretap's name of the first link type not decoded, or NULL */
 } td_capture;
 
-/* Reads the whole file. *packets (may be NULL) is advanced as frames are read, for
+/* Reads the whole file, with the preferences given. *packets (may be NULL) is advanced as frames are read, for
  * a progress display in another thread. A file that fails part-way keeps what was
  * read before the error, diagnosed, and says so in error. */
-td_capture *td_capture_analyse(const char *path, td_wireshark version, volatile gint *packets);
+td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
+                               volatile gint *packets);
 void td_capture_free(td_capture *capture);
 
 #endif

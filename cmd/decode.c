@@ -10,10 +10,18 @@
 
 enum {
     ETHERTYPE_IPV4 = 0x0800, ETHERTYPE_IPV6 = 0x86dd, ETHERTYPE_VLAN = 0x8100, ETHERTYPE_QINQ = 0x88a8,
-    ETHERTYPE_QINQ_OLD = 0x9100,
-    IPPROTO_HOPOPTS_N = 0, IPPROTO_ICMP_N = 1, IPPROTO_IPIP_N = 4, IPPROTO_TCP_N = 6, IPPROTO_IPV6_N = 41,
-    IPPROTO_ROUTING_N = 43, IPPROTO_FRAGMENT_N = 44, IPPROTO_AH_N = 51, IPPROTO_ICMPV6_N = 58,
-    IPPROTO_DSTOPTS_N = 60, IPPROTO_MOBILITY_N = 135,
+    ETHERTYPE_QINQ_OLD = 0x9100, ETHERTYPE_MPLS = 0x8847, ETHERTYPE_MPLS_MULTICAST = 0x8848,
+    ETHERTYPE_PPPOE_SESSION = 0x8864,
+    /* GRE's protocol types beyond the ethertypes above */
+    GRE_TRANSPARENT_ETHERNET = 0x6558, GRE_ERSPAN_I_II = 0x88be, GRE_ERSPAN_III = 0x22eb,
+    PPP_IPV4 = 0x0021, PPP_IPV6 = 0x0057,
+    IPPROTO_HOPOPTS_N = 0, IPPROTO_ICMP_N = 1, IPPROTO_IPIP_N = 4, IPPROTO_TCP_N = 6, IPPROTO_UDP_N = 17,
+    IPPROTO_IPV6_N = 41, IPPROTO_ROUTING_N = 43, IPPROTO_FRAGMENT_N = 44, IPPROTO_GRE_N = 47, IPPROTO_AH_N = 51,
+    IPPROTO_ICMPV6_N = 58, IPPROTO_DSTOPTS_N = 60, IPPROTO_MOBILITY_N = 135,
+    UDP_PORT_VXLAN = 4789, UDP_PORT_GENEVE = 6081,
+    ETHERNET_HEADER = 14, UDP_HEADER = 8, VXLAN_HEADER = 8, GENEVE_HEADER = 8, PPPOE_HEADER = 6,
+    ERSPAN_II_HEADER = 8, ERSPAN_III_HEADER = 12, ERSPAN_III_PLATFORM = 8,
+    MPLS_MAX_LABELS = 16,
     TCP_MIN_HEADER = 20,
     /* The TCP bytes Wireshark needs before it numbers the stream: to the window up
      * to 4.4, to the flags from 4.6 (crafted cuts, test_decode.c) */
@@ -57,6 +65,7 @@ typedef struct cursor {
 } cursor;
 
 static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted, td_record *rec);
+static td_frame_kind decode_ethernet(cursor *c, uint32_t at, uint32_t end, td_record *rec);
 
 /* Wireshark shrinks a datagram's buffer to the IP length, never grows it; a
  * length of 0 (TSO, as the sender captured it) leaves the frame's length. */
@@ -230,6 +239,144 @@ static td_frame_kind decode_icmp(cursor *c, const ip_layer *ip, td_record *rec)
            ? TD_FRAME_QUOTED : TD_FRAME_OTHER;
 }
 
+/* An MPLS label stack: labels to the one with the bottom-of-stack bit, then IPv4
+ * or IPv6, told apart by the version nibble as Wireshark does (a pseudowire's
+ * control word or Ethernet, nibble 0, is not decoded). */
+static td_frame_kind decode_mpls(cursor *c, uint32_t at, uint32_t end, td_record *rec)
+{
+    const td_frame *f = c->frame;
+
+    for (int n = 0; n < MPLS_MAX_LABELS; n++, at += 4) {
+        if (f->caplen < at + 4)
+            return TD_FRAME_MALFORMED;
+        if (f->data[at + 2] & 1) {      /* bottom of stack */
+            at += 4;
+            if (f->caplen <= at)
+                return TD_FRAME_MALFORMED;
+            return (f->data[at] >> 4) == 4 || (f->data[at] >> 4) == 6 ? decode_ip(c, at, end, false, rec)
+                                                                      : TD_FRAME_OTHER;
+        }
+    }
+    return TD_FRAME_MALFORMED;
+}
+
+/* PPP's protocol field, at at: IPv4 or IPv6. */
+static td_frame_kind decode_ppp_protocol(cursor *c, uint32_t at, uint32_t end, td_record *rec)
+{
+    const td_frame *f = c->frame;
+    uint16_t protocol;
+
+    if (f->caplen < at + 2)
+        return TD_FRAME_MALFORMED;
+    protocol = get16(f->data + at);
+    return protocol == PPP_IPV4 || protocol == PPP_IPV6 ? decode_ip(c, at + 2, end, false, rec) : TD_FRAME_OTHER;
+}
+
+/* A PPPoE session packet: version/type, code, session id, length, then PPP. */
+static td_frame_kind decode_pppoe(cursor *c, uint32_t at, uint32_t end, td_record *rec)
+{
+    if (c->frame->caplen < at + PPPOE_HEADER)
+        return TD_FRAME_MALFORMED;
+    return decode_ppp_protocol(c, at + PPPOE_HEADER, end, rec);
+}
+
+/* What an ethertype carries, at offset at. */
+static td_frame_kind decode_ethertype(cursor *c, uint16_t type, uint32_t at, uint32_t end, td_record *rec)
+{
+    switch (type) {
+    case ETHERTYPE_IPV4:
+    case ETHERTYPE_IPV6:
+        return decode_ip(c, at, end, false, rec);
+    case ETHERTYPE_MPLS:
+    case ETHERTYPE_MPLS_MULTICAST:
+        return decode_mpls(c, at, end, rec);
+    case ETHERTYPE_PPPOE_SESSION:
+        return decode_pppoe(c, at, end, rec);
+    default:
+        return TD_FRAME_OTHER;
+    }
+}
+
+/* What a tunnel's protocol type carries: an ethertype's payload, or a whole
+ * Ethernet frame (transparent Ethernet bridging). Only a tunnel, which rides on
+ * IP, carries Ethernet: nesting stays bounded by the IP nesting limit. */
+static td_frame_kind decode_tunnelled(cursor *c, uint16_t type, uint32_t at, uint32_t end, td_record *rec)
+{
+    return type == GRE_TRANSPARENT_ETHERNET ? decode_ethernet(c, at, end, rec)
+                                            : decode_ethertype(c, type, at, end, rec);
+}
+
+/* GRE (RFC 2784, 2890): flags and version, protocol type, then the checksum, key
+ * and sequence number its flags announce. ERSPAN rides on GRE: type I (no
+ * sequence number) carries the mirrored Ethernet frame bare, type II after an
+ * 8-byte header, type III after 12 bytes and an optional 8-byte platform one. */
+static td_frame_kind decode_gre(cursor *c, const ip_layer *ip, td_record *rec)
+{
+    const td_frame *f = c->frame;
+    uint32_t at = ip->payload_at, end = ip->reported_end;
+    uint16_t flags, type;
+
+    if (f->caplen < at + 4)
+        return TD_FRAME_MALFORMED;
+    flags = get16(f->data + at);
+    type = get16(f->data + at + 2);
+    if ((flags & 7) != 0)               /* version 1 is PPTP's enhanced GRE: not decoded */
+        return TD_FRAME_OTHER;
+    at += 4 + ((flags & 0x8000) ? 4 : 0) + ((flags & 0x2000) ? 4 : 0) + ((flags & 0x1000) ? 4 : 0);
+    switch (type) {
+    case GRE_ERSPAN_I_II:
+        if (flags & 0x1000)
+            at += ERSPAN_II_HEADER;
+        return decode_ethernet(c, at, end, rec);
+    case GRE_ERSPAN_III:
+        if (f->caplen < at + ERSPAN_III_HEADER)
+            return TD_FRAME_MALFORMED;
+        at += ERSPAN_III_HEADER + ((f->data[at + ERSPAN_III_HEADER - 1] & 1) ? ERSPAN_III_PLATFORM : 0);
+        return decode_ethernet(c, at, end, rec);
+    default:
+        return decode_tunnelled(c, type, at, end, rec);
+    }
+}
+
+/* Geneve (RFC 8926): version and options length (in 4-byte words), flags, the
+ * protocol type of what follows, VNI; then the options. */
+static td_frame_kind decode_geneve(cursor *c, uint32_t at, uint32_t end, td_record *rec)
+{
+    const td_frame *f = c->frame;
+
+    if (f->caplen < at + GENEVE_HEADER)
+        return TD_FRAME_MALFORMED;
+    if (f->data[at] >> 6)               /* only version 0 exists */
+        return TD_FRAME_OTHER;
+    return decode_tunnelled(c, get16(f->data + at + 2), at + GENEVE_HEADER + (f->data[at] & 0x3f) * 4u, end,
+                            rec);
+}
+
+/* UDP tunnels on their registered ports: VXLAN (8-byte header, then Ethernet)
+ * and Geneve. Wireshark tries the lower port's dissector first, then the higher;
+ * this looks for a tunnel port in that order (a tunnel's other port is a flow hash,
+ * almost always an ephemeral one with no dissector of its own). */
+static td_frame_kind decode_udp(cursor *c, const ip_layer *ip, td_record *rec)
+{
+    const td_frame *f = c->frame;
+    uint32_t at = ip->payload_at;
+    uint16_t sport, dport, ports[2];
+
+    if (f->caplen < at + UDP_HEADER)
+        return TD_FRAME_MALFORMED;
+    sport = get16(f->data + at);
+    dport = get16(f->data + at + 2);
+    ports[0] = sport < dport ? sport : dport;
+    ports[1] = sport < dport ? dport : sport;
+    for (int i = 0; i < 2; i++) {
+        if (ports[i] == UDP_PORT_VXLAN)
+            return decode_ethernet(c, at + UDP_HEADER + VXLAN_HEADER, ip->reported_end, rec);
+        if (ports[i] == UDP_PORT_GENEVE)
+            return decode_geneve(c, at + UDP_HEADER, ip->reported_end, rec);
+    }
+    return TD_FRAME_OTHER;
+}
+
 static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted, td_record *rec)
 {
     const td_frame *f = c->frame;
@@ -256,87 +403,97 @@ static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted
     case IPPROTO_ICMPV6_N:
         /* an error about an error is not sent (RFC 1122 §3.2.2), so not read */
         return quoted ? TD_FRAME_OTHER : decode_icmp(c, &ip, rec);
+    case IPPROTO_GRE_N:
+        return quoted ? TD_FRAME_OTHER : decode_gre(c, &ip, rec);
+    case IPPROTO_UDP_N:
+        return quoted ? TD_FRAME_OTHER : decode_udp(c, &ip, rec);
     default:
         return TD_FRAME_OTHER;
     }
 }
 
-static bool ip_ethertype(uint16_t type)
+/* An Ethernet frame from its destination address: any number of 802.1Q / 802.1ad
+ * tags, then its ethertype. */
+static td_frame_kind decode_ethernet(cursor *c, uint32_t at, uint32_t end, td_record *rec)
 {
-    return type == ETHERTYPE_IPV4 || type == ETHERTYPE_IPV6;
-}
-
-/* The offset of the IP header after the link header, or -1 when the frame carries
- * no IP (*kind says whether it is simply not IP or cut short). */
-static int64_t link_payload(const td_frame *f, td_frame_kind *kind)
-{
-    const uint8_t *d = f->data;
-    uint32_t at, family;
+    const td_frame *f = c->frame;
+    uint32_t type_at = at + 12;
     uint16_t type;
 
-    *kind = TD_FRAME_MALFORMED;
+    for (;;) {
+        if (f->caplen < type_at + 2)
+            return TD_FRAME_MALFORMED;
+        type = get16(f->data + type_at);
+        if (type != ETHERTYPE_VLAN && type != ETHERTYPE_QINQ && type != ETHERTYPE_QINQ_OLD)
+            break;
+        type_at += 4;           /* the tag's control information; its type follows */
+        if (type_at >= at + 64)
+            return TD_FRAME_OTHER;
+    }
+    return decode_ethertype(c, type, type_at + 2, end, rec);
+}
+
+/* NULL's address family is in the capturing host's byte order: either one. AF_INET
+ * everywhere; AF_INET6 on Linux, the BSDs and Darwin. */
+static bool loopback_ip(const td_frame *f)
+{
+    const uint8_t *d = f->data;
+    uint32_t family = f->link == TD_LINK_LOOP || get32(d) <= 0xffff
+                      ? get32(d) : (uint32_t)(d[0] | d[1] << 8 | d[2] << 16 | (uint32_t)d[3] << 24);
+    return family == 2 || family == 10 || family == 24 || family == 28 || family == 30;
+}
+
+static td_frame_kind decode_link(cursor *c, td_record *rec)
+{
+    const td_frame *f = c->frame;
+    uint32_t end = f->wire_len;
+
     switch (f->link) {
     case TD_LINK_ETHERNET:
-        at = 12;
-        do {
-            if (f->caplen < at + 2)
-                return -1;
-            type = get16(d + at);
-            at += 2;
-            if (type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ || type == ETHERTYPE_QINQ_OLD)
-                at += 2;    /* the tag's control information; its type follows */
-            else
-                break;
-        } while (at < 64);
-        *kind = TD_FRAME_OTHER;
-        return ip_ethertype(type) ? (int64_t)at : -1;
+        return decode_ethernet(c, 0, end, rec);
     case TD_LINK_SLL:
         if (f->caplen < 16)
-            return -1;
-        *kind = TD_FRAME_OTHER;
-        return ip_ethertype(get16(d + 14)) ? 16 : -1;
+            return TD_FRAME_MALFORMED;
+        return decode_ethertype(c, get16(f->data + 14), 16, end, rec);
     case TD_LINK_SLL2:
         if (f->caplen < 20)
-            return -1;
-        *kind = TD_FRAME_OTHER;
-        return ip_ethertype(get16(d)) ? 20 : -1;
+            return TD_FRAME_MALFORMED;
+        return decode_ethertype(c, get16(f->data), 20, end, rec);
     case TD_LINK_RAW:
     case TD_LINK_RAW4:
     case TD_LINK_RAW6:
-        return 0;
+        return decode_ip(c, 0, end, false, rec);
     case TD_LINK_NULL:
     case TD_LINK_LOOP:
         if (f->caplen < 4)
-            return -1;
-        /* NULL's family is in the capturing host's byte order: either one */
-        family = f->link == TD_LINK_LOOP || get32(d) <= 0xffff ? get32(d)
-                 : (uint32_t)(d[0] | d[1] << 8 | d[2] << 16 | (uint32_t)d[3] << 24);
-        *kind = TD_FRAME_OTHER;
-        /* AF_INET everywhere; AF_INET6 on Linux, the BSDs and Darwin */
-        return family == 2 || family == 10 || family == 24 || family == 28 || family == 30 ? 4 : -1;
+            return TD_FRAME_MALFORMED;
+        return loopback_ip(f) ? decode_ip(c, 4, end, false, rec) : TD_FRAME_OTHER;
+    case TD_LINK_PPP:
+        /* HDLC-like framing's address and control bytes, when present (RFC 1662) */
+        if (f->caplen >= 2 && f->data[0] == 0xff && f->data[1] == 0x03)
+            return decode_ppp_protocol(c, 2, end, rec);
+        return decode_ppp_protocol(c, 0, end, rec);
     case TD_LINK_UNSUPPORTED:
         break;
     }
-    *kind = TD_FRAME_OTHER;
-    return -1;
+    return TD_FRAME_OTHER;
 }
 
 td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_record *rec, td_decoded *info)
 {
-    cursor c = { frame, version, 0, false, { false, false, false } };
+    /* A captured length above the original one is bogus; Wireshark takes the
+     * captured length for both (and says so in an expert item), so this does too. */
+    td_frame whole = *frame;
+    cursor c = { &whole, version, 0, false, { false, false, false } };
     td_frame_kind kind;
-    int64_t at;
 
     memset(rec, 0, sizeof *rec);
     rec->frame = frame->number;
     rec->time_ns = frame->time_ns;
     *info = c.info;
-    if (frame->caplen > frame->wire_len)
-        return TD_FRAME_MALFORMED;
-    at = link_payload(frame, &kind);
-    if (at < 0)
-        return kind;
-    kind = decode_ip(&c, (uint32_t)at, frame->wire_len, false, rec);
+    if (whole.wire_len < whole.caplen)
+        whole.wire_len = whole.caplen;
+    kind = decode_link(&c, rec);
     *info = c.info;
     return kind;
 }

@@ -1,7 +1,9 @@
 /* Raw frame bytes to the td_record the plugin builds from a dissected frame
  * (plugin/packet-tcpdiag.c, read_record), without Wireshark: the link layers met
- * in practice, IPv4, IPv6 with extension headers, TCP with options, and ICMP errors
- * quoting a TCP segment. No wiretap here, so unit tests and the fuzzer use it alone. */
+ * in practice, the tunnels customer captures hold (GRE with ERSPAN, VXLAN, Geneve,
+ * MPLS, PPPoE), IPv4, IPv6 with extension headers, TCP with options, and ICMP
+ * errors quoting a TCP segment. No wiretap here, so unit tests and the fuzzer use
+ * it alone. */
 #ifndef TCPDIAG_CMD_DECODE_H
 #define TCPDIAG_CMD_DECODE_H
 
@@ -20,17 +22,22 @@ typedef enum td_link {
     TD_LINK_RAW6,
     TD_LINK_NULL,           /* BSD loopback: address family in host byte order */
     TD_LINK_LOOP,           /* OpenBSD loopback: address family in network byte order */
+    TD_LINK_PPP,            /* PPP, with or without HDLC-like address and control bytes */
 } td_link;
+
+enum { TD_LINK_LAST = TD_LINK_PPP };
 
 typedef enum td_frame_kind {
     TD_FRAME_SEGMENT,       /* a TCP segment: rec is filled */
     TD_FRAME_QUOTED,        /* an ICMP error quoting a TCP segment: rec has its addresses and ports */
-    TD_FRAME_OTHER,         /* not TCP (ARP, UDP, IP fragments, an ICMP error quoting no TCP header) */
+    TD_FRAME_OTHER,         /* not TCP (ARP, UDP, IP fragments, an ICMP error quoting no TCP header,
+                               a link type or tunnel not decoded) */
     TD_FRAME_MALFORMED,     /* headers cut short or inconsistent: counted and skipped */
 } td_frame_kind;
 
 /* One frame as the capture file holds it. wire_len is the original length (what
- * Wireshark calls the reported length), at least caplen. */
+ * Wireshark calls the reported length), normally at least caplen; a record that
+ * claims less is read with its captured length, as Wireshark reads it. */
 typedef struct td_frame {
     td_link link;
     const uint8_t *data;

@@ -1,14 +1,24 @@
 /* tcpdiag: the plugin's diagnosis straight from capture files, without tshark.
- *   tcpdiag [-j N] [--format text|json|csv|ek] FILE...
+ *   tcpdiag [-j N] [-F text|json|csv|ek] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...
  * Files are analysed in parallel (-j) and printed in the order given. A file that
  * cannot be read gets a message on stderr and makes the exit status 1; the other
- * files go on. */
+ * files go on. The manual page (cmd/tcpdiag.1) is the reference for users. */
+#include <errno.h>
+#include <getopt.h>
 #include <glib.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
+#include "inputs.h"
 #include "output.h"
+#include "prefs.h"
 #include "reader.h"
 
 #ifndef VERSION
@@ -25,20 +35,38 @@
 #define WIRESHARK TD_WIRESHARK_4_0
 #endif
 
+/* Exit statuses (tcpdiag(1), EXIT STATUS). */
+enum {
+    EXIT_ALL_READ = 0,
+    EXIT_SOME_UNREADABLE = 1,   /* a file or folder could not be read, or was cut short */
+    EXIT_USAGE = 2,
+    EXIT_OUTPUT_LOST = 3,       /* standard output could not be written */
+};
+
+/* More threads than this would only wait on the disk and on each other. */
+enum { MAX_JOBS = 1024 };
+
 typedef struct result {
     GString *text;          /* text, json or ek output */
     td_csv *csv;
     char *error;
+    char *warning;          /* packets skipped that tshark with the plugin would read */
+    bool not_a_capture;
     bool done;
 } result;
 
+/* The workers and the printing thread synchronise through pthreads and C11
+ * atomics only, which ThreadSanitizer sees (GLib's GMutex and GThreadPool are
+ * futex-based and invisible to it), so the TSan stage in CI checks every handover. */
 typedef struct run {
-    char **files;
+    const td_input *files;
     guint count;
     td_format format;
+    const td_prefs *prefs;
     result *results;
-    GMutex lock;
-    GCond finished;
+    atomic_uint next;           /* the next file a worker takes */
+    pthread_mutex_t lock;       /* guards results[].done and what it publishes */
+    pthread_cond_t finished;
     volatile gint packets;
 } run;
 
@@ -46,10 +74,11 @@ typedef struct run {
  * memory held for files waiting their turn to print is their text, not their flows. */
 static void analyse(run *r, guint i)
 {
-    td_capture *c = td_capture_analyse(r->files[i], WIRESHARK, &r->packets);
+    td_capture *c = td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
     result *res = &r->results[i];
     GString *text = g_string_new("");
     td_csv *csv = NULL;
+    char *warning = NULL;
 
     if (c->opened) {
         switch (r->format) {
@@ -62,19 +91,31 @@ static void analyse(run *r, guint i)
             break;
         }
     }
-    g_mutex_lock(&r->lock);
+    if (c->counts.undecoded_link)
+        warning = g_strdup_printf("%" G_GUINT64_FORMAT " packet%s skipped: the command does not decode link type "
+                                  "%s; tshark -2 with the plugin reads it", c->counts.undecoded_link,
+                                  c->counts.undecoded_link == 1 ? "" : "s", c->undecoded_link);
+    pthread_mutex_lock(&r->lock);
     res->text = text;
+    res->warning = warning;
     res->csv = csv;
     res->error = g_steal_pointer(&c->error);
+    res->not_a_capture = c->not_a_capture;
     res->done = true;
-    g_cond_signal(&r->finished);
-    g_mutex_unlock(&r->lock);
+    pthread_cond_broadcast(&r->finished);
+    pthread_mutex_unlock(&r->lock);
     td_capture_free(c);
 }
 
-static void worker(gpointer data, gpointer user)
+/* Takes files in the order given until none is left: the file the printing
+ * thread waits for is always the next one started or already running. */
+static void *worker(void *data)
 {
-    analyse(user, GPOINTER_TO_UINT(data) - 1);
+    run *r = data;
+
+    for (guint i; (i = atomic_fetch_add(&r->next, 1)) < r->count;)
+        analyse(r, i);
+    return NULL;
 }
 
 static void show_progress(run *r, guint printed)
@@ -83,98 +124,223 @@ static void show_progress(run *r, guint printed)
     fflush(stderr);
 }
 
-/* Prints result i once it is there, with progress on a terminal meanwhile. */
+/* Waits for result i, showing progress on a terminal meanwhile. */
 static void wait_for(run *r, guint i, bool progress)
 {
-    g_mutex_lock(&r->lock);
+    pthread_mutex_lock(&r->lock);
     while (!r->results[i].done) {
-        if (progress) {
-            g_mutex_unlock(&r->lock);
-            show_progress(r, i);
-            g_mutex_lock(&r->lock);
+        struct timespec until;
+        if (!progress) {
+            pthread_cond_wait(&r->finished, &r->lock);
+            continue;
         }
-        g_cond_wait_until(&r->finished, &r->lock, g_get_monotonic_time() + G_TIME_SPAN_SECOND / 5);
+        pthread_mutex_unlock(&r->lock);
+        show_progress(r, i);
+        pthread_mutex_lock(&r->lock);
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 200000000;     /* the display's refresh */
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&r->finished, &r->lock, &until);
     }
-    g_mutex_unlock(&r->lock);
+    pthread_mutex_unlock(&r->lock);
 }
 
-int main(int argc, char **argv)
+/* Output that cannot be written is lost: say why, and stop rather than analyse
+ * files for nobody. */
+static void write_out(const char *data, size_t len)
 {
-    int jobs = 1;
-    char *format_name = NULL;
-    gboolean version = FALSE;
-    GOptionEntry entries[] = {
-        { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Analyse N files at a time (default 1)", "N" },
-        { "format", 'F', 0, G_OPTION_ARG_STRING, &format_name,
-          "text (the -z tcpdiag,diagnosis and -z tcpdiag,flows reports, the default), json (NDJSON, one "
-          "object per flow), csv, or ek (Elasticsearch/OpenSearch bulk lines, as tshark -T ek)", "FORMAT" },
-        { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version and exit", NULL },
-        { NULL, 0, 0, 0, NULL, NULL, NULL },
-    };
-    GOptionContext *context = g_option_context_new("FILE... - why TCP transfers are slow, from capture files");
-    GError *error = NULL;
-    run r = { 0 };
-    td_csv *csv = NULL;
-    GThreadPool *pool;
-    bool progress = isatty(STDERR_FILENO);
-    int status = 0;
+    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+        fprintf(stderr, "tcpdiag: cannot write the output: %s\n", g_strerror(errno));
+        exit(EXIT_OUTPUT_LOST);
+    }
+}
 
-    g_option_context_add_main_entries(context, entries, NULL);
-    if (!g_option_context_parse(context, &argc, &argv, &error)) {
-        fprintf(stderr, "tcpdiag: %s\n", error->message);
-        return 2;
-    }
-    g_option_context_free(context);
-    if (version) {
-        printf("tcpdiag " VERSION "\n");
-        return 0;
-    }
-    if (format_name && !td_format_parse(format_name, &r.format)) {
-        fprintf(stderr, "tcpdiag: unknown format \"%s\": text, json, csv or ek\n", format_name);
-        return 2;
-    }
-    if (argc < 2 || jobs < 1) {
-        fprintf(stderr, "usage: tcpdiag [-j N] [--format text|json|csv|ek] FILE...\n");
-        return 2;
-    }
-    td_reader_init();
-    r.files = argv + 1;
-    r.count = (guint)argc - 1;
-    r.results = g_new0(result, r.count);
-    g_mutex_init(&r.lock);
-    g_cond_init(&r.finished);
-    if (r.format == TD_FORMAT_CSV)
-        csv = td_csv_new();
-    pool = g_thread_pool_new(worker, &r, jobs, TRUE, NULL);
-    for (guint i = 0; i < r.count; i++)
-        g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
-    for (guint i = 0; i < r.count; i++) {
-        result *res = &r.results[i];
-        wait_for(&r, i, progress);
+static const char usage_line[] =
+    "usage: tcpdiag [-j N] [-F text|json|csv|ek] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...\n";
+
+static void print_help(void)
+{
+    printf("%s", usage_line);
+    printf("Why TCP transfers are slow, from capture files: the tcpdiag Wireshark plugin's diagnosis\n"
+           "without tshark.\n\n"
+           "  -j, --jobs N           analyse N files at a time (default 1; 0: one per CPU)\n"
+           "  -F, --format FORMAT    text (the diagnosis, flows and hosts reports; the default),\n"
+           "                         json (NDJSON, one object per flow), csv, or ek (Elasticsearch\n"
+           "                         bulk lines, as tshark -T ek)\n"
+           "  -o, --option NAME:VALUE  set a tcpdiag preference as tshark -o does,\n"
+           "                         e.g. -o tcpdiag.capture_position:near-client\n"
+           "  -h, --help             print this help and exit\n"
+           "      --version          print the version and exit\n"
+           "  --                     end of the options: every argument after it is a file\n\n"
+           "A directory is walked recursively, in sorted order; files in it that are not captures\n"
+           "are skipped and counted. \"-\" reads standard input.\n"
+           "Exit status: 0 every file read, 1 some file unreadable or cut short, 2 usage error,\n"
+           "3 the output could not be written. See tcpdiag(1).\n");
+}
+
+static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list args;
+
+    fputs("tcpdiag: ", stderr);
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fprintf(stderr, "\n%s(tcpdiag --help for more)\n", usage_line);
+    return EXIT_USAGE;
+}
+
+/* -j's value: a whole number of files at a time, 0 for one per CPU. */
+static bool parse_jobs(const char *text, int *jobs)
+{
+    char *end;
+    long n;
+
+    if (!g_ascii_isdigit(*text))
+        return false;
+    n = strtol(text, &end, 10);
+    if (*end || n > MAX_JOBS)
+        return false;
+    *jobs = n == 0 ? (int)g_get_num_processors() : (int)n;
+    return true;
+}
+
+/* Prints each file's output in the order given, as soon as it and the ones before
+ * it are done; counts the files of walked folders that were not captures. Returns
+ * the exit status. */
+static int print_results(run *r, bool progress, guint *skipped)
+{
+    td_csv *csv = r->format == TD_FORMAT_CSV ? td_csv_new() : NULL;
+    int status = EXIT_ALL_READ;
+
+    for (guint i = 0; i < r->count; i++) {
+        result *res = &r->results[i];
+        /* in a folder, only captures count (one cut before its first TCP segment
+         * holds nothing to analyse either) */
+        bool skip;
+        wait_for(r, i, progress);
+        skip = res->not_a_capture && r->files[i].in_directory;
         if (progress)
             fputs("\r\033[K", stderr);
-        fwrite(res->text->str, 1, res->text->len, stdout);
-        fflush(stdout);
-        if (res->csv)
-            td_csv_append(csv, res->csv);
-        if (res->error) {
-            fprintf(stderr, "tcpdiag: %s: %s\n", r.files[i], res->error);
-            status = 1;
+        if (skip)
+            (*skipped)++;
+        else {
+            write_out(res->text->str, res->text->len);
+            if (res->csv)
+                td_csv_append(csv, res->csv);
+        }
+        if (res->warning && !skip)
+            fprintf(stderr, "tcpdiag: %s: %s\n", r->files[i].path, res->warning);
+        if (res->error && !skip) {
+            fprintf(stderr, "tcpdiag: %s: %s\n", r->files[i].path, res->error);
+            status = EXIT_SOME_UNREADABLE;
         }
         g_string_free(res->text, TRUE);
         td_csv_free(res->csv);
         g_free(res->error);
+        g_free(res->warning);
     }
-    g_thread_pool_free(pool, FALSE, TRUE);
     if (csv) {
         GString *text = g_string_new("");
         td_csv_write(csv, text);
-        fwrite(text->str, 1, text->len, stdout);
+        write_out(text->str, text->len);
         g_string_free(text, TRUE);
         td_csv_free(csv);
     }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "jobs", required_argument, NULL, 'j' },
+        { "format", required_argument, NULL, 'F' },
+        { "option", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    int jobs = 1, opt, status;
+    td_prefs prefs;
+    run r = { .lock = PTHREAD_MUTEX_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER, .prefs = &prefs };
+    td_inputs *inputs;
+    pthread_t *workers;
+    guint nworkers, skipped;
+
+    td_prefs_defaults(&prefs);
+    opterr = 0;     /* the messages below say what is wrong and how to do it */
+    while ((opt = getopt_long(argc, argv, ":j:F:o:h", options, NULL)) != -1) {
+        char *error = NULL;
+        switch (opt) {
+        case 'j':
+            if (!parse_jobs(optarg, &jobs))
+                return usage_error("-j %s: expected the number of files to analyse at a time, from 1 to %d "
+                                   "(0: one per CPU)", optarg, MAX_JOBS);
+            break;
+        case 'F':
+            if (!td_format_parse(optarg, &r.format))
+                return usage_error("unknown format \"%s\": text, json, csv or ek", optarg);
+            break;
+        case 'o':
+            if (!td_prefs_set(&prefs, optarg, &error)) {
+                status = usage_error("%s", error);
+                g_free(error);
+                return status;
+            }
+            break;
+        case 'h':
+            print_help();
+            return EXIT_ALL_READ;
+        case 'V':
+            printf("tcpdiag " VERSION "\n");
+            return EXIT_ALL_READ;
+        case ':':   /* the option was the last argument */
+            return usage_error("%s needs a value", argv[optind - 1]);
+        default:    /* optopt names an unknown short option; a long one is the argument itself */
+            return optopt ? usage_error("unknown option -%c (a file whose name starts with - goes after --)",
+                                        optopt)
+                          : usage_error("unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind == argc)
+        return usage_error("no capture file given");
+
+    inputs = td_inputs_collect(argv + optind, argc - optind);
+    status = inputs->errors->len ? EXIT_SOME_UNREADABLE : EXIT_ALL_READ;
+    for (guint i = 0; i < inputs->errors->len; i++)
+        fprintf(stderr, "tcpdiag: %s\n", (char *)g_ptr_array_index(inputs->errors, i));
+    td_reader_init();
+    r.files = (const td_input *)(void *)inputs->files->data;
+    r.count = inputs->files->len;
+    r.results = g_new0(result, r.count);
+    workers = g_new(pthread_t, MIN((guint)jobs, r.count));
+    for (nworkers = 0; nworkers < MIN((guint)jobs, r.count); nworkers++)
+        if (pthread_create(&workers[nworkers], NULL, worker, &r) != 0)
+            break;      /* out of threads: the ones started take every file */
+    if (nworkers == 0 && r.count) {
+        fprintf(stderr, "tcpdiag: cannot start a thread\n");
+        return EXIT_SOME_UNREADABLE;
+    }
+    skipped = inputs->skipped;
+    if (print_results(&r, isatty(STDERR_FILENO), &skipped) != EXIT_ALL_READ)
+        status = EXIT_SOME_UNREADABLE;
+    for (guint w = 0; w < nworkers; w++)
+        pthread_join(workers[w], NULL);
+    g_free(workers);
+    if (skipped)
+        fprintf(stderr, "tcpdiag: %u file%s in the folders given skipped: not packet captures, or no TCP "
+                "segment before an error\n", skipped, skipped == 1 ? "" : "s");
     g_free(r.results);
-    g_free(format_name);
+    td_inputs_free(inputs);
     td_reader_cleanup();
+    if (fclose(stdout) != 0) {
+        fprintf(stderr, "tcpdiag: cannot write the output: %s\n", g_strerror(errno));
+        return EXIT_OUTPUT_LOST;
+    }
     return status;
 }

@@ -46,8 +46,18 @@ typedef struct collector {
     render_kind kind;
 } collector;
 
-static void json_string(GString *out, const char *s)
+/* JSON and CSV are UTF-8 for the tools that read them (DuckDB rejects a whole
+ * table for one bad byte), but a file name is bytes: each byte that is not part of
+ * valid UTF-8 becomes U+FFFD. The text output keeps the name as given. */
+static char *utf8(const char *s)
 {
+    return g_utf8_validate(s, -1, NULL) ? g_strdup(s) : g_utf8_make_valid(s, -1);
+}
+
+static void json_string(GString *out, const char *raw)
+{
+    char *s = utf8(raw);
+
     g_string_append_c(out, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
@@ -58,6 +68,7 @@ static void json_string(GString *out, const char *s)
             g_string_append_c(out, (char)*p);
     }
     g_string_append_c(out, '"');
+    g_free(s);
 }
 
 /* Durations keep Wireshark's nanoseconds: seconds with nine decimals. */
@@ -280,7 +291,7 @@ void td_csv_add(td_csv *csv, const td_capture *c)
         const td_flow *flow = td_engine_flow_at(c->engine, i);
         GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
         collect_flow(&col, c, flow);
-        g_ptr_array_add(row, g_strdup(c->path));
+        g_ptr_array_add(row, utf8(c->path));
         g_ptr_array_add(row, g_strdup_printf("%u", flow->stream));
         for (guint k = 0; k < col.items->len; k++) {
             item *it = &g_array_index(col.items, item, k);

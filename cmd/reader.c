@@ -1,20 +1,48 @@
-/* wiretap glue. The record buffer moved into wtap_rec in Wireshark 4.5/4.6
- * (TD_WTAP_REC_DATA, set by CMake from the version built against); the rest of
- * the API is the same from 4.0 to 4.6. */
+/* wiretap glue, safe for several threads reading files at once. The record
+ * buffer moved into wtap_rec in Wireshark 4.5/4.6 (TD_WTAP_REC_DATA, set by CMake
+ * from the version built against); the rest of the API is the same from 4.0 to 4.6. */
 #include "reader.h"
 
 #include <glib.h>
+#include <pthread.h>
 #include <wiretap/wtap.h>
 #include <wsutil/buffer.h>
 #include <wsutil/wslog.h>
 
-struct td_reader {
-    wtap *wth;
+/* Every call into wiretap and wsutil here holds wiretap_lock. wsutil keeps one
+ * process-wide, unlocked cache of small buffers (ws_buffer_init takes from it,
+ * ws_buffer_free gives back), and wiretap uses it when it opens and closes a file
+ * and, for pcapng, on every block whose options it reads; wtap_strerror may fill
+ * a static buffer. Two threads in there at once corrupt the heap, or hand one
+ * buffer to two files (-j gave other output than -j 1: issue 20).
+ *
+ * A pthread mutex, not a GMutex: ThreadSanitizer sees its ordering (GLib's
+ * futex-based GMutex is invisible to it), so the TSan stage in CI checks the rule.
+ * Taking it once per record cost 5 % of the command's CPU time, so a reader takes
+ * it once per batch of records, each read into a record of its own. */
+static pthread_mutex_t wiretap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+enum { BATCH = 32 };
+
+/* One packet record read ahead, with its own data buffer. */
+typedef struct slot {
     wtap_rec rec;
 #ifndef TD_WTAP_REC_DATA
     Buffer buf;
 #endif
-    uint32_t frames;
+    const uint8_t *data;    /* its bytes, in the buffer above */
+    td_link link;
+    uint32_t number;        /* its frame number */
+} slot;
+
+struct td_reader {
+    wtap *wth;
+    slot slots[BATCH];
+    unsigned filled, next;  /* slots read ahead, and the next one handed out */
+    bool ended;             /* wiretap has no more: the batch is the last */
+    char *end_error;        /* ...because of this error (NULL: a clean end) */
+    const char *undecoded_link;     /* wiretap's description of the first link type not decoded */
+    uint32_t frames;        /* records read, packets or not */
 };
 
 void td_reader_init(void)
@@ -39,23 +67,47 @@ td_reader *td_reader_open(const char *path, char **error)
 {
     int err = 0;
     char *err_info = NULL;
-    wtap *wth = wtap_open_offline(path, WTAP_TYPE_AUTO, &err, &err_info, false);
-    td_reader *r;
+    wtap *wth;
+    td_reader *r = NULL;
 
-    if (!wth) {
-        *error = describe(err, err_info);
-        g_free(err_info);
-        return NULL;
-    }
-    r = g_new0(td_reader, 1);
-    r->wth = wth;
+    pthread_mutex_lock(&wiretap_lock);
+    wth = wtap_open_offline(path, WTAP_TYPE_AUTO, &err, &err_info, false);
+    if (wth) {
+        r = g_new0(td_reader, 1);
+        r->wth = wth;
+        for (unsigned i = 0; i < BATCH; i++) {
 #ifdef TD_WTAP_REC_DATA
-    wtap_rec_init(&r->rec, 2048);
+            wtap_rec_init(&r->slots[i].rec, 2048);
 #else
-    wtap_rec_init(&r->rec);
-    ws_buffer_init(&r->buf, 2048);
+            wtap_rec_init(&r->slots[i].rec);
+            ws_buffer_init(&r->slots[i].buf, 2048);
 #endif
+        }
+    } else
+        *error = describe(err, err_info);
+    pthread_mutex_unlock(&wiretap_lock);
+    g_free(err_info);
     return r;
+}
+
+bool td_reader_holds_packets(td_reader *r)
+{
+    int encap;
+
+    pthread_mutex_lock(&wiretap_lock);
+    encap = wtap_file_encap(r->wth);
+    pthread_mutex_unlock(&wiretap_lock);
+    switch (encap) {
+    case WTAP_ENCAP_JSON:
+    case WTAP_ENCAP_MIME:
+    case WTAP_ENCAP_JPEG_JFIF:
+    case WTAP_ENCAP_MP4:
+    case WTAP_ENCAP_RUBY_MARSHAL:
+    case WTAP_ENCAP_SYSTEMD_JOURNAL:
+        return false;
+    default:
+        return true;
+    }
 }
 
 static td_link link_of(int encap)
@@ -69,48 +121,81 @@ static td_link link_of(int encap)
     case WTAP_ENCAP_RAW_IP6:  return TD_LINK_RAW6;
     case WTAP_ENCAP_NULL:     return TD_LINK_NULL;
     case WTAP_ENCAP_LOOP:     return TD_LINK_LOOP;
+    case WTAP_ENCAP_PPP:      return TD_LINK_PPP;
     default:                  return TD_LINK_UNSUPPORTED;
     }
 }
 
-bool td_reader_next(td_reader *r, td_frame *frame, char **error)
+/* Reads up to BATCH packet records ahead, with the lock held by the caller. */
+static void read_batch(td_reader *r)
 {
     int err = 0;
     char *err_info = NULL;
     int64_t offset;
 
-    *error = NULL;
-    for (;;) {
+    r->filled = r->next = 0;
+    while (r->filled < BATCH) {
+        slot *s = &r->slots[r->filled];
         /* Each read hangs the record's options (a block) on rec: released here, or
          * memory would grow with every packet. */
-        wtap_rec_reset(&r->rec);
+        wtap_rec_reset(&s->rec);
 #ifdef TD_WTAP_REC_DATA
-        bool ok = wtap_read(r->wth, &r->rec, &err, &err_info, &offset);
+        bool ok = wtap_read(r->wth, &s->rec, &err, &err_info, &offset);
 #else
-        bool ok = wtap_read(r->wth, &r->rec, &r->buf, &err, &err_info, &offset);
+        bool ok = wtap_read(r->wth, &s->rec, &s->buf, &err, &err_info, &offset);
 #endif
         if (!ok) {
+            r->ended = true;
             if (err)
-                *error = describe(err, err_info);
+                r->end_error = describe(err, err_info);
             g_free(err_info);
-            return false;
+            return;
         }
         r->frames++;
-        if (r->rec.rec_type != REC_TYPE_PACKET)
-            continue;
-        frame->link = link_of(r->rec.rec_header.packet_header.pkt_encap);
+        /* Records that are not packets still take a frame number, as in Wireshark. */
+        if (s->rec.rec_type == REC_TYPE_PACKET) {
 #ifdef TD_WTAP_REC_DATA
-        frame->data = ws_buffer_start_ptr(&r->rec.data);
+            s->data = ws_buffer_start_ptr(&s->rec.data);
 #else
-        frame->data = ws_buffer_start_ptr(&r->buf);
+            s->data = ws_buffer_start_ptr(&s->buf);
 #endif
-        frame->caplen = r->rec.rec_header.packet_header.caplen;
-        frame->wire_len = r->rec.rec_header.packet_header.len;
-        frame->number = r->frames;
-        frame->time_ns = (r->rec.presence_flags & WTAP_HAS_TS)
-                         ? (int64_t)r->rec.ts.secs * 1000000000 + r->rec.ts.nsecs : 0;
-        return true;
+            s->number = r->frames;
+            s->link = link_of(s->rec.rec_header.packet_header.pkt_encap);
+            if (s->link == TD_LINK_UNSUPPORTED && !r->undecoded_link)
+                r->undecoded_link = wtap_encap_description(s->rec.rec_header.packet_header.pkt_encap);
+            r->filled++;
+        }
     }
+}
+
+bool td_reader_next(td_reader *r, td_frame *frame, char **error)
+{
+    const slot *s;
+
+    *error = NULL;
+    if (r->next == r->filled && !r->ended) {
+        pthread_mutex_lock(&wiretap_lock);
+        read_batch(r);
+        pthread_mutex_unlock(&wiretap_lock);
+    }
+    if (r->next == r->filled) {     /* ended, and every record read handed out */
+        *error = g_steal_pointer(&r->end_error);
+        return false;
+    }
+    s = &r->slots[r->next++];
+    frame->link = s->link;
+    frame->data = s->data;
+    frame->caplen = s->rec.rec_header.packet_header.caplen;
+    frame->wire_len = s->rec.rec_header.packet_header.len;
+    frame->number = s->number;
+    frame->time_ns = (s->rec.presence_flags & WTAP_HAS_TS)
+                     ? (int64_t)s->rec.ts.secs * 1000000000 + s->rec.ts.nsecs : 0;
+    return true;
+}
+
+const char *td_reader_undecoded_link(const td_reader *r)
+{
+    return r->undecoded_link;
 }
 
 uint32_t td_reader_frames(const td_reader *r)
@@ -122,10 +207,15 @@ void td_reader_close(td_reader *r)
 {
     if (!r)
         return;
+    pthread_mutex_lock(&wiretap_lock);
     wtap_close(r->wth);
-    wtap_rec_cleanup(&r->rec);
+    for (unsigned i = 0; i < BATCH; i++) {
+        wtap_rec_cleanup(&r->slots[i].rec);
 #ifndef TD_WTAP_REC_DATA
-    ws_buffer_free(&r->buf);
+        ws_buffer_free(&r->slots[i].buf);
 #endif
+    }
+    pthread_mutex_unlock(&wiretap_lock);
+    g_free(r->end_error);
     g_free(r);
 }

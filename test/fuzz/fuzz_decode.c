@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         at += FRAME_HEADER;
         if (caplen > size - at)
             caplen = (uint32_t)(size - at);
-        frame.link = (td_link)(kind % (TD_LINK_LOOP + 1));
+        frame.link = (td_link)(kind % (TD_LINK_LAST + 1));
         frame.data = data + at;
         frame.caplen = caplen;
         frame.wire_len = caplen + (kind & 0x80 ? 64 : 0);

@@ -13,15 +13,15 @@ def command_path():
     return plugin_dir.parent / "cmd" / "tcpdiag"
 
 
-def run(args, check=True):
+def run(args, check=True, cwd=None):
     proc = subprocess.run([str(command_path())] + [str(a) for a in args], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, cwd=cwd)
     if check and proc.returncode != 0:
         raise AssertionError(f"tcpdiag failed ({proc.returncode}): {args}\n{proc.stderr}")
     return proc
 
 
-def flows(*files, jobs=1):
-    """The NDJSON records of the files, one dict per flow."""
-    out = run(["-j", jobs, "--format", "json"] + list(files)).stdout
+def flows(*files, jobs=1, options=()):
+    """The NDJSON records of the files, one dict per flow; options: more arguments."""
+    out = run(["-j", jobs, "--format", "json"] + list(options) + list(files)).stdout
     return [json.loads(line) for line in out.splitlines()]

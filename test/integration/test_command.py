@@ -3,9 +3,12 @@ tcpdiag command gives the same flows, under the same tcp.stream numbers, with th
 same value for every per-flow field (issue 15). The reference is the plugin: this
 test holds the two front ends of one core to one answer, and test_captures.py holds
 the plugin's answers to how the captures were made."""
+import gzip
 import json
 import math
+import os
 import re
+import subprocess
 
 import pytest
 
@@ -44,12 +47,13 @@ def endpoint_text(address, port):
     return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
 
 
-def plugin_flows(pcap):
+def plugin_flows(pcap, prefs=()):
     """stream -> sorted [(direction, field, value)] at the first frame of each flow
     the plugin analysed; with unknown roles a direction is named as the command
-    names it: fwd for data from the flow's first packet's sender, rev otherwise."""
+    names it: fwd for data from the flow's first packet's sender, rev otherwise.
+    prefs: tshark arguments setting preferences (-o NAME:VALUE)."""
     rows = fields(pcap, ["frame.number", "tcp.stream", "tcpdiag.flow.roles", "ip.src", "ipv6.src",
-                         "tcp.srcport"])
+                         "tcp.srcport"], extra=prefs)
     first = {}
     for row in rows:
         # A frame whose TCP header Wireshark gave up on has no tcp.stream, though the
@@ -63,7 +67,7 @@ def plugin_flows(pcap):
     by_frame = {int(r["frame.number"]): s for s, r in first.items()}
     frames = ",".join(str(f) for f in sorted(by_frame))
     packets = json.loads(run(["-r", pcap, "-2", "-Y", f"frame.number in {{{frames}}}", "-T", "json",
-                              "--no-duplicate-keys", "-J", "frame tcpdiag"]).stdout)
+                              "--no-duplicate-keys", "-J", "frame tcpdiag"] + list(prefs)).stdout)
     flows = {}
     for packet in packets:
         layers = packet["_source"]["layers"]
@@ -116,10 +120,10 @@ def math_close(a, b):
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-@pytest.mark.parametrize("pcap", PCAPS, ids=lambda p: p.name)
-def test_command_matches_plugin(pcap):
-    plugin = plugin_flows(pcap)
-    ours = {r["tcp.stream"]: command_leaves(r) for r in command.flows(pcap)}
+def assert_same_flows(pcap, prefs=()):
+    """The command and the plugin, with the same preferences, on one capture."""
+    plugin = plugin_flows(pcap, prefs)
+    ours = {r["tcp.stream"]: command_leaves(r) for r in command.flows(pcap, options=prefs)}
     assert sorted(ours) == sorted(plugin), "the same flows under the same tcp.stream numbers"
     for stream, theirs in plugin.items():
         mine = ours[stream]
@@ -128,6 +132,11 @@ def test_command_matches_plugin(pcap):
             got = mine[key]
             assert len(got) == len(values) and all(same_value(p, o) for p, o in zip(values, got)), \
                 f"stream {stream} {key}: plugin {values}, command {got}"
+
+
+@pytest.mark.parametrize("pcap", PCAPS, ids=lambda p: p.name)
+def test_command_matches_plugin(pcap):
+    assert_same_flows(pcap)
 
 
 @pytest.mark.parametrize("pcap", PCAPS, ids=lambda p: p.name)
@@ -160,3 +169,175 @@ def test_an_unreadable_file_fails_alone(tmp_path):
     files = [json.loads(line)["file"] for line in proc.stdout.splitlines()]
     assert files.count(str(good)) == 20            # the lab's 20 downloads
     assert files.count(str(cut)) >= 1
+
+
+# The command as a Unix tool (issue 20, point 3): tcpdiag(1) documents each behaviour.
+PCAP = CAPTURES / "lab-ecn-1-of-n.pcap"          # the lab's 20 downloads
+OTHER = CAPTURES / "lab-midflow.pcap"
+
+
+def run_bytes(args, **kwargs):
+    """The command with bytes arguments and output (names that are not UTF-8)."""
+    return subprocess.run([command.command_path()] + list(args), capture_output=True, timeout=300, **kwargs)
+
+
+def test_options_take_their_value_attached_or_apart():
+    """-j2 and -j 2 (and the long forms) are one option, as are -Fjson and --format json;
+    -j 0 is one file at a time per CPU. The output is the same whatever -j."""
+    expected = command.run(["--format", "json", PCAP, OTHER]).stdout
+    for jobs in (["-j2"], ["-j", "2"], ["--jobs=2"], ["--jobs", "2"], ["-j", "0"]):
+        assert command.run(jobs + ["-Fjson", PCAP, OTHER]).stdout == expected, jobs
+
+
+@pytest.mark.parametrize("args, says", [
+    (["-j", "x", PCAP], "-j x: expected the number of files to analyse at a time"),
+    (["-j", "-1", PCAP], "-j -1: expected the number"),
+    (["-j", "1025", PCAP], "from 1 to 1024"),
+    (["-j2x", PCAP], "-j 2x: expected the number"),
+    ([PCAP, "-j"], "-j needs a value"),
+    (["--format", "xml", PCAP], 'unknown format "xml"'),
+    (["--no-such-option", PCAP], "unknown option --no-such-option"),
+    (["-x.pcap"], "unknown option -x (a file whose name starts with - goes after --)"),
+    ([], "no capture file given"),
+    (["-o", "tcpdiag.no_such_pref:1", PCAP], "-o tcpdiag.no_such_pref: no such preference"),
+    (["-o", "tcp.analyze_sequence_numbers:TRUE", PCAP], "no such preference"),
+    (["-o", "tcpdiag.capture_position", PCAP], "expected NAME:VALUE"),
+    (["-o", "tcpdiag.capture_position:sideways", PCAP], '"sideways" is not a capture position'),
+    (["-o", "tcpdiag.max_flows:many", PCAP], '"many" is not a decimal number'),
+    (["-o", "tcpdiag.stall_min_ms:-5", PCAP], '"-5" is not a decimal number'),
+    (["-o", "tcpdiag.stall_min_ms:4294967296", PCAP], "from 0 to 4294967295"),
+])
+def test_usage_errors_exit_2_and_say_what_is_wrong(args, says):
+    proc = command.run(args, check=False)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("tcpdiag: ") and says in proc.stderr.splitlines()[0], proc.stderr
+    assert "usage: tcpdiag" in proc.stderr
+
+
+def test_double_dash_ends_the_options(tmp_path):
+    """After --, a name that starts with - is a file (here in the current folder)."""
+    (tmp_path / "-j.pcap").write_bytes(PCAP.read_bytes())
+    records = [json.loads(line) for line in
+               command.run(["--format", "json", "--", "-j.pcap"], cwd=tmp_path).stdout.splitlines()]
+    assert [r["file"] for r in records] == ["-j.pcap"] * 20
+
+
+def test_a_write_error_exits_3_with_the_reason():
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([command.command_path(), PCAP], stdout=full, stderr=subprocess.PIPE, text=True,
+                              timeout=300, env=dict(os.environ, LC_ALL="C"))
+    assert proc.returncode == 3
+    assert proc.stderr == "tcpdiag: cannot write the output: No space left on device\n"
+
+
+def test_exit_status_is_0_when_every_file_is_read():
+    assert command.run([PCAP, OTHER]).returncode == 0
+
+
+def test_json_and_csv_are_utf8_whatever_the_file_name(tmp_path):
+    """A file name is bytes: each byte that is not UTF-8 becomes U+FFFD in json, ek
+    and csv, and the record still names the file's folder and the rest of its name."""
+    link = os.path.join(os.fsencode(tmp_path), b"caf\xe9-\xff\xfe.pcap")
+    os.symlink(PCAP, link)
+    shown = f"{tmp_path}/caf\ufffd-\ufffd\ufffd.pcap"
+    for output in ("json", "ek", "csv"):
+        proc = run_bytes(["--format", output, link])
+        assert proc.returncode == 0
+        text = proc.stdout.decode("utf-8")          # strict: fails on any invalid byte
+        if output == "csv":
+            assert [row.split(",")[0] for row in text.splitlines()[1:]] == [shown] * 20
+        else:
+            documents = [json.loads(line) for line in text.splitlines() if '"index"' not in line]
+            assert [d["file"] for d in documents] == [shown] * 20
+
+
+def test_a_folder_is_walked_in_sorted_order_and_non_captures_are_skipped(tmp_path):
+    """Every capture under the folder, depth first, names sorted; text files, a JSON
+    file (which Wireshark opens, for its content), a fifo and a link to a folder are
+    skipped, counted on one line, and are not errors."""
+    captures = {tmp_path / "b" / "x.pcap": PCAP, tmp_path / "a" / "z.pcap": OTHER,
+                tmp_path / "a" / "deeper" / "y.pcap.gz": PCAP}
+    for path, source in captures.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = source.read_bytes()
+        path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
+    (tmp_path / "notes.txt").write_text("These notes are about the captures in this folder.\n" * 3)
+    (tmp_path / "a" / "deeper" / "README.md").write_text("# Captures\n\nTaken on the client.\n")
+    (tmp_path / "a" / "how-made.json").write_text('{"client": "10.0.0.1", "downloads": 20}\n')
+    os.mkfifo(tmp_path / "a" / "fifo")
+    os.symlink(tmp_path / "a", tmp_path / "c-link-to-a")
+    proc = command.run(["--format", "json", tmp_path])
+    order = []
+    for line in proc.stdout.splitlines():
+        name = json.loads(line)["file"]
+        if not order or order[-1] != name:
+            order.append(name)
+    assert order == [str(p) for p in sorted(captures, key=lambda p: p.relative_to(tmp_path).parts)]
+    assert proc.stderr == ("tcpdiag: 5 files in the folders given skipped: not packet captures, or no TCP "
+                           "segment before an error\n")
+
+
+def test_a_capture_cut_short_in_a_folder_is_an_error(tmp_path):
+    (tmp_path / "cut.pcap").write_bytes(PCAP.read_bytes()[:5000])
+    (tmp_path / "whole.pcap").write_bytes(PCAP.read_bytes())
+    proc = command.run([tmp_path], check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"tcpdiag: {tmp_path / 'cut.pcap'}: ")
+
+
+def test_standard_input_and_a_pipe():
+    """- reads one capture from standard input, a file or a pipe, as that file."""
+    expected = [dict(r, file="-") for r in command.flows(PCAP)]
+    with open(PCAP, "rb") as capture:
+        from_file = run_bytes(["--format", "json", "-"], stdin=capture)
+    from_pipe = run_bytes(["--format", "json", "-"], input=PCAP.read_bytes())
+    for proc in (from_file, from_pipe):
+        assert proc.returncode == 0
+        assert [json.loads(line) for line in proc.stdout.splitlines()] == expected
+
+
+def tshark_preferences():
+    """The plugin's preferences as tshark lists them: name -> default value."""
+    listing = run(["-G", "defaultprefs"]).stdout
+    return dict(re.findall(r"^#(tcpdiag\.\w+): (.*)$", listing, re.MULTILINE))
+
+
+def test_the_preferences_are_the_plugins():
+    """-o takes every tcpdiag preference tshark lists, with tshark's default as its
+    value (capture_position's given as Wireshark prints it, its description), and
+    the defaults change nothing; an unknown name lists exactly those names."""
+    prefs = tshark_preferences()
+    assert "tcpdiag.capture_position" in prefs
+    listed = command.run(["-o", "tcpdiag.unknown:1", PCAP], check=False).stderr
+    assert sorted(re.findall(r"tcpdiag\.\w+", listed.split("tcpdiag's:")[1].splitlines()[0])) == sorted(prefs)
+    defaults = [arg for name, value in prefs.items() for arg in ("-o", f"{name}:{value}")]
+    assert command.run(defaults + ["--format", "json", PCAP]).stdout == \
+        command.run(["--format", "json", PCAP]).stdout
+
+
+def test_a_preference_sets_what_it_sets_in_wireshark():
+    """The lab capture was taken on the client's host (auto says near-client);
+    declared near the server, every flow says so, and every field matches the
+    plugin's under the same -o in tshark."""
+    prefs = ("-o", "tcpdiag.capture_position:near-server")
+    assert {r["tcpdiag.flow.vantage"] for r in command.flows(PCAP)} == {"near-client"}
+    assert {r["tcpdiag.flow.vantage"] for r in command.flows(PCAP, options=prefs)} == {"near-server"}
+    assert_same_flows(PCAP, prefs)
+
+
+def test_the_man_page_is_installed_and_documents_every_option(tmp_path):
+    """cmake --install puts tcpdiag(1) into share/man/man1; the page names every
+    option --help lists and every exit status."""
+    build = command.command_path().parent.parent
+    subprocess.run(["cmake", "--install", build], env=dict(os.environ, DESTDIR=str(tmp_path)), check=True,
+                   capture_output=True, timeout=300)
+    pages = list(tmp_path.rglob("tcpdiag.1"))
+    assert [p.parent.relative_to(tmp_path).parts[-3:] for p in pages] == [("share", "man", "man1")]
+    page = pages[0].read_text()
+    options = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", command.run(["--help"]).stdout))
+    assert {"-j", "--jobs", "-F", "--format", "-o", "--option", "-h", "--help", "--version"} <= options
+    for option in options:
+        assert option.replace("-", "\\-") in page, option
+    exit_status = page.split(".SH EXIT STATUS")[1].split(".SH")[0]
+    assert re.findall(r"^\.B (\d)$", exit_status, re.MULTILINE) == ["0", "1", "2", "3"]
