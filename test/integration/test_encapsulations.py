@@ -54,27 +54,28 @@ def test_wrapped_gives_what_the_plugin_gives(wrapped, encapsulation, name):
 
 
 def test_wireshark_sees_each_encapsulation(wrapped):
-    """The generator makes what it says: tshark dissects the layers named, the
-    TCP segment innermost (else parity would hold for the wrong reason)."""
-    expected = {"gre-ip": "eth:ethertype:ip:gre:ip:tcp",
-                "gre-ethernet": "eth:ethertype:ip:gre:eth:ethertype:ip:tcp",
-                "erspan-i": "eth:ethertype:ip:gre:erspan:eth:ethertype:ip:tcp",
-                "erspan-ii": "eth:ethertype:ip:gre:erspan:eth:ethertype:ip:tcp",
-                "erspan-iii": "eth:ethertype:ip:gre:erspan:eth:ethertype:ip:tcp",
-                "vxlan": "eth:ethertype:ip:udp:vxlan:eth:ethertype:ip:tcp",
-                "vxlan-vlan": "eth:ethertype:ip:udp:vxlan:eth:ethertype:vlan:ethertype:ip:tcp",
-                "geneve": "eth:ethertype:ip:udp:geneve:eth:ethertype:ip:tcp",
-                "mpls": "eth:ethertype:mpls:ip:tcp",
-                "pppoe": "eth:ethertype:pppoes:ppp:ip:tcp",
-                "ppp": "ppp:ip:tcp"}
+    """The generator makes what it says: tshark dissects the layers named, in that
+    order, the TCP segment innermost (else parity would hold for the wrong reason).
+    Only the telling layers are named: versions differ in the others they list
+    (4.6 names no ip layer under mpls, for one)."""
+    expected = {"gre-ip": "ip gre ip tcp",
+                "gre-ethernet": "ip gre eth ip tcp",
+                "erspan-i": "ip gre erspan eth ip tcp",
+                "erspan-ii": "ip gre erspan eth ip tcp",
+                "erspan-iii": "ip gre erspan eth ip tcp",
+                "vxlan": "ip udp vxlan eth ip tcp",
+                "vxlan-vlan": "ip udp vxlan eth vlan ip tcp",
+                "geneve": "ip udp geneve eth ip tcp",
+                "mpls": "eth mpls tcp",
+                "pppoe": "eth pppoes ppp ip tcp",
+                "ppp": "ppp ip tcp"}
     assert sorted(expected) == sorted(ENCAPSULATIONS)
-
-    def layers(protocols):      # "ethertype" is a pseudo-layer some versions may name otherwise
-        return [p for p in protocols.split(":") if p != "ethertype"]
-    for encapsulation, protocols in expected.items():
-        first = run(["-r", wrapped[encapsulation][CAPTURES / "lab-ecn-1-of-n.pcap"], "-c", "1",
-                     "-T", "fields", "-e", "frame.protocols"]).stdout.strip()
-        assert layers(first) == layers(protocols), encapsulation
+    for encapsulation, telling in expected.items():
+        layers = run(["-r", wrapped[encapsulation][CAPTURES / "lab-ecn-1-of-n.pcap"], "-c", "1",
+                      "-T", "fields", "-e", "frame.protocols"]).stdout.strip().split(":")
+        rest = iter(layers)
+        assert all(layer in rest for layer in telling.split()), f"{encapsulation}: {layers}"
+        assert layers[-1] == "tcp", encapsulation
 
 
 def test_a_link_type_not_decoded_is_said_once_per_file(tmp_path):
