@@ -26,8 +26,7 @@
 #endif
 
 typedef struct result {
-    GString *text;          /* text, json or ek output */
-    td_csv *csv;
+    GString *text;          /* the file's output, whatever the format */
     char *error;
     bool done;
 } result;
@@ -49,22 +48,17 @@ static void analyse(run *r, guint i)
     td_capture *c = td_capture_analyse(r->files[i], WIRESHARK, &r->packets);
     result *res = &r->results[i];
     GString *text = g_string_new("");
-    td_csv *csv = NULL;
 
     if (c->opened) {
         switch (r->format) {
         case TD_FORMAT_TEXT: td_output_text(c, text); break;
         case TD_FORMAT_JSON: td_output_json(c, text); break;
         case TD_FORMAT_EK:   td_output_ek(c, text); break;
-        case TD_FORMAT_CSV:
-            csv = td_csv_new();
-            td_csv_add(csv, c);
-            break;
+        case TD_FORMAT_CSV:  td_output_csv(c, text); break;
         }
     }
     g_mutex_lock(&r->lock);
     res->text = text;
-    res->csv = csv;
     res->error = g_steal_pointer(&c->error);
     res->done = true;
     g_cond_signal(&r->finished);
@@ -114,7 +108,6 @@ int main(int argc, char **argv)
     GOptionContext *context = g_option_context_new("FILE... - why TCP transfers are slow, from capture files");
     GError *error = NULL;
     run r = { 0 };
-    td_csv *csv = NULL;
     GThreadPool *pool;
     bool progress = isatty(STDERR_FILENO);
     int status = 0;
@@ -143,8 +136,12 @@ int main(int argc, char **argv)
     r.results = g_new0(result, r.count);
     g_mutex_init(&r.lock);
     g_cond_init(&r.finished);
-    if (r.format == TD_FORMAT_CSV)
-        csv = td_csv_new();
+    if (r.format == TD_FORMAT_CSV) {
+        GString *header = g_string_new("");
+        td_output_csv_header(header);
+        fwrite(header->str, 1, header->len, stdout);
+        g_string_free(header, TRUE);
+    }
     pool = g_thread_pool_new(worker, &r, jobs, TRUE, NULL);
     for (guint i = 0; i < r.count; i++)
         g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
@@ -155,24 +152,14 @@ int main(int argc, char **argv)
             fputs("\r\033[K", stderr);
         fwrite(res->text->str, 1, res->text->len, stdout);
         fflush(stdout);
-        if (res->csv)
-            td_csv_append(csv, res->csv);
         if (res->error) {
             fprintf(stderr, "tcpdiag: %s: %s\n", r.files[i], res->error);
             status = 1;
         }
         g_string_free(res->text, TRUE);
-        td_csv_free(res->csv);
         g_free(res->error);
     }
     g_thread_pool_free(pool, FALSE, TRUE);
-    if (csv) {
-        GString *text = g_string_new("");
-        td_csv_write(csv, text);
-        fwrite(text->str, 1, text->len, stdout);
-        g_string_free(text, TRUE);
-        td_csv_free(csv);
-    }
     g_free(r.results);
     g_free(format_name);
     td_reader_cleanup();

@@ -1,4 +1,4 @@
-/* engine/flowfields.c: the per-flow field table the command exports. The values are
+/* engine/flowfields.c: the readers of the field table the command exports. The values are
  * the core's own (the parity test holds them to the plugin's on every capture);
  * here: the names, the directions, and which fields a flow carries. */
 #include "download_sim.h"
@@ -16,23 +16,25 @@ static void count(GHashTable *t, const char *key)
     g_hash_table_insert(t, g_strdup(key), GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(t, key)) + 1));
 }
 
-static void collect(const td_field *field, const char *dir, void *ctx)
+static void collect(void *ctx, const td_field_value *field)
 {
     seen *s = ctx;
+    const char *name = td_fields[field->id].name;
+    const char *dir = field->dir;
 
-    g_assert_true(g_str_has_prefix(field->name, "tcpdiag."));
+    g_assert_true(g_str_has_prefix(name, "tcpdiag."));
     if (!dir) {
-        count(s->flow_wide, field->name);
+        count(s->flow_wide, name);
     } else {
-        char *key = g_strdup_printf("%s %s", dir, field->name);
+        char *key = g_strdup_printf("%s %s", dir, name);
         count(s->by_dir, key);
         g_free(key);
     }
-    if (strcmp(field->name, "tcpdiag.flow.packets") == 0) {
-        g_assert_cmpint(field->kind, ==, TD_FIELD_UINT);
+    if (strcmp(name, "tcpdiag.flow.packets") == 0) {
+        g_assert_cmpint(td_field_kind_of(td_fields[field->id].type), ==, TD_FIELD_UINT);
         s->packets = field->uint;
     }
-    if (strcmp(field->name, "tcpdiag.flight.limit") == 0)
+    if (strcmp(name, "tcpdiag.flight.limit") == 0)
         s->flight_dir = dir;
 }
 
@@ -53,7 +55,9 @@ static void fields_of(const td_engine *engine, const td_flow *flow, seen *s)
     s->flow_wide = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     s->by_dir = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     s->flight_dir = NULL;
-    td_flow_fields(d, hosts, flow, collect, s);
+    td_flow_view view = { engine, d, hosts, true, 0 };
+    td_field_sink sink = { .value = collect, .ctx = s };
+    td_flow_fields(&view, flow, &sink);
     td_hosts_free(hosts);
     td_diagnoses_free(d);
 }
