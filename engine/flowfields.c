@@ -3,6 +3,7 @@
 #include "flowfields.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "advice.h"
 #include "ccid.h"
@@ -552,4 +553,25 @@ void td_flow_fields(const td_flow_view *view, const td_flow *flow, const td_fiel
         return;
     direction_items(&e, view, flow);
     host_items(&e, view, flow);
+}
+
+void td_flow_fields_key_of(const td_flow_view *view, const td_flow *flow, td_flow_fields_key *key)
+{
+    td_handshake scratch;
+    const td_handshake *hs;
+
+    memset(key, 0, sizeof *key);    /* padding included: keys are compared whole */
+    key->flow = flow;
+    key->complete = view->complete;
+    key->first_packet = view->frame == flow->first_frame;
+    if (view->complete)
+        return;
+    hs = td_flow_hs(flow, &scratch);
+    key->handshake_frames[0] = hs->first_syn_frame;
+    key->handshake_frames[1] = hs->last_syn_frame;
+    key->handshake_frames[2] = hs->synack_frame;
+    key->handshake_frames[3] = hs->ack_frame;
+    key->ecn_decided_frame = flow->ecn_decided_frame;
+    key->ecn_outcome = flow->ecn_outcome;
+    key->roles_known = td_flow_roles_known(flow);
 }

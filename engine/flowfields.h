@@ -50,6 +50,23 @@ typedef struct td_flow_view {
  * of the plugin's tree. */
 void td_flow_fields(const td_flow_view *view, const td_flow *flow, const td_field_sink *sink);
 
+/* What td_flow_fields reads that can still change: for one view of one flow, two
+ * equal keys (compared whole, memcmp) give the same fields and values, so a front
+ * end may keep what it built from them. Once the capture has been read every value
+ * is final; before, the single-pass readers read only the handshake and the ECN
+ * outcome. */
+typedef struct td_flow_fields_key {
+    const td_flow *flow;
+    uint32_t handshake_frames[4];   /* first and last SYN, SYN-ACK, ACK */
+    uint32_t ecn_decided_frame;
+    uint8_t  ecn_outcome;
+    bool     roles_known;
+    bool     complete;
+    bool     first_packet;          /* the host rules go on it */
+} td_flow_fields_key;
+
+void td_flow_fields_key_of(const td_flow_view *view, const td_flow *flow, td_flow_fields_key *key);
+
 /* The direction key td_flow_fields uses for data sent by `sender`. */
 const char *td_flow_fields_dir(const td_flow *flow, int sender);
 

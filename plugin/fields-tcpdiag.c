@@ -8,6 +8,8 @@
 #include <epan/packet.h>
 #include <wsutil/nstime.h>
 
+#include <string.h>
+
 #include "tcpdiag.h"
 #include "advice.h"
 
@@ -112,36 +114,41 @@ static void duration_text(int64_t ns, char *text, size_t size)
         td_format_duration(ns, text, size);
 }
 
-static proto_item *add_double(proto_tree *tree, int hf, tvbuff_t *tvb, td_field_show show, double value)
+/* The label of an item that reads otherwise than Wireshark prints its type, in
+ * text; false for the others. */
+static bool value_label(const td_field_def *def, const td_field_value *v, char *text, size_t size)
 {
-    char text[32];
+    char part[32];
 
-    switch (show) {
+    switch (def->show) {
     case TD_SHOW_RATIO:
-        return proto_tree_add_double_format_value(tree, hf, tvb, 0, 0, value, "%.2f", value);
+        g_snprintf(text, size, "%.2f", v->dbl);
+        return true;
     case TD_SHOW_RATE:      /* the bit/s units people read first, the field's own unit after */
-        td_format_rate(value, text, sizeof text);
-        return proto_tree_add_double_format_value(tree, hf, tvb, 0, 0, value, "%s (%.0f B/s)", text, value);
+        td_format_rate(v->dbl, part, sizeof part);
+        g_snprintf(text, size, "%s (%.0f B/s)", part, v->dbl);
+        return true;
     case TD_SHOW_SECONDS:
-        td_format_duration((int64_t)(value * 1e9), text, sizeof text);
-        return proto_tree_add_double_format_value(tree, hf, tvb, 0, 0, value, "%s", text);
-    case TD_SHOW_PLAIN:
+        td_format_duration((int64_t)(v->dbl * 1e9), text, size);
+        return true;
     case TD_SHOW_DURATION:
+        duration_text(v->ns, text, size);
+        return true;
+    case TD_SHOW_PLAIN:
         break;
     }
-    return proto_tree_add_double(tree, hf, tvb, 0, 0, value);
+    return false;
 }
 
-/* Every tcpdiag item is derived: it covers no bytes and is marked generated. */
-void tcpdiag_add_value(proto_tree *tree, tvbuff_t *tvb, const td_field_value *v)
+/* Every tcpdiag item is derived: it covers no bytes and is marked generated.
+ * label: the item's text after its name, or NULL for Wireshark's own. */
+static void add_labelled(proto_tree *tree, tvbuff_t *tvb, const td_field_value *v, const char *label)
 {
-    const td_field_def *def = &td_fields[v->id];
     int hf = hf_ids[v->id];
     proto_item *item = NULL;
     nstime_t t;
-    char text[32];
 
-    switch (def->type) {
+    switch (td_fields[v->id].type) {
     case TD_TYPE_STRING:
         item = proto_tree_add_string(tree, hf, tvb, 0, 0, v->str);
         break;
@@ -155,19 +162,25 @@ void tcpdiag_add_value(proto_tree *tree, tvbuff_t *tvb, const td_field_value *v)
         item = proto_tree_add_uint64(tree, hf, tvb, 0, 0, v->uint);
         break;
     case TD_TYPE_DOUBLE:
-        item = add_double(tree, hf, tvb, def->show, v->dbl);
+        item = label ? proto_tree_add_double_format_value(tree, hf, tvb, 0, 0, v->dbl, "%s", label)
+                     : proto_tree_add_double(tree, hf, tvb, 0, 0, v->dbl);
         break;
     case TD_TYPE_DURATION:
         t = ns_to_nstime(v->ns);
-        if (def->show != TD_SHOW_DURATION) {
-            item = proto_tree_add_time(tree, hf, tvb, 0, 0, &t);
-            break;
-        }
-        duration_text(v->ns, text, sizeof text);
-        item = proto_tree_add_time_format_value(tree, hf, tvb, 0, 0, &t, "%s", text);
+        item = label ? proto_tree_add_time_format_value(tree, hf, tvb, 0, 0, &t, "%s", label)
+                     : proto_tree_add_time(tree, hf, tvb, 0, 0, &t);
         break;
     }
     proto_item_set_generated(item);
+}
+
+enum { LABEL_SIZE = 64 };
+
+void tcpdiag_add_value(proto_tree *tree, tvbuff_t *tvb, const td_field_value *v)
+{
+    char label[LABEL_SIZE];
+
+    add_labelled(tree, tvb, v, value_label(&td_fields[v->id], v, label, sizeof label) ? label : NULL);
 }
 
 void tcpdiag_add_string(proto_tree *tree, tvbuff_t *tvb, td_field_id id, const char *value)
@@ -235,14 +248,105 @@ static bool referenced(void *ctx, td_field_id id)
     return proto_field_is_referenced(b->top, hf_ids[id]);
 }
 
+/* A shown tree (the GUI's details, tshark -V, -T fields, -T json) gets every item
+ * of the flow on every packet. So the readers' answer for a flow is recorded once,
+ * labels formatted, and replayed on its next packets while its key is unchanged:
+ * a few slots, by flow, whatever the number of flows (no memory per flow). */
+typedef struct recorded {
+    bool opens;                 /* a subtree: group, sender, heading (in value.str) */
+    td_field_group group;
+    int sender;
+    td_field_value value;
+    const char *label;          /* NULL: as Wireshark prints the type */
+} recorded;
+
+typedef struct recording {
+    bool used;
+    td_flow_fields_key key;
+    GArray *items;              /* recorded */
+    GStringChunk *text;         /* their strings */
+} recording;
+
+enum { RECORDINGS = 32 };
+static recording recordings[RECORDINGS];
+
+static const char *keep_text(recording *r, const char *text)
+{
+    return text ? g_string_chunk_insert(r->text, text) : NULL;
+}
+
+static void record_group(void *ctx, td_field_group group, int sender, const char *heading)
+{
+    recording *r = ctx;
+    recorded item = { .opens = true, .group = group, .sender = sender };
+
+    item.value.str = keep_text(r, heading);
+    g_array_append_val(r->items, item);
+}
+
+static void record_value(void *ctx, const td_field_value *v)
+{
+    recording *r = ctx;
+    recorded item = { .value = *v };
+    char label[LABEL_SIZE];
+
+    item.value.str = keep_text(r, v->str);
+    if (value_label(&td_fields[v->id], v, label, sizeof label))
+        item.label = keep_text(r, label);
+    g_array_append_val(r->items, item);
+}
+
+static const recording *recorded_fields(const td_flow_view *view, const td_flow *flow)
+{
+    recording *r = &recordings[flow->index % RECORDINGS];
+    td_flow_fields_key key;
+    td_field_sink sink = { record_value, record_group, NULL, true, r };
+
+    td_flow_fields_key_of(view, flow, &key);
+    if (r->used && memcmp(&r->key, &key, sizeof key) == 0)
+        return r;
+    if (!r->items) {
+        r->items = g_array_new(FALSE, FALSE, sizeof(recorded));
+        r->text = g_string_chunk_new(1024);
+    }
+    g_array_set_size(r->items, 0);
+    g_string_chunk_clear(r->text);
+    r->key = key;
+    r->used = true;
+    td_flow_fields(view, flow, &sink);
+    return r;
+}
+
+void tcpdiag_fields_forget(void)
+{
+    for (int i = 0; i < RECORDINGS; i++) {
+        if (recordings[i].items) {
+            g_array_free(recordings[i].items, TRUE);
+            g_string_chunk_free(recordings[i].text);
+        }
+        recordings[i] = (recording){ 0 };
+    }
+}
+
 void tcpdiag_flow_tree(proto_tree *tree, tvbuff_t *tvb, const td_flow_view *view, const td_flow *flow,
                        tcpdiag_group_done done, void *done_ctx)
 {
     builder b = { .tvb = tvb, .top = tree, .group = TD_GROUP_TOP, .sender = -1, .done = done,
                   .done_ctx = done_ctx };
-    td_field_sink sink = { add_built, open_group, referenced, PTREE_DATA(tree)->visible, &b };
 
     b.groups[TD_GROUP_TOP] = tree;
-    td_flow_fields(view, flow, &sink);
+    if (!PTREE_DATA(tree)->visible) {
+        td_field_sink sink = { add_built, open_group, referenced, false, &b };
+        td_flow_fields(view, flow, &sink);
+    } else {
+        const GArray *items = recorded_fields(view, flow)->items;
+        for (guint i = 0; i < items->len; i++) {
+            const recorded *item = &g_array_index(items, recorded, i);
+            if (item->opens)
+                open_group(&b, item->group, item->sender, item->value.str);
+            else
+                add_labelled(b.groups[b.group], tvb, &item->value, item->label);
+        }
+    }
     finish_group(&b);
 }

@@ -306,6 +306,7 @@ static void tcpdiag_init(void)
 
 static void tcpdiag_cleanup(void)
 {
+    tcpdiag_fields_forget();
     td_hosts_free(hosts);
     hosts = NULL;
     td_diagnoses_free(diagnoses);
