@@ -125,10 +125,58 @@ static void test_unknown_roles(void)
     td_engine_free(engine);
 }
 
+static void render(void *ctx, const td_field_value *v)
+{
+    GString *out = ctx;
+
+    g_string_append_printf(out, "%s %s %s %" G_GUINT64_FORMAT " %g %" G_GINT64_FORMAT "\n", td_fields[v->id].name,
+                           v->dir ? v->dir : "-", v->str ? v->str : "-", v->uint, v->dbl, v->ns);
+}
+
+/* A front end may keep what it built while td_flow_fields_key is unchanged: on a
+ * single pass, packet by packet, equal keys must give equal fields. */
+static void test_key_covers_single_pass(void)
+{
+    sim s;
+    GString *before = g_string_new(""), *now = g_string_new("");
+    td_flow_fields_key last, key;
+    guint changes = 0;
+    int sender;
+
+    sim_start_ts(&s, false, 7, 1 << 20, false);
+    sim_handshake(&s, SIM_CLASSIC);
+    for (int i = 0; i < 4; i++)
+        sim_round(&s, 10, false);
+    sim_pause(&s, 0);
+    g_array_sort(s.packets, by_capture_time);
+    for (guint i = 0; i < s.packets->len; i++) {
+        td_record *rec = &g_array_index(s.packets, td_record, i);
+        td_flow_view view = { s.engine, NULL, NULL, false, i + 1 };
+        td_field_sink sink = { .value = render, .ctx = now };
+        rec->frame = i + 1;
+        s.flow = td_engine_add(s.engine, rec, &sender);
+        g_string_truncate(now, 0);
+        td_flow_fields(&view, s.flow, &sink);
+        td_flow_fields_key_of(&view, s.flow, &key);
+        if (i > 0 && memcmp(&key, &last, sizeof key) == 0)
+            g_assert_cmpstr(now->str, ==, before->str);
+        else
+            changes++;
+        last = key;
+        g_string_assign(before, now->str);
+    }
+    g_assert_cmpuint(changes, >=, 3);      /* SYN, SYN-ACK, the ACK that settles ECN */
+    g_array_free(s.packets, TRUE);
+    g_string_free(before, TRUE);
+    g_string_free(now, TRUE);
+    td_engine_free(s.engine);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/flowfields/download", test_download);
     g_test_add_func("/flowfields/unknown_roles", test_unknown_roles);
+    g_test_add_func("/flowfields/key_covers_single_pass", test_key_covers_single_pass);
     return g_test_run();
 }
