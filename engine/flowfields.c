@@ -67,7 +67,7 @@ static bool headings(const emitter *e)
 }
 
 /* Opens a subtree; its heading is formatted only for a sink that shows it. */
-static void G_GNUC_PRINTF(4, 5) open(const emitter *e, td_field_group group, int sender, const char *format, ...)
+static void G_GNUC_PRINTF(4, 5) open_group(const emitter *e, td_field_group group, int sender, const char *format, ...)
 {
     char heading[320];
     va_list args;
@@ -107,7 +107,7 @@ static void stall_items(const emitter *e, const td_diagnoses *d, const td_flow *
         return;
     stall = td_stalls_at(stalls, hit->stall);
     td_addr_format(&stall->host, host, sizeof host);
-    open(e, TD_GROUP_STALL, -1, "Host stall: %s silent for %.2f s", host,
+    open_group(e, TD_GROUP_STALL, -1, "Host stall: %s silent for %.2f s", host,
          (double)(stall->end_ns - stall->start_ns) / 1e9);
     str(e, TD_F_STALL_HOST, host);
     time_ns(e, TD_F_STALL_START, stall->start_ns);
@@ -132,7 +132,7 @@ static void diag_items(const emitter *e, const td_diagnoses *d, const td_flow *f
     summary[0] = '\0';
     if (headings(e) || wanted(e, TD_F_DIAG_SUMMARY))
         td_advice_summary(d, flow, summary, sizeof summary);
-    open(e, TD_GROUP_DIAG, -1, "Diagnosis: %s: %s", cause, summary);
+    open_group(e, TD_GROUP_DIAG, -1, "Diagnosis: %s: %s", cause, summary);
     fix = td_advice_fix(d, flow);
     if (fix)
         str(e, TD_F_DIAG_FIX, fix);
@@ -166,7 +166,7 @@ static void flow_items(const emitter *e, const td_flow_view *view, const td_flow
 {
     int64_t to_server, to_client;
 
-    open(e, TD_GROUP_FLOW, -1, "Flow");
+    open_group(e, TD_GROUP_FLOW, -1, "Flow");
     str(e, TD_F_FLOW_ROLES, td_flow_roles_known(flow) ? "known" : "unknown");
     if (td_flow_roles_known(flow)) {
         int server = td_flow_server(flow);
@@ -205,7 +205,7 @@ static void ecn_items(const emitter *e, const td_flow_view *view, const td_flow 
 {
     static const td_field_id counts[2] = { TD_F_ECN_C2S_NOT_ECT, TD_F_ECN_S2C_NOT_ECT };
 
-    open(e, TD_GROUP_ECN, -1, "ECN");
+    open_group(e, TD_GROUP_ECN, -1, "ECN");
     if (flow->ecn_outcome != TD_ECN_PENDING) {
         str(e, TD_F_ECN_OUTCOME, td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
         if (flow->ecn_reason)
@@ -242,7 +242,7 @@ static void options_items(const emitter *e, const td_flow_view *view, const td_f
 
     if (!td_flow_roles_known(flow))
         return;
-    open(e, TD_GROUP_OPTS, -1, "Handshake options");
+    open_group(e, TD_GROUP_OPTS, -1, "Handshake options");
     for (int dir = 0; dir < 2; dir++) {
         int sender = td_flow_sender_at(flow, dir);
         const td_syn_options *opts = &hs->opts[sender];
@@ -314,7 +314,7 @@ static void open_direction(const emitter *e, td_field_group group, const td_flow
         td_flow_dir_label(flow, sender, label, sizeof label);
     else
         label[0] = '\0';
-    open(e, group, sender, "%s %s: %s", title, label, verdict);
+    open_group(e, group, sender, "%s %s: %s", title, label, verdict);
 }
 
 static void flight_items(const emitter *e, const td_flow *flow, const td_flight *f, int sender)
@@ -471,7 +471,7 @@ static void client_items(const emitter *e, const td_client_summary *c)
         td_addr_format(&c->addr, host, sizeof host);
     else
         host[0] = '\0';
-    open(e, TD_GROUP_CLIENT, -1, "Client %s: %u of %u connections asked for ECN, %u negotiated it", host,
+    open_group(e, TD_GROUP_CLIENT, -1, "Client %s: %u of %u connections asked for ECN, %u negotiated it", host,
          c->ecn_requested, c->conns, c->ecn_negotiated);
     unum(e, TD_F_HOST_CONNS, c->conns);
     unum(e, TD_F_HOST_ECN_REQUESTED, c->ecn_requested);
@@ -507,7 +507,7 @@ static void sender_items(const emitter *e, const td_sender_summary *snd)
         td_addr_format(&snd->addr, host, sizeof host);
     else
         host[0] = '\0';
-    open(e, TD_GROUP_SENDER, -1, "Sender %s: offload %s (%u offloaded, %u not)", host, offload,
+    open_group(e, TD_GROUP_SENDER, -1, "Sender %s: offload %s (%u offloaded, %u not)", host, offload,
          snd->offloaded_flows, snd->capped_flows);
     str(e, TD_F_SENDER_OFFLOAD, offload);
     unum(e, TD_F_SENDER_OFFLOADED_FLOWS, snd->offloaded_flows);
