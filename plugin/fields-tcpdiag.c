@@ -334,6 +334,8 @@ void tcpdiag_flow_tree(proto_tree *tree, tvbuff_t *tvb, const td_flow_view *view
     builder b = { .tvb = tvb, .top = tree, .group = TD_GROUP_TOP, .sender = -1, .done = done,
                   .done_ctx = done_ctx };
 
+    if (!tree)
+        return;
     b.groups[TD_GROUP_TOP] = tree;
     if (!PTREE_DATA(tree)->visible) {
         td_field_sink sink = { add_built, open_group, referenced, false, &b };
