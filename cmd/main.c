@@ -47,8 +47,7 @@ enum {
 enum { MAX_JOBS = 1024 };
 
 typedef struct result {
-    GString *text;          /* text, json or ek output */
-    td_csv *csv;
+    GString *text;          /* the file's output, whatever the format */
     char *error;
     char *warning;          /* packets skipped that tshark with the plugin would read */
     bool not_a_capture;
@@ -77,7 +76,6 @@ static void analyse(run *r, guint i)
     td_capture *c = td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
     result *res = &r->results[i];
     GString *text = g_string_new("");
-    td_csv *csv = NULL;
     char *warning = NULL;
 
     if (c->opened) {
@@ -85,10 +83,7 @@ static void analyse(run *r, guint i)
         case TD_FORMAT_TEXT: td_output_text(c, text); break;
         case TD_FORMAT_JSON: td_output_json(c, text); break;
         case TD_FORMAT_EK:   td_output_ek(c, text); break;
-        case TD_FORMAT_CSV:
-            csv = td_csv_new();
-            td_csv_add(csv, c);
-            break;
+        case TD_FORMAT_CSV:  td_output_csv(c, text); break;
         }
     }
     if (c->counts.undecoded_link)
@@ -98,7 +93,6 @@ static void analyse(run *r, guint i)
     pthread_mutex_lock(&r->lock);
     res->text = text;
     res->warning = warning;
-    res->csv = csv;
     res->error = g_steal_pointer(&c->error);
     res->not_a_capture = c->not_a_capture;
     res->done = true;
@@ -215,8 +209,15 @@ static bool parse_jobs(const char *text, int *jobs)
  * the exit status. */
 static int print_results(run *r, bool progress, guint *skipped)
 {
-    td_csv *csv = r->format == TD_FORMAT_CSV ? td_csv_new() : NULL;
     int status = EXIT_ALL_READ;
+
+    if (r->format == TD_FORMAT_CSV) {
+        /* one header for every file: the field table's columns, whatever the files hold */
+        GString *header = g_string_new("");
+        td_output_csv_header(header);
+        write_out(header->str, header->len);
+        g_string_free(header, TRUE);
+    }
 
     for (guint i = 0; i < r->count; i++) {
         result *res = &r->results[i];
@@ -231,8 +232,6 @@ static int print_results(run *r, bool progress, guint *skipped)
             (*skipped)++;
         else {
             write_out(res->text->str, res->text->len);
-            if (res->csv)
-                td_csv_append(csv, res->csv);
         }
         if (res->warning && !skip)
             fprintf(stderr, "tcpdiag: %s: %s\n", r->files[i].path, res->warning);
@@ -241,16 +240,8 @@ static int print_results(run *r, bool progress, guint *skipped)
             status = EXIT_SOME_UNREADABLE;
         }
         g_string_free(res->text, TRUE);
-        td_csv_free(res->csv);
         g_free(res->error);
         g_free(res->warning);
-    }
-    if (csv) {
-        GString *text = g_string_new("");
-        td_csv_write(csv, text);
-        write_out(text->str, text->len);
-        g_string_free(text, TRUE);
-        td_csv_free(csv);
     }
     return status;
 }

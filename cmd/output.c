@@ -34,8 +34,8 @@ void td_output_text(const td_capture *c, GString *out)
 
 /* One field of one flow, its value already rendered for the output at hand. */
 typedef struct item {
-    const char *name;       /* static: the field table's names */
-    const char *dir;        /* static; NULL for a flow-wide field */
+    td_field_id id;
+    const char *dir;        /* static; NULL for a field that is not per direction */
     char *value;
 } item;
 
@@ -79,11 +79,11 @@ static void seconds(GString *out, int64_t ns)
                            magnitude % 1000000000u);
 }
 
-static char *render(const td_field *f, render_kind kind)
+static char *render(const td_field_value *f, render_kind kind)
 {
     GString *v = g_string_new("");
 
-    switch (f->kind) {
+    switch (td_field_kind_of(td_fields[f->id].type)) {
     case TD_FIELD_STRING:
         if (kind == RENDER_JSON)
             json_string(v, f->str);
@@ -106,10 +106,10 @@ static char *render(const td_field *f, render_kind kind)
     return g_string_free(v, FALSE);
 }
 
-static void collect(const td_field *field, const char *dir, void *ctx)
+static void collect(void *ctx, const td_field_value *field)
 {
     collector *col = ctx;
-    item it = { field->name, dir, render(field, col->kind) };
+    item it = { field->id, field->dir, render(field, col->kind) };
     g_array_append_val(col->items, it);
 }
 
@@ -120,10 +120,14 @@ static void clear(collector *col)
     g_array_set_size(col->items, 0);
 }
 
+/* The command reads a capture once, to its end: every value is final. */
 static void collect_flow(collector *col, const td_capture *c, const td_flow *flow)
 {
+    td_flow_view view = { c->engine, c->diagnoses, c->hosts, true, 0 };
+    td_field_sink sink = { .value = collect, .ctx = col };
+
     clear(col);
-    td_flow_fields(c->diagnoses, c->hosts, flow, collect, col);
+    td_flow_fields(&view, flow, &sink);
 }
 
 static bool same_dir(const char *a, const char *b)
@@ -142,11 +146,11 @@ static void json_members(GString *out, const GArray *items, const char *dir, boo
         if (!same_dir(it->dir, dir))
             continue;
         while (i + n < items->len && same_dir(g_array_index(items, item, i + n).dir, dir) &&
-               strcmp(g_array_index(items, item, i + n).name, it->name) == 0)
+               g_array_index(items, item, i + n).id == it->id)
             n++;
         g_string_append(out, *first ? "" : ",");
         *first = false;
-        key_of(out, it->name);
+        key_of(out, td_fields[it->id].name);
         g_string_append_c(out, ':');
         if (n > 1)
             g_string_append_c(out, '[');
@@ -245,81 +249,37 @@ void td_output_ek(const td_capture *c, GString *out)
     g_array_free(col.items, TRUE);
 }
 
-struct td_csv {
-    GPtrArray *columns;     /* char*, in the order met */
-    GHashTable *column_of;  /* name → index + 1 */
-    GPtrArray *rows;        /* GPtrArray of char* (NULL: empty cell), one per flow */
-};
+/* CSV: one fixed header whatever the capture. A flow whose roles are unknown puts
+ * its fwd direction in the c2s columns and rev in s2c (its tcpdiag.flow.roles
+ * column says so). */
+static const char *const csv_dirs[2] = { "c2s", "s2c" };
 
-td_csv *td_csv_new(void)
+enum { CSV_LEAD = 2 };      /* file, tcp.stream */
+
+/* The columns, in table order: the fields that are not per direction, then the
+ * per-direction ones for c2s, then for s2c. column[slot][id]: 0 when none. */
+typedef struct csv_layout {
+    guint column[3][TD_FIELD_COUNT];    /* slot 0: not per direction; 1, 2: c2s, s2c */
+    guint count;
+} csv_layout;
+
+static const csv_layout *csv_columns(void)
 {
-    td_csv *csv = g_new0(td_csv, 1);
-    csv->columns = g_ptr_array_new_with_free_func(g_free);
-    csv->column_of = g_hash_table_new(g_str_hash, g_str_equal);
-    csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
-    g_ptr_array_add(csv->columns, g_strdup("file"));
-    g_ptr_array_add(csv->columns, g_strdup("tcp.stream"));
-    return csv;
-}
+    static csv_layout layout;
+    static gsize ready;
 
-static void csv_set(td_csv *csv, GPtrArray *row, char *column, char *value)
-{
-    guint at = GPOINTER_TO_UINT(g_hash_table_lookup(csv->column_of, column));
-
-    if (!at) {
-        g_ptr_array_add(csv->columns, column);
-        at = csv->columns->len;
-        g_hash_table_insert(csv->column_of, column, GUINT_TO_POINTER(at));
-    } else
-        g_free(column);
-    if (row->len < at)
-        g_ptr_array_set_size(row, (gint)at);
-    if (g_ptr_array_index(row, at - 1)) {    /* a repeated field: one cell, values joined */
-        char *joined = g_strdup_printf("%s,%s", (char *)g_ptr_array_index(row, at - 1), value);
-        g_free(value);
-        g_free(g_ptr_array_index(row, at - 1));
-        value = joined;
+    if (g_once_init_enter(&ready)) {
+        guint next = CSV_LEAD;
+        for (int slot = 0; slot < 3; slot++)
+            for (int id = 0; id < TD_FIELD_COUNT; id++) {
+                td_field_scope scope = td_fields[id].scope;
+                if (scope != TD_SCOPE_PACKET && (scope == TD_SCOPE_DIRECTION) == (slot > 0))
+                    layout.column[slot][id] = next++;
+            }
+        layout.count = next;
+        g_once_init_leave(&ready, 1);
     }
-    g_ptr_array_index(row, at - 1) = value;
-}
-
-void td_csv_add(td_csv *csv, const td_capture *c)
-{
-    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_CSV };
-
-    for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
-        const td_flow *flow = td_engine_flow_at(c->engine, i);
-        GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
-        collect_flow(&col, c, flow);
-        g_ptr_array_add(row, utf8(c->path));
-        g_ptr_array_add(row, g_strdup_printf("%u", flow->stream));
-        for (guint k = 0; k < col.items->len; k++) {
-            item *it = &g_array_index(col.items, item, k);
-            char *column = it->dir ? g_strdup_printf("%s.%s", it->dir, it->name) : g_strdup(it->name);
-            csv_set(csv, row, column, it->value);
-            it->value = NULL;
-        }
-        g_ptr_array_add(csv->rows, row);
-    }
-    clear(&col);
-    g_array_free(col.items, TRUE);
-}
-
-void td_csv_append(td_csv *csv, td_csv *part)
-{
-    for (guint r = 0; r < part->rows->len; r++) {
-        GPtrArray *from = g_ptr_array_index(part->rows, r);
-        GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
-        for (guint i = 0; i < from->len; i++) {
-            char *value = g_ptr_array_index(from, i);
-            g_ptr_array_index(from, i) = NULL;
-            if (i < 2)
-                g_ptr_array_add(row, value);
-            else if (value)
-                csv_set(csv, row, g_strdup(g_ptr_array_index(part->columns, i)), value);
-        }
-        g_ptr_array_add(csv->rows, row);
-    }
+    return &layout;
 }
 
 static void csv_cell(GString *out, const char *value)
@@ -339,29 +299,66 @@ static void csv_cell(GString *out, const char *value)
     g_string_append_c(out, '"');
 }
 
-void td_csv_write(const td_csv *csv, GString *out)
+static void csv_line(GString *out, char **cells, guint count)
 {
-    for (guint i = 0; i < csv->columns->len; i++) {
+    for (guint i = 0; i < count; i++) {
         g_string_append(out, i ? "," : "");
-        csv_cell(out, g_ptr_array_index(csv->columns, i));
+        csv_cell(out, cells[i]);
     }
     g_string_append_c(out, '\n');
-    for (guint r = 0; r < csv->rows->len; r++) {
-        const GPtrArray *row = g_ptr_array_index(csv->rows, r);
-        for (guint i = 0; i < csv->columns->len; i++) {
-            g_string_append(out, i ? "," : "");
-            csv_cell(out, i < row->len ? g_ptr_array_index(row, i) : NULL);
-        }
-        g_string_append_c(out, '\n');
-    }
 }
 
-void td_csv_free(td_csv *csv)
+void td_output_csv_header(GString *out)
 {
-    if (!csv)
-        return;
-    g_ptr_array_free(csv->rows, TRUE);
-    g_hash_table_destroy(csv->column_of);
-    g_ptr_array_free(csv->columns, TRUE);
-    g_free(csv);
+    const csv_layout *layout = csv_columns();
+    char **names = g_new0(char *, layout->count);
+
+    names[0] = g_strdup("file");
+    names[1] = g_strdup("tcp.stream");
+    for (int slot = 0; slot < 3; slot++)
+        for (int id = 0; id < TD_FIELD_COUNT; id++)
+            if (layout->column[slot][id])
+                names[layout->column[slot][id]] = slot ? g_strdup_printf("%s.%s", csv_dirs[slot - 1], td_fields[id].name)
+                                                        : g_strdup(td_fields[id].name);
+    csv_line(out, names, layout->count);
+    for (guint i = 0; i < layout->count; i++)
+        g_free(names[i]);
+    g_free(names);
+}
+
+/* The direction slot of an item: 0 when not per direction, else 1 for the flow's
+ * first direction (c2s, or fwd) and 2 for the other. */
+static int csv_slot(const td_flow *flow, const char *dir)
+{
+    if (!dir)
+        return 0;
+    return same_dir(dir, td_flow_fields_dir(flow, td_flow_sender_at(flow, 0))) ? 1 : 2;
+}
+
+void td_output_csv(const td_capture *c, GString *out)
+{
+    const csv_layout *layout = csv_columns();
+    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_CSV };
+    char **cells = g_new0(char *, layout->count);
+
+    for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
+        const td_flow *flow = td_engine_flow_at(c->engine, i);
+        collect_flow(&col, c, flow);
+        cells[0] = utf8(c->path);
+        cells[1] = g_strdup_printf("%u", flow->stream);
+        for (guint k = 0; k < col.items->len; k++) {
+            item *it = &g_array_index(col.items, item, k);
+            char **cell = &cells[layout->column[csv_slot(flow, it->dir)][it->id]];
+            /* a repeated field: one cell, its values joined */
+            char *value = *cell ? g_strdup_printf("%s,%s", *cell, it->value) : g_steal_pointer(&it->value);
+            g_free(*cell);
+            *cell = value;
+        }
+        csv_line(out, cells, layout->count);
+        for (guint k = 0; k < layout->count; k++)
+            g_clear_pointer(&cells[k], g_free);
+    }
+    g_free(cells);
+    clear(&col);
+    g_array_free(col.items, TRUE);
 }

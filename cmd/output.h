@@ -17,20 +17,14 @@ typedef enum td_format {
 /* "text", "json", "csv", "ek"; false when the name is none of them. */
 bool td_format_parse(const char *name, td_format *format);
 
-/* Appends a capture's output; CSV rows go to a table instead (td_csv_*), whose
- * columns are known only once every file has been read. */
+/* Appends a capture's output. */
 void td_output_text(const td_capture *c, GString *out);
 void td_output_json(const td_capture *c, GString *out);
 void td_output_ek(const td_capture *c, GString *out);
-
-typedef struct td_csv td_csv;
-td_csv *td_csv_new(void);
-void td_csv_add(td_csv *csv, const td_capture *c);
-/* Moves the rows of part (another file's) into csv, after csv's own. */
-void td_csv_append(td_csv *csv, td_csv *part);
-/* The header (file, tcp.stream, then every field met, in the order met; a
- * per-direction field as "c2s.tcpdiag.flight.limit"), then the rows. */
-void td_csv_write(const td_csv *csv, GString *out);
-void td_csv_free(td_csv *csv);
+/* CSV: the header, the same for every capture (file, tcp.stream, every per-flow
+ * field of the field table in its order, then the per-direction ones as
+ * "c2s.tcpdiag.flight.limit", then "s2c..."), once; then each capture's rows. */
+void td_output_csv_header(GString *out);
+void td_output_csv(const td_capture *c, GString *out);
 
 #endif

@@ -1,49 +1,87 @@
-/* The per-flow fields in the plugin's order and under its conditions: a field is
- * emitted exactly when the plugin's glue files add it to a two-pass tree (complete). */
+/* The readers of the field table (flowfields.h): one function per subtree decides
+ * which fields a flow carries, under which conditions, and reads their values. */
 #include "flowfields.h"
+
+#include <stdarg.h>
+#include <string.h>
 
 #include "advice.h"
 #include "ccid.h"
 #include "options.h"
 
-typedef struct sink {
-    td_field_fn fn;
-    void *ctx;
+typedef struct emitter {
+    const td_field_sink *sink;
     const char *dir;
-} sink;
+} emitter;
 
-static void emit(const sink *s, const char *name, td_field_kind kind, const char *str, uint64_t u, double d,
-                 int64_t ns)
+static bool wanted(const emitter *e, td_field_id id)
 {
-    td_field field = { name, kind, str, u, d, ns };
-    s->fn(&field, s->dir, s->ctx);
+    return !e->sink->wants || e->sink->wants(e->sink->ctx, id);
 }
 
-static void str(const sink *s, const char *name, const char *value)
+static void emit(const emitter *e, td_field_value *v)
 {
-    emit(s, name, TD_FIELD_STRING, value, 0, 0, 0);
+    if (!wanted(e, v->id))
+        return;
+    v->dir = e->dir;
+    e->sink->value(e->sink->ctx, v);
 }
 
-static void unum(const sink *s, const char *name, uint64_t value)
+static void str(const emitter *e, td_field_id id, const char *value)
 {
-    emit(s, name, TD_FIELD_UINT, NULL, value, 0, 0);
+    td_field_value v = { .id = id, .str = value };
+    emit(e, &v);
 }
 
-static void dbl(const sink *s, const char *name, double value)
+static void unum(const emitter *e, td_field_id id, uint64_t value)
 {
-    emit(s, name, TD_FIELD_DOUBLE, NULL, 0, value, 0);
+    td_field_value v = { .id = id, .uint = value };
+    emit(e, &v);
 }
 
-static void time_ns(const sink *s, const char *name, int64_t ns)
+static void dbl(const emitter *e, td_field_id id, double value)
 {
-    emit(s, name, TD_FIELD_TIME, NULL, 0, 0, ns);
+    td_field_value v = { .id = id, .dbl = value };
+    emit(e, &v);
 }
 
-static void address(const sink *s, const char *name, const td_addr *addr)
+static void time_ns(const emitter *e, td_field_id id, int64_t ns)
+{
+    td_field_value v = { .id = id, .ns = ns };
+    emit(e, &v);
+}
+
+static void address(const emitter *e, td_field_id id, const td_addr *addr)
 {
     char text[64];
+
+    if (!wanted(e, id))
+        return;
     td_addr_format(addr, text, sizeof text);
-    str(s, name, text);
+    str(e, id, text);
+}
+
+static bool headings(const emitter *e)
+{
+    return e->sink->group && e->sink->headings;
+}
+
+/* Opens a subtree; its heading is formatted only for a sink that shows it. */
+static void G_GNUC_PRINTF(4, 5) open_group(const emitter *e, td_field_group group, int sender, const char *format, ...)
+{
+    char heading[320];
+    va_list args;
+
+    if (!e->sink->group)
+        return;
+    if (!e->sink->headings) {
+        e->sink->group(e->sink->ctx, group, sender, NULL);
+        return;
+    }
+    va_start(args, format);
+    g_vsnprintf(heading, sizeof heading, format, args);
+    va_end(args);
+    e->sink->group(e->sink->ctx, group, sender, heading);
 }
 
 const char *td_flow_fields_dir(const td_flow *flow, int sender)
@@ -52,80 +90,159 @@ const char *td_flow_fields_dir(const td_flow *flow, int sender)
     return name ? name : sender == 0 ? "fwd" : "rev";
 }
 
-static void flow_items(const sink *s, const td_engine *engine, const td_flow *flow, const td_handshake *hs)
+static bool is_finding(td_cause cause)
 {
-    static const char *const bytes[2] = { "tcpdiag.flow.c2s.bytes", "tcpdiag.flow.s2c.bytes" };
-    int64_t to_server, to_client;
-
-    str(s, "tcpdiag.flow.roles", td_flow_roles_known(flow) ? "known" : "unknown");
-    if (td_flow_roles_known(flow)) {
-        int server = td_flow_server(flow);
-        address(s, "tcpdiag.flow.client", &flow->addr[flow->client]);
-        unum(s, "tcpdiag.flow.client_port", flow->port[flow->client]);
-        address(s, "tcpdiag.flow.server", &flow->addr[server]);
-        unum(s, "tcpdiag.flow.server_port", flow->port[server]);
-        if (hs->opts[flow->client].present & TD_OPT_MSS)
-            unum(s, "tcpdiag.flow.client_mss", hs->opts[flow->client].mss);
-        if (hs->opts[server].present & TD_OPT_MSS)
-            unum(s, "tcpdiag.flow.server_mss", hs->opts[server].mss);
-    }
-    if (td_flow_handshake_halves(flow, &to_server, &to_client)) {
-        time_ns(s, "tcpdiag.flow.syn_to_synack", to_server);
-        time_ns(s, "tcpdiag.flow.synack_to_ack", to_client);
-        time_ns(s, "tcpdiag.flow.irtt", to_server + to_client);
-    }
-    str(s, "tcpdiag.flow.vantage", td_vantage_name(td_flow_vantage(flow, td_engine_config(engine))));
-    str(s, "tcpdiag.flow.data_sender", td_flow_data_sender(flow));
-    time_ns(s, "tcpdiag.flow.duration", flow->last_ns - flow->first_ns);
-    unum(s, "tcpdiag.flow.packets", flow->packets);
-    if (td_flow_icmp_quotes(flow))
-        unum(s, "tcpdiag.flow.icmp_quotes", td_flow_icmp_quotes(flow));
-    if (td_flow_sizes_from_ip(flow))
-        unum(s, "tcpdiag.flow.sizes_from_ip", td_flow_sizes_from_ip(flow));
-    for (int dir = 0; dir < 2 && td_flow_roles_known(flow); dir++)
-        unum(s, bytes[dir], td_flow_sent(flow, td_flow_sender_at(flow, dir))->payload_bytes);
+    return cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN;
 }
 
-static void ecn_items(const sink *s, const td_flow *flow, const td_handshake *hs)
+/* The longest host stall that hit the flow, inside the diagnosis. */
+static void stall_items(const emitter *e, const td_diagnoses *d, const td_flow *flow)
 {
-    static const char *const counts[2][4] = {
-        { "tcpdiag.ecn.c2s.not_ect", "tcpdiag.ecn.c2s.ect1", "tcpdiag.ecn.c2s.ect0", "tcpdiag.ecn.c2s.ce" },
-        { "tcpdiag.ecn.s2c.not_ect", "tcpdiag.ecn.s2c.ect1", "tcpdiag.ecn.s2c.ect0", "tcpdiag.ecn.s2c.ce" },
-    };
-    static const char *const data[2] = { "tcpdiag.ecn.c2s.data", "tcpdiag.ecn.s2c.data" };
+    const td_stalls *stalls = td_engine_stalls(td_diagnoses_engine(d));
+    const td_stall_hit *hit = td_stalls_hit(stalls, flow->index);
+    const td_stall *stall;
+    char host[64];
 
+    if (!hit)
+        return;
+    stall = td_stalls_at(stalls, hit->stall);
+    td_addr_format(&stall->host, host, sizeof host);
+    open_group(e, TD_GROUP_STALL, -1, "Host stall: %s silent for %.2f s", host,
+         (double)(stall->end_ns - stall->start_ns) / 1e9);
+    str(e, TD_F_STALL_HOST, host);
+    time_ns(e, TD_F_STALL_START, stall->start_ns);
+    time_ns(e, TD_F_STALL_DURATION, stall->end_ns - stall->start_ns);
+    unum(e, TD_F_STALL_FLOWS_HIT, stall->flows_hit);
+    unum(e, TD_F_STALL_FLOWS_ACTIVE, td_diagnoses_stall_active(d, hit->stall));
+    unum(e, TD_F_STALL_FRAME, stall->last_frame);
+    time_ns(e, TD_F_STALL_WAITED, hit->wait_end_ns - hit->wait_start_ns);
+}
+
+/* The answer opens the tree: its heading is the cause and the summary, the fix
+ * right under it (the two lines an analyst needs). */
+static void diag_items(const emitter *e, const td_diagnoses *d, const td_flow *flow)
+{
+    const td_diagnosis *diag = d ? td_diagnosis_of(d, flow) : NULL;
+    const char *cause, *fix;
+    char summary[TD_SUMMARY_MAX + 1], causes[256];
+
+    if (!diag)
+        return;
+    cause = td_cause_name((td_cause)diag->cause);
+    summary[0] = '\0';
+    if (headings(e) || wanted(e, TD_F_DIAG_SUMMARY))
+        td_advice_summary(d, flow, summary, sizeof summary);
+    open_group(e, TD_GROUP_DIAG, -1, "Diagnosis: %s: %s", cause, summary);
+    fix = td_advice_fix(d, flow);
+    if (fix)
+        str(e, TD_F_DIAG_FIX, fix);
+    str(e, TD_F_DIAG_CAUSE, cause);
+    str(e, TD_F_DIAG_SUMMARY, summary);
+    if (fix && wanted(e, TD_F_DIAG_CONFIRM))
+        str(e, TD_F_DIAG_CONFIRM, td_advice_confirm(d, flow));
+    if (wanted(e, TD_F_DIAG_CAUSES)) {
+        td_causes_list(diag->causes, causes, sizeof causes);
+        str(e, TD_F_DIAG_CAUSES, causes);
+    }
+    if (is_finding((td_cause)diag->cause)) {
+        str(e, TD_F_DIAG_REFERENCE, td_reference_name((td_reference)diag->reference));
+        if (diag->peers)
+            unum(e, TD_F_DIAG_PEERS, diag->peers);
+        if (diag->slowdown > 0)
+            dbl(e, TD_F_DIAG_SLOWDOWN, diag->slowdown);
+        if (diag->lost_ns >= 0)
+            time_ns(e, TD_F_DIAG_LOST, diag->lost_ns);
+        if (diag->evidence_frame)
+            unum(e, TD_F_DIAG_FRAME, diag->evidence_frame);
+    }
+    if (diag->reason)
+        str(e, TD_F_DIAG_REASON, diag->reason);
+    stall_items(e, d, flow);
+}
+
+/* Roles, addresses and handshake timing are final from the handshake on; the
+ * vantage once the handshake is complete; the rest once the capture has been read. */
+static void flow_items(const emitter *e, const td_flow_view *view, const td_flow *flow, const td_handshake *hs)
+{
+    int64_t to_server, to_client;
+
+    open_group(e, TD_GROUP_FLOW, -1, "Flow");
+    str(e, TD_F_FLOW_ROLES, td_flow_roles_known(flow) ? "known" : "unknown");
+    if (td_flow_roles_known(flow)) {
+        int server = td_flow_server(flow);
+        address(e, TD_F_FLOW_CLIENT, &flow->addr[flow->client]);
+        unum(e, TD_F_FLOW_CLIENT_PORT, flow->port[flow->client]);
+        address(e, TD_F_FLOW_SERVER, &flow->addr[server]);
+        unum(e, TD_F_FLOW_SERVER_PORT, flow->port[server]);
+        if (hs->opts[flow->client].present & TD_OPT_MSS)
+            unum(e, TD_F_FLOW_CLIENT_MSS, hs->opts[flow->client].mss);
+        if (hs->opts[server].present & TD_OPT_MSS)
+            unum(e, TD_F_FLOW_SERVER_MSS, hs->opts[server].mss);
+    }
+    if (td_flow_handshake_halves(flow, &to_server, &to_client)) {
+        time_ns(e, TD_F_FLOW_SYN_TO_SYNACK, to_server);
+        time_ns(e, TD_F_FLOW_SYNACK_TO_ACK, to_client);
+        time_ns(e, TD_F_FLOW_IRTT, to_server + to_client);
+    }
+    if (view->complete || hs->ack_frame)
+        str(e, TD_F_FLOW_VANTAGE, td_vantage_name(td_flow_vantage(flow, td_engine_config(view->engine))));
+    if (!view->complete)
+        return;
+    str(e, TD_F_FLOW_DATA_SENDER, td_flow_data_sender(flow));
+    time_ns(e, TD_F_FLOW_DURATION, flow->last_ns - flow->first_ns);
+    unum(e, TD_F_FLOW_PACKETS, flow->packets);
+    if (td_flow_icmp_quotes(flow))
+        unum(e, TD_F_FLOW_ICMP_QUOTES, td_flow_icmp_quotes(flow));
+    if (td_flow_sizes_from_ip(flow))
+        unum(e, TD_F_FLOW_SIZES_FROM_IP, td_flow_sizes_from_ip(flow));
+    for (int dir = 0; dir < 2 && td_flow_roles_known(flow); dir++)
+        unum(e, dir == 0 ? TD_F_FLOW_C2S_BYTES : TD_F_FLOW_S2C_BYTES,
+             td_flow_sent(flow, td_flow_sender_at(flow, dir))->payload_bytes);
+}
+
+/* The outcome once settled; codepoint use once the capture has been read. */
+static void ecn_items(const emitter *e, const td_flow_view *view, const td_flow *flow, const td_handshake *hs)
+{
+    static const td_field_id counts[2] = { TD_F_ECN_C2S_NOT_ECT, TD_F_ECN_S2C_NOT_ECT };
+
+    open_group(e, TD_GROUP_ECN, -1, "ECN");
     if (flow->ecn_outcome != TD_ECN_PENDING) {
-        str(s, "tcpdiag.ecn.outcome", td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
+        str(e, TD_F_ECN_OUTCOME, td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
         if (flow->ecn_reason)
-            str(s, "tcpdiag.ecn.reason", flow->ecn_reason);
+            str(e, TD_F_ECN_REASON, flow->ecn_reason);
         if (flow->ecn_outcome == TD_ECN_ACCECN)
-            str(s, "tcpdiag.ecn.accecn_feedback", td_ip_ecn_name((td_ip_ecn)flow->accecn_feedback));
+            str(e, TD_F_ECN_ACCECN_FEEDBACK, td_ip_ecn_name((td_ip_ecn)flow->accecn_feedback));
     }
     if (hs->syn_ip_ecn >= 0)
-        str(s, "tcpdiag.ecn.syn_ip_ecn", td_ip_ecn_name((td_ip_ecn)hs->syn_ip_ecn));
+        str(e, TD_F_ECN_SYN_IP_ECN, td_ip_ecn_name((td_ip_ecn)hs->syn_ip_ecn));
     if (hs->synack_ip_ecn >= 0)
-        str(s, "tcpdiag.ecn.synack_ip_ecn", td_ip_ecn_name((td_ip_ecn)hs->synack_ip_ecn));
-    if (!td_flow_roles_known(flow))
+        str(e, TD_F_ECN_SYNACK_IP_ECN, td_ip_ecn_name((td_ip_ecn)hs->synack_ip_ecn));
+    if (!view->complete || !td_flow_roles_known(flow))
         return;
     for (int dir = 0; dir < 2; dir++) {
         int sender = td_flow_sender_at(flow, dir);
+        /* the counts' ids follow td_ip_ecn's order */
         for (int cp = TD_NOT_ECT; cp <= TD_CE; cp++)
-            unum(s, counts[dir][cp], td_flow_sent(flow, sender)->ecn_count[cp]);
-        str(s, data[dir], td_ecn_data_use_name(td_flow_ecn_data_use(flow, sender)));
+            unum(e, (td_field_id)(counts[dir] + cp), td_flow_sent(flow, sender)->ecn_count[cp]);
+        str(e, dir == 0 ? TD_F_ECN_C2S_DATA : TD_F_ECN_S2C_DATA,
+            td_ecn_data_use_name(td_flow_ecn_data_use(flow, sender)));
     }
 }
 
-static void options_items(const sink *s, const td_flow *flow, const td_handshake *hs)
+/* What each side announced is final from its SYN on; the audit once the capture
+ * has been read. */
+static void options_items(const emitter *e, const td_flow_view *view, const td_flow *flow, const td_handshake *hs)
 {
-    static const char *const announced[2] = { "tcpdiag.opts.client", "tcpdiag.opts.server" };
-    static const char *const unreadable[2] = { "tcpdiag.opts.client_unreadable", "tcpdiag.opts.server_unreadable" };
-    static const char *const wscale[2] = { "tcpdiag.opts.client_wscale", "tcpdiag.opts.server_wscale" };
-    static const char *const used[3] = { "tcpdiag.opts.wscale_used", "tcpdiag.opts.sack_used", "tcpdiag.opts.ts_used" };
+    static const td_field_id announced[2] = { TD_F_OPTS_CLIENT, TD_F_OPTS_SERVER };
+    static const td_field_id unreadable[2] = { TD_F_OPTS_CLIENT_UNREADABLE, TD_F_OPTS_SERVER_UNREADABLE };
+    static const td_field_id wscale[2] = { TD_F_OPTS_CLIENT_WSCALE, TD_F_OPTS_SERVER_WSCALE };
+    static const td_field_id used[3] = { TD_F_OPTS_WSCALE_USED, TD_F_OPTS_SACK_USED, TD_F_OPTS_TS_USED };
     td_options_audit audit;
     char text[64];
 
     if (!td_flow_roles_known(flow))
         return;
+    open_group(e, TD_GROUP_OPTS, -1, "Handshake options");
     for (int dir = 0; dir < 2; dir++) {
         int sender = td_flow_sender_at(flow, dir);
         const td_syn_options *opts = &hs->opts[sender];
@@ -134,306 +251,327 @@ static void options_items(const sink *s, const td_flow *flow, const td_handshake
             continue;
         td_syn_options_describe(opts, text, unread, sizeof text);
         if (text[0])
-            str(s, announced[dir], text);
+            str(e, announced[dir], text);
         if (unread[0])
-            str(s, unreadable[dir], unread);
+            str(e, unreadable[dir], unread);
         if (opts->present & TD_OPT_WSCALE)
-            unum(s, wscale[dir], opts->wscale);
+            unum(e, wscale[dir], opts->wscale);
     }
+    if (!view->complete)
+        return;
     td_options_audit_flow(flow, &audit);
     if (audit.client_seen) {
         td_options_missing_list(audit.left_out_by_client, text, sizeof text);
-        str(s, "tcpdiag.opts.left_out_by_client", text);
+        str(e, TD_F_OPTS_LEFT_OUT_BY_CLIENT, text);
     }
     if (audit.server_seen) {
         td_options_missing_list(audit.left_out_by_server, text, sizeof text);
-        str(s, "tcpdiag.opts.left_out_by_server", text);
+        str(e, TD_F_OPTS_LEFT_OUT_BY_SERVER, text);
     }
     for (int i = 0; i < 3; i++)
-        str(s, used[i], td_tristate_name(audit.used[i]));
+        str(e, used[i], td_tristate_name(audit.used[i]));
     if (audit.settled) {
         td_options_missing_list(audit.missing, text, sizeof text);
-        str(s, "tcpdiag.opts.missing", text);
+        str(e, TD_F_OPTS_MISSING, text);
     }
     if (audit.window_ceiling)
-        unum(s, "tcpdiag.opts.window_ceiling", audit.window_ceiling);
+        unum(e, TD_F_OPTS_WINDOW_CEILING, audit.window_ceiling);
     if (audit.ceiling_throughput > 0)
-        dbl(s, "tcpdiag.opts.ceiling_throughput", audit.ceiling_throughput);
+        dbl(e, TD_F_OPTS_CEILING_THROUGHPUT, audit.ceiling_throughput);
     if (audit.at_ceiling != TD_UNKNOWN)
-        str(s, "tcpdiag.opts.at_ceiling", td_tristate_name(audit.at_ceiling));
+        str(e, TD_F_OPTS_AT_CEILING, td_tristate_name(audit.at_ceiling));
     for (int role = 0; role < 2; role++)
         if (audit.default_mss[role])
-            unum(s, "tcpdiag.opts.default_mss", audit.default_mss[role]);
+            unum(e, TD_F_OPTS_DEFAULT_MSS, audit.default_mss[role]);
     const char *stripped = td_options_ts_stripped_name(&audit);
     if (stripped)
-        str(s, "tcpdiag.opts.ts_stripped", stripped);
+        str(e, TD_F_OPTS_TS_STRIPPED, stripped);
 }
 
-static bool is_finding(td_cause cause)
+static void plateau_items(const emitter *e, const td_flight *f, const td_plateau *p)
 {
-    return cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN;
-}
-
-static void stall_items(const sink *s, const td_diagnoses *d, const td_flow *flow)
-{
-    const td_stalls *stalls = td_engine_stalls(td_diagnoses_engine(d));
-    const td_stall_hit *hit = td_stalls_hit(stalls, flow->index);
-    const td_stall *stall;
-
-    if (!hit)
-        return;
-    stall = td_stalls_at(stalls, hit->stall);
-    address(s, "tcpdiag.host.stall", &stall->host);
-    time_ns(s, "tcpdiag.host.stall_start", stall->start_ns);
-    time_ns(s, "tcpdiag.host.stall_duration", stall->end_ns - stall->start_ns);
-    unum(s, "tcpdiag.host.stall_flows_hit", stall->flows_hit);
-    unum(s, "tcpdiag.host.stall_flows_active", td_diagnoses_stall_active(d, hit->stall));
-    unum(s, "tcpdiag.host.stall_frame", stall->last_frame);
-    time_ns(s, "tcpdiag.host.stall_waited", hit->wait_end_ns - hit->wait_start_ns);
-}
-
-static void diag_items(const sink *s, const td_diagnoses *d, const td_flow *flow)
-{
-    const td_diagnosis *diag = td_diagnosis_of(d, flow);
-    char summary[TD_SUMMARY_MAX + 1], causes[256];
-    const char *fix;
-
-    if (!diag)
-        return;
-    td_advice_summary(d, flow, summary, sizeof summary);
-    str(s, "tcpdiag.diag.cause", td_cause_name((td_cause)diag->cause));
-    str(s, "tcpdiag.diag.summary", summary);
-    fix = td_advice_fix(d, flow);
-    if (fix) {
-        str(s, "tcpdiag.diag.fix", fix);
-        str(s, "tcpdiag.diag.confirm", td_advice_confirm(d, flow));
-    }
-    td_causes_list(diag->causes, causes, sizeof causes);
-    str(s, "tcpdiag.diag.causes", causes);
-    if (is_finding((td_cause)diag->cause)) {
-        str(s, "tcpdiag.diag.reference", td_reference_name((td_reference)diag->reference));
-        if (diag->peers)
-            unum(s, "tcpdiag.diag.peers", diag->peers);
-        if (diag->slowdown > 0)
-            dbl(s, "tcpdiag.diag.slowdown", diag->slowdown);
-        if (diag->lost_ns >= 0)
-            time_ns(s, "tcpdiag.diag.lost", diag->lost_ns);
-        if (diag->evidence_frame)
-            unum(s, "tcpdiag.diag.frame", diag->evidence_frame);
-    }
-    if (diag->reason)
-        str(s, "tcpdiag.diag.reason", diag->reason);
-    stall_items(s, d, flow);
-}
-
-static void plateau_items(const sink *s, const td_flight *f, const td_plateau *p)
-{
-    unum(s, "tcpdiag.flight.plateau", p->high);
+    unum(e, TD_F_FLIGHT_PLATEAU, p->high);
     if (f->mss)
-        dbl(s, "tcpdiag.flight.plateau_mss", (double)p->high / f->mss);
-    unum(s, "tcpdiag.flight.plateau_rounds", p->rounds);
-    dbl(s, "tcpdiag.flight.plateau_share", 100.0 * (double)p->ns / (double)td_flight_measured_ns(f));
-    unum(s, "tcpdiag.flight.plateau_start", p->start_frame);
-    str(s, "tcpdiag.flight.plateau_onset", td_onset_name(p->onset));
-    str(s, "tcpdiag.flight.plateau_limit", td_limit_name(p->limit));
-    time_ns(s, "tcpdiag.flight.plateau_round_time", p->ns / p->rounds);
+        dbl(e, TD_F_FLIGHT_PLATEAU_MSS, (double)p->high / f->mss);
+    unum(e, TD_F_FLIGHT_PLATEAU_ROUNDS, p->rounds);
+    dbl(e, TD_F_FLIGHT_PLATEAU_SHARE, 100.0 * (double)p->ns / (double)td_flight_measured_ns(f));
+    unum(e, TD_F_FLIGHT_PLATEAU_START, p->start_frame);
+    str(e, TD_F_FLIGHT_PLATEAU_ONSET, td_onset_name(p->onset));
+    str(e, TD_F_FLIGHT_PLATEAU_LIMIT, td_limit_name(p->limit));
+    time_ns(e, TD_F_FLIGHT_PLATEAU_ROUND_TIME, p->ns / p->rounds);
     if (p->min_window != UINT32_MAX && p->min_window >= p->high)
-        unum(s, "tcpdiag.flight.headroom", p->min_window - p->high);
-    dbl(s, "tcpdiag.flight.ceiling", td_plateau_ceiling(p));
+        unum(e, TD_F_FLIGHT_HEADROOM, p->min_window - p->high);
+    dbl(e, TD_F_FLIGHT_CEILING, td_plateau_ceiling(p));
 }
 
-static void flight_items(const sink *s, const td_flow *flow, const td_flight *f, int sender)
+/* A subtree per data direction, headed "<Title> <direction>: <verdict>". */
+static void open_direction(const emitter *e, td_field_group group, const td_flow *flow, int sender,
+                           const char *title, const char *verdict)
 {
-    static const char *const shares[TD_LIMIT_COUNT] = {
-        [TD_LIMIT_RWND] = "tcpdiag.flight.rwnd_share", [TD_LIMIT_CWND] = "tcpdiag.flight.cwnd_share",
-        [TD_LIMIT_SENDER] = "tcpdiag.flight.sender_share", [TD_LIMIT_APP] = "tcpdiag.flight.app_share",
+    char label[TD_DIR_LABEL_SIZE];
+
+    if (headings(e))
+        td_flow_dir_label(flow, sender, label, sizeof label);
+    else
+        label[0] = '\0';
+    open_group(e, group, sender, "%s %s: %s", title, label, verdict);
+}
+
+static void flight_items(const emitter *e, const td_flow *flow, const td_flight *f, int sender)
+{
+    static const td_field_id shares[TD_LIMIT_COUNT] = {
+        [TD_LIMIT_RWND] = TD_F_FLIGHT_RWND_SHARE, [TD_LIMIT_CWND] = TD_F_FLIGHT_CWND_SHARE,
+        [TD_LIMIT_SENDER] = TD_F_FLIGHT_SENDER_SHARE, [TD_LIMIT_APP] = TD_F_FLIGHT_APP_SHARE,
     };
     const char *dir = td_flow_dir_name(flow, sender);
     const char *why;
     td_limit limit = td_flight_limit(f, &why);
 
+    open_direction(e, TD_GROUP_FLIGHT, flow, sender, "Flight", td_limit_name(limit));
     if (dir)
-        str(s, "tcpdiag.flight.dir", dir);
-    str(s, "tcpdiag.flight.limit", td_limit_name(limit));
+        str(e, TD_F_FLIGHT_DIR, dir);
+    str(e, TD_F_FLIGHT_LIMIT, td_limit_name(limit));
     if (why)
-        str(s, "tcpdiag.flight.reason", why);
+        str(e, TD_F_FLIGHT_REASON, why);
     if (f->unknown_reason)
         return;
-    str(s, "tcpdiag.flight.seen_from", td_seen_from_name(f->ctx.seen_from));
-    time_ns(s, "tcpdiag.flight.ack_lag", f->lag_ns);
+    str(e, TD_F_FLIGHT_SEEN_FROM, td_seen_from_name(f->ctx.seen_from));
+    time_ns(e, TD_F_FLIGHT_ACK_LAG, f->lag_ns);
     if (f->mss)
-        unum(s, "tcpdiag.flight.mss", f->mss);
-    unum(s, "tcpdiag.flight.rounds", f->rounds);
-    unum(s, "tcpdiag.flight.max", f->max_flight);
+        unum(e, TD_F_FLIGHT_MSS, f->mss);
+    unum(e, TD_F_FLIGHT_ROUNDS, f->rounds);
+    unum(e, TD_F_FLIGHT_MAX, f->max_flight);
     if (f->ctx.rcv_wscale >= 0)
-        unum(s, "tcpdiag.flight.rwnd", f->max_window);
-    unum(s, "tcpdiag.flight.retransmissions", f->retransmissions);
+        unum(e, TD_F_FLIGHT_RWND, f->max_window);
+    unum(e, TD_F_FLIGHT_RETRANSMISSIONS, f->retransmissions);
     if (td_flight_measured_ns(f) <= 0)
         return;
     for (int i = TD_LIMIT_RWND; i < TD_LIMIT_COUNT; i++)
-        dbl(s, shares[i], td_flight_share(f, (td_limit)i));
-    dbl(s, "tcpdiag.flight.throughput", td_flight_throughput(f));
+        dbl(e, shares[i], td_flight_share(f, (td_limit)i));
+    dbl(e, TD_F_FLIGHT_THROUGHPUT, td_flight_throughput(f));
     if (td_flight_plateau(f))
-        plateau_items(s, f, td_flight_plateau(f));
+        plateau_items(e, f, td_flight_plateau(f));
 }
 
-static void cc_items(const sink *s, const td_flow *flow, const td_flight *f, int sender,
+/* Whether signals caused the cuts, how sure that is, and the algorithm it points to. */
+static void cc_identity(const emitter *e, const td_flight *f)
+{
+    const td_cc *cc = &f->cc;
+    const char *why;
+    td_cc_algorithm algorithm = td_cc_identify(f, &why);
+
+    if (cc->reaction == TD_REACTION_LOSS_LIKE || cc->reaction == TD_REACTION_NONE) {
+        dbl(e, TD_F_CC_CUT_SHARE, cc->cut_share);
+        if (cc->control_share >= 0)
+            dbl(e, TD_F_CC_CONTROL_SHARE, cc->control_share);
+        str(e, TD_F_CC_CONFIDENCE, td_cc_confidence(cc, f->mss));
+    }
+    str(e, TD_F_CC_ALGORITHM, td_cc_algorithm_name(algorithm));
+    str(e, TD_F_CC_ALGORITHM_WHY, why);
+}
+
+static void cc_items(const emitter *e, const td_flow *flow, const td_flight *f, int sender,
                      const td_flight_config *cfg)
 {
     static const char *const feedback_names[] = { "none", "classic", "accecn" };
     const td_cc *cc = &f->cc;
     const char *dir = td_flow_dir_name(flow, sender);
-    const char *unobserved, *why;
-    td_cc_algorithm algorithm;
+    const char *unobserved;
+    td_reaction reaction = f->unknown_reason ? TD_REACTION_UNKNOWN : cc->reaction;
 
+    open_direction(e, TD_GROUP_CC, flow, sender, "Congestion", td_reaction_name(reaction));
     if (dir)
-        str(s, "tcpdiag.cc.dir", dir);
-    str(s, "tcpdiag.cc.reaction", td_reaction_name(f->unknown_reason ? TD_REACTION_UNKNOWN : cc->reaction));
+        str(e, TD_F_CC_DIR, dir);
+    str(e, TD_F_CC_REACTION, td_reaction_name(reaction));
     if (f->unknown_reason)
         return;
-    str(s, "tcpdiag.cc.feedback", feedback_names[cc->feedback]);
-    unum(s, "tcpdiag.cc.ce", cc->ce);
-    unum(s, "tcpdiag.cc.ece_episodes", cc->ece_episodes);
-    unum(s, "tcpdiag.cc.cwr", cc->cwr);
-    unum(s, "tcpdiag.cc.ace_marks", cc->ace_marks);
-    unum(s, "tcpdiag.cc.losses", cc->losses);
-    unum(s, "tcpdiag.cc.reductions", cc->reductions);
+    str(e, TD_F_CC_FEEDBACK, feedback_names[cc->feedback]);
+    unum(e, TD_F_CC_CE, cc->ce);
+    unum(e, TD_F_CC_ECE_EPISODES, cc->ece_episodes);
+    unum(e, TD_F_CC_CWR, cc->cwr);
+    unum(e, TD_F_CC_ACE_MARKS, cc->ace_marks);
+    unum(e, TD_F_CC_LOSSES, cc->losses);
+    unum(e, TD_F_CC_REDUCTIONS, cc->reductions);
     if (cc->ecn_ratio >= 0)
-        dbl(s, "tcpdiag.cc.ecn_ratio", cc->ecn_ratio);
+        dbl(e, TD_F_CC_ECN_RATIO, cc->ecn_ratio);
     if (cc->loss_ratio >= 0)
-        dbl(s, "tcpdiag.cc.loss_ratio", cc->loss_ratio);
-    str(s, "tcpdiag.cc.collapse", td_cc_collapsed(cc, cfg) ? "yes" : "no");
+        dbl(e, TD_F_CC_LOSS_RATIO, cc->loss_ratio);
+    str(e, TD_F_CC_COLLAPSE, td_cc_collapsed(cc, cfg) ? "yes" : "no");
     if (td_cc_collapsed(cc, cfg)) {
-        unum(s, "tcpdiag.cc.collapse_floor", cc->collapse_floor);
+        unum(e, TD_F_CC_COLLAPSE_FLOOR, cc->collapse_floor);
         if (f->mss)
-            dbl(s, "tcpdiag.cc.collapse_floor_mss", (double)cc->collapse_floor / f->mss);
-        unum(s, "tcpdiag.cc.collapse_rounds", cc->collapse_rounds);
-        time_ns(s, "tcpdiag.cc.collapse_time", cc->collapse_ns);
+            dbl(e, TD_F_CC_COLLAPSE_FLOOR_MSS, (double)cc->collapse_floor / f->mss);
+        unum(e, TD_F_CC_COLLAPSE_ROUNDS, cc->collapse_rounds);
+        time_ns(e, TD_F_CC_COLLAPSE_TIME, cc->collapse_ns);
     }
     unobserved = td_cc_unobserved(&f->dir, &f->cc);
     if (unobserved)
-        str(s, "tcpdiag.cc.unobserved", unobserved);
-    algorithm = td_cc_identify(f, &why);
-    if (cc->reaction == TD_REACTION_LOSS_LIKE || cc->reaction == TD_REACTION_NONE) {
-        dbl(s, "tcpdiag.cc.cut_share", cc->cut_share);
-        if (cc->control_share >= 0)
-            dbl(s, "tcpdiag.cc.control_share", cc->control_share);
-        str(s, "tcpdiag.cc.confidence", td_cc_confidence(cc, f->mss));
-    }
-    str(s, "tcpdiag.cc.algorithm", td_cc_algorithm_name(algorithm));
-    str(s, "tcpdiag.cc.algorithm_why", why);
+        str(e, TD_F_CC_UNOBSERVED, unobserved);
+    cc_identity(e, f);
 }
 
-static void offload_items(const sink *s, const td_flow *flow, const td_flight *f, int sender)
+static void offload_items(const emitter *e, const td_flow *flow, const td_flight *f, int sender)
 {
     const td_offload_result *r = &f->seg.result;
     const char *dir = td_flow_dir_name(flow, sender);
 
+    open_direction(e, TD_GROUP_OFFLOAD, flow, sender, "Offload", td_offload_verdict_name(r->verdict));
     if (dir)
-        str(s, "tcpdiag.offload.dir", dir);
-    str(s, "tcpdiag.offload.verdict", td_offload_verdict_name(r->verdict));
+        str(e, TD_F_OFFLOAD_DIR, dir);
+    str(e, TD_F_OFFLOAD_VERDICT, td_offload_verdict_name(r->verdict));
     if (r->reason)
-        str(s, "tcpdiag.offload.reason", r->reason);
+        str(e, TD_F_OFFLOAD_REASON, r->reason);
     if (f->mss) {
-        unum(s, "tcpdiag.offload.mss", f->mss);
-        str(s, "tcpdiag.offload.mss_source", td_offload_mss_source(&f->dir));
+        unum(e, TD_F_OFFLOAD_MSS, f->mss);
+        str(e, TD_F_OFFLOAD_MSS_SOURCE, td_offload_mss_source(&f->dir));
     }
-    unum(s, "tcpdiag.offload.segments", f->seg.segments);
-    unum(s, "tcpdiag.offload.max", f->seg.max_payload);
-    unum(s, "tcpdiag.offload.median", r->median);
-    unum(s, "tcpdiag.offload.p95", r->p95);
-    unum(s, "tcpdiag.offload.super_packets", f->seg.super_packets);
-    dbl(s, "tcpdiag.offload.super_share", r->super_share);
-    unum(s, "tcpdiag.offload.ip_len_zero", f->seg.ip_len_zero);
+    unum(e, TD_F_OFFLOAD_SEGMENTS, f->seg.segments);
+    unum(e, TD_F_OFFLOAD_MAX, f->seg.max_payload);
+    unum(e, TD_F_OFFLOAD_MEDIAN, r->median);
+    unum(e, TD_F_OFFLOAD_P95, r->p95);
+    unum(e, TD_F_OFFLOAD_SUPER_PACKETS, f->seg.super_packets);
+    dbl(e, TD_F_OFFLOAD_SUPER_SHARE, r->super_share);
+    unum(e, TD_F_OFFLOAD_IP_LEN_ZERO, f->seg.ip_len_zero);
     if (r->verdict == TD_OFFLOAD_CAPPED) {
-        unum(s, "tcpdiag.offload.cap", r->cap);
+        unum(e, TD_F_OFFLOAD_CAP, r->cap);
         if (f->mss)
-            dbl(s, "tcpdiag.offload.cap_mss", (double)r->cap / f->mss);
-        unum(s, "tcpdiag.offload.cap_start", r->cap_start_frame);
+            dbl(e, TD_F_OFFLOAD_CAP_MSS, (double)r->cap / f->mss);
+        unum(e, TD_F_OFFLOAD_CAP_START, r->cap_start_frame);
     }
     if (r->verdict == TD_OFFLOAD_CAPPED || r->verdict == TD_OFFLOAD_MSS_CAPPED)
-        str(s, "tcpdiag.offload.cap_cause", td_cap_cause_name(r->cap_cause));
+        str(e, TD_F_OFFLOAD_CAP_CAUSE, td_cap_cause_name(r->cap_cause));
 }
 
-static void client_items(const sink *s, const td_client_summary *c)
+/* flight, then cc, then offload, each over the flow's data directions */
+static void direction_items(const emitter *flow_e, const td_flow_view *view, const td_flow *flow)
 {
-    char share[96];
+    const td_flight_config *cfg = &td_engine_config(view->engine)->flight;
 
-    unum(s, "tcpdiag.host.conns", c->conns);
-    unum(s, "tcpdiag.host.ecn_requested", c->ecn_requested);
-    unum(s, "tcpdiag.host.ecn_negotiated", c->ecn_negotiated);
-    g_snprintf(share, sizeof share, "%u of %u requested ECN", c->ecn_requested, c->conns);
-    str(s, "tcpdiag.host.ecn_share", share);
+    for (int group = TD_GROUP_FLIGHT; group <= TD_GROUP_OFFLOAD; group++)
+        for (int i = 0; i < 2; i++) {
+            int sender = td_flow_sender_at(flow, i);
+            const td_flight *f = td_flow_flight(flow, sender);
+            emitter e = { flow_e->sink, td_flow_fields_dir(flow, sender) };
+            if (!f)
+                continue;
+            if (group == TD_GROUP_FLIGHT)
+                flight_items(&e, flow, f, sender);
+            else if (group == TD_GROUP_CC)
+                cc_items(&e, flow, f, sender, cfg);
+            else
+                offload_items(&e, flow, f, sender);
+        }
+}
+
+static void client_items(const emitter *e, const td_client_summary *c)
+{
+    char host[64], share[96];
+
+    if (headings(e))
+        td_addr_format(&c->addr, host, sizeof host);
+    else
+        host[0] = '\0';
+    open_group(e, TD_GROUP_CLIENT, -1, "Client %s: %u of %u connections asked for ECN, %u negotiated it", host,
+         c->ecn_requested, c->conns, c->ecn_negotiated);
+    unum(e, TD_F_HOST_CONNS, c->conns);
+    unum(e, TD_F_HOST_ECN_REQUESTED, c->ecn_requested);
+    unum(e, TD_F_HOST_ECN_NEGOTIATED, c->ecn_negotiated);
+    if (wanted(e, TD_F_HOST_ECN_SHARE)) {
+        g_snprintf(share, sizeof share, "%u of %u requested ECN", c->ecn_requested, c->conns);
+        str(e, TD_F_HOST_ECN_SHARE, share);
+    }
     if (c->ecn_median_duration_s >= 0)
-        dbl(s, "tcpdiag.host.ecn_median_duration", c->ecn_median_duration_s);
+        dbl(e, TD_F_HOST_ECN_MEDIAN_DURATION, c->ecn_median_duration_s);
     if (c->other_median_duration_s >= 0)
-        dbl(s, "tcpdiag.host.other_median_duration", c->other_median_duration_s);
+        dbl(e, TD_F_HOST_OTHER_MEDIAN_DURATION, c->other_median_duration_s);
     if (c->ecn_median_rate >= 0)
-        dbl(s, "tcpdiag.host.ecn_median_throughput", c->ecn_median_rate);
+        dbl(e, TD_F_HOST_ECN_MEDIAN_THROUGHPUT, c->ecn_median_rate);
     if (c->other_median_rate >= 0)
-        dbl(s, "tcpdiag.host.other_median_throughput", c->other_median_rate);
+        dbl(e, TD_F_HOST_OTHER_MEDIAN_THROUGHPUT, c->other_median_rate);
     if (c->ecn_slowdown > 0)
-        dbl(s, "tcpdiag.host.ecn_slowdown", c->ecn_slowdown);
-    unum(s, "tcpdiag.host.opts_missing_conns", c->opts_missing);
-    g_snprintf(share, sizeof share, "%u of %u connections sent SYNs without wscale, sack or ts", c->opts_missing,
-               c->opts_known);
-    str(s, "tcpdiag.host.opts_share", share);
+        dbl(e, TD_F_HOST_ECN_SLOWDOWN, c->ecn_slowdown);
+    unum(e, TD_F_HOST_OPTS_MISSING_CONNS, c->opts_missing);
+    if (wanted(e, TD_F_HOST_OPTS_SHARE)) {
+        g_snprintf(share, sizeof share, "%u of %u connections sent SYNs without wscale, sack or ts",
+                   c->opts_missing, c->opts_known);
+        str(e, TD_F_HOST_OPTS_SHARE, share);
+    }
 }
 
-static void sender_items(const sink *s, const td_sender_summary *snd)
+static void sender_items(const emitter *e, const td_sender_summary *snd)
 {
-    char common[64];
+    char host[64], common[64];
+    const char *offload = td_sender_offload_name((td_sender_offload)snd->offload);
 
-    str(s, "tcpdiag.sender.offload", td_sender_offload_name((td_sender_offload)snd->offload));
-    unum(s, "tcpdiag.sender.offloaded_flows", snd->offloaded_flows);
-    unum(s, "tcpdiag.sender.capped_flows", snd->capped_flows);
+    if (headings(e))
+        td_addr_format(&snd->addr, host, sizeof host);
+    else
+        host[0] = '\0';
+    open_group(e, TD_GROUP_SENDER, -1, "Sender %s: offload %s (%u offloaded, %u not)", host, offload,
+         snd->offloaded_flows, snd->capped_flows);
+    str(e, TD_F_SENDER_OFFLOAD, offload);
+    unum(e, TD_F_SENDER_OFFLOADED_FLOWS, snd->offloaded_flows);
+    unum(e, TD_F_SENDER_CAPPED_FLOWS, snd->capped_flows);
     if (snd->offload == TD_SENDER_OFFLOAD_MIXED) {
         td_common_traits(snd->common, common, sizeof common);
-        str(s, "tcpdiag.sender.capped_common", common);
+        str(e, TD_F_SENDER_CAPPED_COMMON, common);
     }
     if (snd->capped_median_rate >= 0)
-        dbl(s, "tcpdiag.sender.capped_median_throughput", snd->capped_median_rate);
+        dbl(e, TD_F_SENDER_CAPPED_MEDIAN_THROUGHPUT, snd->capped_median_rate);
     if (snd->offloaded_median_rate >= 0)
-        dbl(s, "tcpdiag.sender.offloaded_median_throughput", snd->offloaded_median_rate);
+        dbl(e, TD_F_SENDER_OFFLOADED_MEDIAN_THROUGHPUT, snd->offloaded_median_rate);
 }
 
-/* The plugin shows them on a flow's first packet, for flows with known roles; a
- * sender whose offload is unknown says nothing. */
-static void host_items(const sink *s, const td_hosts *hosts, const td_flow *flow)
+/* On a flow's first packet, for flows with known roles: the client's rules, then
+ * its busiest sender's; a sender whose offload is unknown says nothing. */
+static void host_items(const emitter *e, const td_flow_view *view, const td_flow *flow)
 {
     const td_client_summary *client;
     const td_sender_summary *sender;
 
-    if (!td_flow_roles_known(flow))
+    if (!view->hosts || !td_flow_roles_known(flow) || (view->frame && view->frame != flow->first_frame))
         return;
-    if ((client = td_hosts_client_of(hosts, flow)) != NULL)
-        client_items(s, client);
-    sender = td_hosts_sender_of(hosts, flow);
+    if ((client = td_hosts_client_of(view->hosts, flow)) != NULL)
+        client_items(e, client);
+    sender = td_hosts_sender_of(view->hosts, flow);
     if (sender && sender->offload != TD_SENDER_OFFLOAD_UNKNOWN)
-        sender_items(s, sender);
+        sender_items(e, sender);
 }
 
-void td_flow_fields(const td_diagnoses *d, const td_hosts *hosts, const td_flow *flow, td_field_fn fn, void *ctx)
+void td_flow_fields(const td_flow_view *view, const td_flow *flow, const td_field_sink *sink)
 {
-    const td_engine *engine = td_diagnoses_engine(d);
-    sink s = { fn, ctx, NULL };
+    emitter e = { sink, NULL };
     td_handshake scratch;
     const td_handshake *hs = td_flow_hs(flow, &scratch);
 
-    diag_items(&s, d, flow);
-    flow_items(&s, engine, flow, hs);
-    ecn_items(&s, flow, hs);
-    options_items(&s, flow, hs);
-    for (int i = 0; i < 2; i++) {
-        int sender = td_flow_sender_at(flow, i);
-        const td_flight *f = td_flow_flight(flow, sender);
-        if (!f)
-            continue;
-        s.dir = td_flow_fields_dir(flow, sender);
-        flight_items(&s, flow, f, sender);
-        cc_items(&s, flow, f, sender, &td_engine_config(engine)->flight);
-        offload_items(&s, flow, f, sender);
-    }
-    s.dir = NULL;
-    host_items(&s, hosts, flow);
+    if (view->complete)
+        diag_items(&e, view->diagnoses, flow);
+    flow_items(&e, view, flow, hs);
+    ecn_items(&e, view, flow, hs);
+    options_items(&e, view, flow, hs);
+    if (!view->complete)
+        return;
+    direction_items(&e, view, flow);
+    host_items(&e, view, flow);
+}
+
+void td_flow_fields_key_of(const td_flow_view *view, const td_flow *flow, td_flow_fields_key *key)
+{
+    td_handshake scratch;
+    const td_handshake *hs;
+
+    memset(key, 0, sizeof *key);    /* padding included: keys are compared whole */
+    key->flow = flow;
+    key->complete = view->complete;
+    key->first_packet = view->frame == flow->first_frame;
+    if (view->complete)
+        return;
+    hs = td_flow_hs(flow, &scratch);
+    key->handshake_frames[0] = hs->first_syn_frame;
+    key->handshake_frames[1] = hs->last_syn_frame;
+    key->handshake_frames[2] = hs->synack_frame;
+    key->handshake_frames[3] = hs->ack_frame;
+    key->ecn_decided_frame = flow->ecn_decided_frame;
+    key->ecn_outcome = flow->ecn_outcome;
+    key->roles_known = td_flow_roles_known(flow);
 }

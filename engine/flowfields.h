@@ -1,42 +1,71 @@
-/* Every per-flow field the plugin shows, by its Wireshark field name, in one
- * table for the front ends that are not Wireshark (the tcpdiag command's JSON,
- * CSV and bulk outputs). The plugin builds its tree from the same core values;
- * test/integration/test_command.py holds the two to the same answers on every
- * bundled capture. Per-packet fields (tcpdiag.dir, tcpdiag.cc.event...) are not
- * per-flow and are not here. */
+/* The readers of the field table: which per-flow fields a flow carries and their
+ * values, by field id (fields.h), for every front end: the plugin builds its tree
+ * from them, the tcpdiag command its JSON, CSV and ek records. Presence follows one
+ * rule for all: a value is given only once it is final (view->complete, or what a
+ * single pass already knows for good). Per-packet fields (tcpdiag.dir,
+ * tcpdiag.cc.event...) are the plugin's, not read here. */
 #ifndef TCPDIAG_FLOWFIELDS_H
 #define TCPDIAG_FLOWFIELDS_H
 
 #include <stdint.h>
 #include "diagnosis.h"
+#include "fields.h"
 #include "hosts.h"
 
-typedef enum td_field_kind {
-    TD_FIELD_STRING,
-    TD_FIELD_UINT,          /* counts, bytes, ports, frame numbers */
-    TD_FIELD_DOUBLE,        /* ratios, shares, rates (B/s) */
-    TD_FIELD_TIME,          /* durations and epoch times, in ns */
-} td_field_kind;
+typedef struct td_field_value {
+    td_field_id id;
+    const char *dir;        /* per-direction fields (TD_SCOPE_DIRECTION): c2s, s2c, or with unknown
+                             * roles fwd (data of the flow's first packet's sender) and rev; else NULL */
+    const char *str;        /* TD_FIELD_STRING; valid during the call only */
+    uint64_t    uint;       /* TD_FIELD_UINT */
+    double      dbl;        /* TD_FIELD_DOUBLE */
+    int64_t     ns;         /* TD_FIELD_TIME */
+} td_field_value;
 
-typedef struct td_field {
-    const char   *name;     /* the plugin's field name, e.g. "tcpdiag.ecn.outcome" */
-    td_field_kind kind;
-    const char   *str;      /* valid during the callback only */
-    uint64_t      uint;
-    double        dbl;
-    int64_t       ns;
-} td_field;
+/* Where the values go. A field can come more than once (tcpdiag.opts.default_mss,
+ * once per side). */
+typedef struct td_field_sink {
+    void (*value)(void *ctx, const td_field_value *value);
+    /* Optional: the values that follow belong to this subtree (sender: the data
+     * direction's sender for flight, cc and offload, else -1). heading is the
+     * subtree's label, or NULL when the sink does not ask for headings. */
+    void (*group)(void *ctx, td_field_group group, int sender, const char *heading);
+    /* Optional: false for a field the sink would drop, whose value is then not
+     * built (formatted text costs time on every packet). */
+    bool (*wants)(void *ctx, td_field_id id);
+    bool headings;
+    void *ctx;
+} td_field_sink;
 
-/* Called once per field present, flow-wide fields first. dir is NULL for a
- * flow-wide field; for the fields Wireshark repeats per data direction (flight,
- * cc, offload) it is "c2s" or "s2c", or, when roles are unknown, "fwd" for data
- * sent by the endpoint of the flow's first packet and "rev" for the other. A field
- * can come more than once (tcpdiag.opts.default_mss, once per side). */
-typedef void (*td_field_fn)(const td_field *field, const char *dir, void *ctx);
+typedef struct td_flow_view {
+    const td_engine *engine;
+    const td_diagnoses *diagnoses;  /* with hosts: NULL until the capture has been read */
+    const td_hosts *hosts;          /* the per-host rules a flow with known roles carries */
+    bool complete;                  /* the capture has been read: whole-flow values are final */
+    uint32_t frame;                 /* the packet shown (the host rules go on a flow's first
+                                     * packet only); 0: the flow itself */
+} td_flow_view;
 
-/* hosts: the capture's per-host rules, whose summaries a flow with known roles
- * carries (tcpdiag.host.*: its client's; tcpdiag.sender.*: its busiest sender's). */
-void td_flow_fields(const td_diagnoses *d, const td_hosts *hosts, const td_flow *flow, td_field_fn fn, void *ctx);
+/* Every field the flow carries in the view, flow-wide subtrees first, in the order
+ * of the plugin's tree. */
+void td_flow_fields(const td_flow_view *view, const td_flow *flow, const td_field_sink *sink);
+
+/* What td_flow_fields reads that can still change: for one view of one flow, two
+ * equal keys (compared whole, memcmp) give the same fields and values, so a front
+ * end may keep what it built from them. Once the capture has been read every value
+ * is final; before, the single-pass readers read only the handshake and the ECN
+ * outcome. */
+typedef struct td_flow_fields_key {
+    const td_flow *flow;
+    uint32_t handshake_frames[4];   /* first and last SYN, SYN-ACK, ACK */
+    uint32_t ecn_decided_frame;
+    uint8_t  ecn_outcome;
+    bool     roles_known;
+    bool     complete;
+    bool     first_packet;          /* the host rules go on it */
+} td_flow_fields_key;
+
+void td_flow_fields_key_of(const td_flow_view *view, const td_flow *flow, td_flow_fields_key *key);
 
 /* The direction key td_flow_fields uses for data sent by `sender`. */
 const char *td_flow_fields_dir(const td_flow *flow, int sender);

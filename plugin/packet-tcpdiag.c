@@ -10,8 +10,8 @@
 #include <epan/prefs.h>
 #include <epan/tap.h>
 
-#include "items.h"
 #include "tcpdiag.h"
+#include "advice.h"
 #include "options.h"
 
 #ifndef VERSION
@@ -38,63 +38,6 @@ static td_config config;
 static int capture_position = TD_VANTAGE_UNKNOWN;
 
 static gint ett_tcpdiag = -1;
-static gint ett_flow = -1;
-static gint ett_ecn = -1;
-static gint ett_opts = -1;
-
-static int hf_dir = -1;
-static int hf_flow_roles = -1;
-static int hf_flow_client = -1;
-static int hf_flow_server = -1;
-static int hf_flow_client_port = -1;
-static int hf_flow_server_port = -1;
-static int hf_flow_client_mss = -1;
-static int hf_flow_server_mss = -1;
-static int hf_flow_data_sender = -1;
-static int hf_flow_syn_to_synack = -1;
-static int hf_flow_synack_to_ack = -1;
-static int hf_flow_irtt = -1;
-static int hf_flow_vantage = -1;
-static int hf_flow_duration = -1;
-static int hf_flow_packets = -1;
-static int hf_flow_icmp_quotes = -1;
-static int hf_flow_sizes_from_ip = -1;
-static int hf_flow_bytes[2] = { -1, -1 };
-static int hf_ecn_outcome = -1;
-static int hf_ecn_reason = -1;
-static int hf_ecn_syn_ip_ecn = -1;
-static int hf_ecn_synack_ip_ecn = -1;
-static int hf_ecn_accecn_feedback = -1;
-static int hf_ecn_count[2][4] = { { -1, -1, -1, -1 }, { -1, -1, -1, -1 } };
-static int hf_ecn_data[2] = { -1, -1 };
-static int hf_opts_announced[2] = { -1, -1 };
-static int hf_opts_wscale[2] = { -1, -1 };
-static int hf_opts_unreadable[2] = { -1, -1 };
-static int hf_opts_used[3] = { -1, -1, -1 };
-static int hf_opts_missing = -1;
-static int hf_opts_left_out[2] = { -1, -1 };
-static int hf_opts_window_ceiling = -1;
-static int hf_opts_ceiling_throughput = -1;
-static int hf_opts_at_ceiling = -1;
-static int hf_opts_default_mss = -1;
-static int hf_opts_ts_stripped = -1;
-
-static expert_field ei_ecn_negotiated = EI_INIT;
-static expert_field ei_ecn_not_negotiated = EI_INIT;
-static expert_field ei_ecn_broken_setup = EI_INIT;
-static expert_field ei_ecn_syn_fallback = EI_INIT;
-static expert_field ei_ecn_undetermined = EI_INIT;
-static expert_field ei_ecn_ect_on_syn = EI_INIT;
-static expert_field ei_ecn_data_unmarked = EI_INIT;
-static expert_field ei_ecn_data_unnegotiated = EI_INIT;
-static expert_field ei_opts_noopt = EI_INIT;
-static expert_field ei_opts_limiting = EI_INIT;
-static expert_field ei_opts_missing_info = EI_INIT;
-static expert_field ei_opts_ts_vanished = EI_INIT;
-
-/* Role-named directions: index 0 = client → server, 1 = server → client. */
-enum { C2S = 0, S2C = 1 };
-
 /* A frame's place in its flow, as the first pass found it. */
 typedef struct td_packet {
     const td_flow *flow;
@@ -158,149 +101,6 @@ const td_diagnoses *tcpdiag_diagnoses(void)
     return diagnoses;
 }
 
-/* Formats the address only when the tree will keep the field. */
-static void add_address(proto_tree *tree, int hf, tvbuff_t *tvb, const td_addr *addr)
-{
-    char text[64];
-
-    if (!proto_field_is_referenced(tree, hf))
-        return;
-    td_addr_format(addr, text, sizeof text);
-    add_string(tree, hf, tvb, text);
-}
-
-static void add_flow_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
-{
-    const td_flow *flow = pkt->flow;
-    td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(flow, &scratch);
-    proto_tree *flow_tree;
-    int64_t to_server, to_client;
-
-    flow_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_flow, NULL, "Flow");
-
-    add_string(flow_tree, hf_flow_roles, tvb, td_flow_roles_known(flow) ? "known" : "unknown");
-    if (td_flow_roles_known(flow)) {
-        int server = td_flow_server(flow);
-        if (pkt->sender != QUOTED)
-            add_string(tree, hf_dir, tvb, td_flow_dir_name(flow, pkt->sender));
-        add_address(flow_tree, hf_flow_client, tvb, &flow->addr[flow->client]);
-        add_uint(flow_tree, hf_flow_client_port, tvb, flow->port[flow->client]);
-        add_address(flow_tree, hf_flow_server, tvb, &flow->addr[server]);
-        add_uint(flow_tree, hf_flow_server_port, tvb, flow->port[server]);
-        if (hs->opts[flow->client].present & TD_OPT_MSS)
-            add_uint(flow_tree, hf_flow_client_mss, tvb, hs->opts[flow->client].mss);
-        if (hs->opts[server].present & TD_OPT_MSS)
-            add_uint(flow_tree, hf_flow_server_mss, tvb, hs->opts[server].mss);
-    }
-    if (td_flow_handshake_halves(flow, &to_server, &to_client)) {
-        add_duration(flow_tree, hf_flow_syn_to_synack, tvb, to_server);
-        add_duration(flow_tree, hf_flow_synack_to_ack, tvb, to_client);
-        add_duration(flow_tree, hf_flow_irtt, tvb, to_server + to_client);
-    }
-    if (complete || hs->ack_frame)
-        add_string(flow_tree, hf_flow_vantage, tvb,
-                   td_vantage_name(td_flow_vantage(flow, td_engine_config(engine))));
-    if (complete) {
-        add_string(flow_tree, hf_flow_data_sender, tvb, td_flow_data_sender(flow));
-        add_duration(flow_tree, hf_flow_duration, tvb, flow->last_ns - flow->first_ns);
-        add_uint(flow_tree, hf_flow_packets, tvb, flow->packets);
-        if (td_flow_icmp_quotes(flow))
-            add_uint(flow_tree, hf_flow_icmp_quotes, tvb, td_flow_icmp_quotes(flow));
-        if (td_flow_sizes_from_ip(flow))
-            add_uint(flow_tree, hf_flow_sizes_from_ip, tvb, td_flow_sizes_from_ip(flow));
-        for (int dir = C2S; dir <= S2C && td_flow_roles_known(flow); dir++)
-            proto_item_set_generated(proto_tree_add_uint64(flow_tree, hf_flow_bytes[dir], tvb, 0, 0,
-                                                           td_flow_sent(flow, td_flow_sender_at(flow, dir))->payload_bytes));
-    }
-}
-
-static void add_ecn_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
-{
-    const td_flow *flow = pkt->flow;
-    td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(flow, &scratch);
-    proto_tree *ecn_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_ecn, NULL, "ECN");
-
-    if (flow->ecn_outcome != TD_ECN_PENDING) {
-        add_string(ecn_tree, hf_ecn_outcome, tvb, td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
-        if (flow->ecn_reason)
-            add_string(ecn_tree, hf_ecn_reason, tvb, flow->ecn_reason);
-        if (flow->ecn_outcome == TD_ECN_ACCECN)
-            add_string(ecn_tree, hf_ecn_accecn_feedback, tvb, td_ip_ecn_name((td_ip_ecn)flow->accecn_feedback));
-    }
-    if (hs->syn_ip_ecn >= 0)
-        add_string(ecn_tree, hf_ecn_syn_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)hs->syn_ip_ecn));
-    if (hs->synack_ip_ecn >= 0)
-        add_string(ecn_tree, hf_ecn_synack_ip_ecn, tvb, td_ip_ecn_name((td_ip_ecn)hs->synack_ip_ecn));
-    if (!complete || !td_flow_roles_known(flow))
-        return;
-    for (int dir = C2S; dir <= S2C; dir++) {
-        int sender = td_flow_sender_at(flow, dir);
-        for (int cp = TD_NOT_ECT; cp <= TD_CE; cp++)
-            add_uint(ecn_tree, hf_ecn_count[dir][cp], tvb, td_flow_sent(flow, sender)->ecn_count[cp]);
-        add_string(ecn_tree, hf_ecn_data[dir], tvb,
-                   td_ecn_data_use_name(td_flow_ecn_data_use(flow, sender)));
-    }
-}
-
-static void add_options_items(proto_tree *tree, tvbuff_t *tvb, const td_packet *pkt, bool complete)
-{
-    const td_flow *flow = pkt->flow;
-    td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(flow, &scratch);
-    proto_tree *opts_tree;
-    td_options_audit audit;
-    char text[64];
-
-    if (!td_flow_roles_known(flow))
-        return;
-    opts_tree = proto_tree_add_subtree(tree, tvb, 0, 0, ett_opts, NULL, "Handshake options");
-    for (int dir = C2S; dir <= S2C; dir++) {
-        int sender = td_flow_sender_at(flow, dir);
-        const td_syn_options *opts = &hs->opts[sender];
-        char unread[64];
-        if (!hs->opts_seen[sender])
-            continue;
-        td_syn_options_describe(opts, text, unread, sizeof text);
-        if (text[0])
-            add_string(opts_tree, hf_opts_announced[dir], tvb, text);
-        if (unread[0])
-            add_string(opts_tree, hf_opts_unreadable[dir], tvb, unread);
-        if (opts->present & TD_OPT_WSCALE)
-            add_uint(opts_tree, hf_opts_wscale[dir], tvb, opts->wscale);
-    }
-    if (!complete)
-        return;
-    td_options_audit_flow(flow, &audit);
-    if (audit.client_seen) {
-        td_options_missing_list(audit.left_out_by_client, text, sizeof text);
-        add_string(opts_tree, hf_opts_left_out[C2S], tvb, text);
-    }
-    if (audit.server_seen) {
-        td_options_missing_list(audit.left_out_by_server, text, sizeof text);
-        add_string(opts_tree, hf_opts_left_out[S2C], tvb, text);
-    }
-    for (int i = 0; i < 3; i++)
-        add_string(opts_tree, hf_opts_used[i], tvb, td_tristate_name(audit.used[i]));
-    if (audit.settled) {
-        td_options_missing_list(audit.missing, text, sizeof text);
-        add_string(opts_tree, hf_opts_missing, tvb, text);
-    }
-    if (audit.window_ceiling)
-        add_uint(opts_tree, hf_opts_window_ceiling, tvb, audit.window_ceiling);
-    if (audit.ceiling_throughput > 0)
-        add_rate(opts_tree, hf_opts_ceiling_throughput, tvb, audit.ceiling_throughput);
-    if (audit.at_ceiling != TD_UNKNOWN)
-        add_string(opts_tree, hf_opts_at_ceiling, tvb, td_tristate_name(audit.at_ceiling));
-    for (int role = C2S; role <= S2C; role++)
-        if (audit.default_mss[role])
-            add_uint(opts_tree, hf_opts_default_mss, tvb, audit.default_mss[role]);
-    const char *stripped = td_options_ts_stripped_name(&audit);
-    if (stripped)
-        add_string(opts_tree, hf_opts_ts_stripped, tvb, stripped);
-}
-
 static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
                                 bool complete)
 {
@@ -315,11 +115,11 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
         return;
     if ((frame == hs->last_syn_frame || frame == hs->synack_frame) && hs->opts[sender].complete &&
         hs->opts[sender].present == 0)
-        proto_tree_add_expert_format(tree, pinfo, &ei_opts_noopt, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_OPTS_NOOPT), tvb, 0, 0,
             "%s without any TCP option (no MSS, window scale, SACK or timestamps): the TCP_NOOPT "
             "signature, often an application's setsockopt bug", frame == hs->synack_frame ? "SYN-ACK" : "SYN");
     if (frame == td_flow_sent(flow, sender)->first_frame_without_ts)
-        proto_tree_add_expert_format(tree, pinfo, &ei_opts_ts_vanished, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_OPTS_TS_VANISHED), tvb, 0, 0,
             "Timestamps were negotiated but this segment carries none: stripped on the path?");
     if (!complete || frame != (hs->synack_frame ? hs->synack_frame : hs->last_syn_frame))
         return;
@@ -331,11 +131,11 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
     if (audit.at_ceiling == TD_YES) {
         char ceiling[32];
         td_format_rate(audit.ceiling_throughput, ceiling, sizeof ceiling);
-        proto_tree_add_expert_format(tree, pinfo, &ei_opts_limiting, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_OPTS_LIMITING), tvb, 0, 0,
             "Flow without %s: no window scaling caps the window at 65535 bytes, %s at the "
             "handshake RTT, and the transfer ran at that ceiling", text, ceiling);
     } else
-        proto_tree_add_expert_format(tree, pinfo, &ei_opts_missing_info, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_OPTS_MISSING_INFO), tvb, 0, 0,
             "Flow without %s", text);
 }
 
@@ -348,24 +148,24 @@ static void add_outcome_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *t
     case TD_ECN_CLASSIC:
     case TD_ECN_ACCECN:
     case TD_ECN_ACCECN_CLASSIC:
-        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_negotiated, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_NEGOTIATED), tvb, 0, 0,
                                      "ECN negotiated: %s", name);
         break;
     case TD_ECN_NOT_REQUESTED:
     case TD_ECN_DECLINED:
-        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_not_negotiated, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_NOT_NEGOTIATED), tvb, 0, 0,
                                      "ECN not negotiated: %s", name);
         break;
     case TD_ECN_REFLECTED:
     case TD_ECN_INVALID:
-        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_broken_setup, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_BROKEN_SETUP), tvb, 0, 0,
                                      "ECN setup %s: %s", name, why);
         break;
     case TD_ECN_FALLBACK:
-        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_syn_fallback, tvb, 0, 0, "%s", why);
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_SYN_FALLBACK), tvb, 0, 0, "%s", why);
         break;
     case TD_ECN_UNKNOWN:
-        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_undetermined, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_UNDETERMINED), tvb, 0, 0,
                                      "ECN outcome unknown: %s", why);
         break;
     case TD_ECN_PENDING:
@@ -385,7 +185,7 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
         add_outcome_expert(tree, pinfo, tvb, flow);
     if ((frame == hs->last_syn_frame && hs->syn_ip_ecn > 0) ||
         (frame == hs->synack_frame && hs->synack_ip_ecn > 0))
-        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_ect_on_syn, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_ECT_ON_SYN), tvb, 0, 0,
                                      "%s sent with IP ECN codepoint %s",
                                      frame == hs->synack_frame ? "SYN-ACK" : "SYN",
                                      td_ip_ecn_name((td_ip_ecn)(frame == hs->synack_frame
@@ -397,14 +197,32 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
     td_ecn_data_use use = td_flow_ecn_data_use(flow, pkt->sender);
     const char *dir = td_flow_dir_name(flow, pkt->sender);
     if (use == TD_ECN_DATA_UNMARKED && frame == sent->first_data_frame)
-        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_data_unmarked, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_DATA_UNMARKED), tvb, 0, 0,
                                      "ECN negotiated but no %s data segment is ECT-marked at this "
                                      "vantage point (bleached on the path, or the sender chose not to)",
                                      dir);
     if (use == TD_ECN_DATA_UNNEGOTIATED && frame == sent->first_ect_frame)
-        proto_tree_add_expert_format(tree, pinfo, &ei_ecn_data_unnegotiated, tvb, 0, 0,
+        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_DATA_UNNEGOTIATED), tvb, 0, 0,
                                      "%s data sent ECT/CE although ECN was not negotiated (%s)",
                                      dir, td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
+}
+
+/* The items about this packet, each after the subtree it belongs with. */
+typedef struct packet_items {
+    tvbuff_t *tvb;
+    const td_packet *pkt;
+    uint32_t frame;
+} packet_items;
+
+static void add_packet_items(void *ctx, proto_tree *top, td_field_group group, int sender)
+{
+    const packet_items *at = ctx;
+    const td_flow *flow = at->pkt->flow;
+
+    if (group == TD_GROUP_FLOW && td_flow_roles_known(flow) && at->pkt->sender != QUOTED)
+        tcpdiag_add_string(top, at->tvb, TD_F_DIR, td_flow_dir_name(flow, at->pkt->sender));
+    else if (group == TD_GROUP_CC)
+        tcpdiag_cc_event_items(top, at->tvb, flow, sender, at->frame);
 }
 
 /* A filter or column that names any tcpdiag field marks the protocol referenced;
@@ -413,7 +231,7 @@ static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
 static bool items_wanted(proto_tree *tree)
 {
     return tree && (proto_registrar_get_nth(proto_tcpdiag)->ref_type != HF_REF_TYPE_NONE ||
-                    proto_field_is_referenced(tree, hf_dir));
+                    proto_field_is_referenced(tree, tcpdiag_hf(TD_F_DIR)));
 }
 
 static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -461,17 +279,10 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         proto_item *ti = proto_tree_add_item(tree, proto_tcpdiag, tvb, 0, 0, ENC_NA);
         proto_item_set_generated(ti);
         tree = proto_item_add_subtree(ti, ett_tcpdiag);
-        if (complete)
-            tcpdiag_diag_items(tree, tvb, pkt->flow);
-        add_flow_items(tree, tvb, pkt, complete);
-        add_ecn_items(tree, tvb, pkt, complete);
-        add_options_items(tree, tvb, pkt, complete);
-        if (complete) {
-            tcpdiag_flight_items(tree, tvb, pkt->flow);
-            tcpdiag_cc_items(tree, tvb, pkt->flow, pinfo->num);
-            tcpdiag_offload_items(tree, tvb, pkt->flow);
-            tcpdiag_host_items(tree, tvb, pkt->flow, pinfo->num);
-        }
+        td_flow_view view = { engine, complete ? tcpdiag_diagnoses() : NULL, complete ? tcpdiag_hosts() : NULL,
+                              complete, pinfo->num };
+        packet_items at = { tvb, pkt, pinfo->num };
+        tcpdiag_flow_tree(tree, tvb, &view, pkt->flow, add_packet_items, &at);
     }
     add_experts(tree, pinfo, tvb, pkt, complete);
     add_options_experts(tree, pinfo, tvb, pkt, complete);
@@ -495,6 +306,7 @@ static void tcpdiag_init(void)
 
 static void tcpdiag_cleanup(void)
 {
+    tcpdiag_fields_forget();
     td_hosts_free(hosts);
     hosts = NULL;
     td_diagnoses_free(diagnoses);
@@ -540,146 +352,10 @@ static module_t *register_prefs(void)
 
 static void register_fields(void)
 {
-    static hf_register_info hf[] = {
-        { &hf_dir, { "Direction", "tcpdiag.dir", FT_STRING, BASE_NONE, NULL, 0x0,
-            "Direction of this packet: c2s (client to server) or s2c", HFILL } },
-        { &hf_flow_roles, { "Roles", "tcpdiag.flow.roles", FT_STRING, BASE_NONE, NULL, 0x0,
-            "known when the SYN or SYN-ACK was captured, unknown otherwise", HFILL } },
-        { &hf_flow_client, { "Client", "tcpdiag.flow.client", FT_STRING, BASE_NONE, NULL, 0x0,
-            "Address of the endpoint that sent the SYN", HFILL } },
-        { &hf_flow_server, { "Server", "tcpdiag.flow.server", FT_STRING, BASE_NONE, NULL, 0x0,
-            NULL, HFILL } },
-        { &hf_flow_client_port, { "Client port", "tcpdiag.flow.client_port", FT_UINT16, BASE_DEC,
-            NULL, 0x0, NULL, HFILL } },
-        { &hf_flow_server_port, { "Server port", "tcpdiag.flow.server_port", FT_UINT16, BASE_DEC,
-            NULL, 0x0, NULL, HFILL } },
-        { &hf_flow_client_mss, { "Client MSS", "tcpdiag.flow.client_mss", FT_UINT16, BASE_DEC,
-            NULL, 0x0, "MSS option of the client's SYN", HFILL } },
-        { &hf_flow_server_mss, { "Server MSS", "tcpdiag.flow.server_mss", FT_UINT16, BASE_DEC,
-            NULL, 0x0, "MSS option of the server's SYN-ACK", HFILL } },
-        { &hf_flow_data_sender, { "Data sender", "tcpdiag.flow.data_sender", FT_STRING, BASE_NONE,
-            NULL, 0x0, "client, server, both, none, or unknown when roles are unknown", HFILL } },
-        { &hf_flow_syn_to_synack, { "SYN to SYN-ACK", "tcpdiag.flow.syn_to_synack",
-            FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
-            "Round trip from the capture point to the server", HFILL } },
-        { &hf_flow_synack_to_ack, { "SYN-ACK to ACK", "tcpdiag.flow.synack_to_ack",
-            FT_RELATIVE_TIME, BASE_NONE, NULL, 0x0,
-            "Round trip from the capture point to the client", HFILL } },
-        { &hf_flow_irtt, { "Handshake RTT", "tcpdiag.flow.irtt", FT_RELATIVE_TIME, BASE_NONE,
-            NULL, 0x0, NULL, HFILL } },
-        { &hf_flow_vantage, { "Vantage point", "tcpdiag.flow.vantage", FT_STRING, BASE_NONE,
-            NULL, 0x0, "near-client, near-server, middle or unknown", HFILL } },
-        { &hf_flow_duration, { "Duration", "tcpdiag.flow.duration", FT_RELATIVE_TIME, BASE_NONE,
-            NULL, 0x0, "First to last captured packet of the flow", HFILL } },
-        { &hf_flow_packets, { "Packets", "tcpdiag.flow.packets", FT_UINT32, BASE_DEC,
-            NULL, 0x0, "TCP segments of the flow (ICMP errors quoting one are counted apart)", HFILL } },
-        { &hf_flow_icmp_quotes, { "ICMP errors quoting the flow", "tcpdiag.flow.icmp_quotes", FT_UINT32,
-            BASE_DEC, NULL, 0x0, "Not part of the TCP exchange: left out of packets and duration", HFILL } },
-        { &hf_flow_sizes_from_ip, { "Payload sizes from the IP length", "tcpdiag.flow.sizes_from_ip",
-            FT_UINT32, BASE_DEC, NULL, 0x0,
-            "Segments whose record was cut below the IP length: payload taken from the IP header", HFILL } },
-        { &hf_flow_bytes[C2S], { "Payload bytes client to server", "tcpdiag.flow.c2s.bytes",
-            FT_UINT64, BASE_DEC, NULL, 0x0, "Retransmissions included", HFILL } },
-        { &hf_flow_bytes[S2C], { "Payload bytes server to client", "tcpdiag.flow.s2c.bytes",
-            FT_UINT64, BASE_DEC, NULL, 0x0, "Retransmissions included", HFILL } },
-        { &hf_ecn_outcome, { "ECN outcome", "tcpdiag.ecn.outcome", FT_STRING, BASE_NONE, NULL, 0x0,
-            "not-requested, classic, declined, reflected, accecn, accecn-classic, fallback, "
-            "invalid or unknown", HFILL } },
-        { &hf_ecn_reason, { "Reason", "tcpdiag.ecn.reason", FT_STRING, BASE_NONE, NULL, 0x0,
-            NULL, HFILL } },
-        { &hf_ecn_syn_ip_ecn, { "SYN IP ECN", "tcpdiag.ecn.syn_ip_ecn", FT_STRING, BASE_NONE,
-            NULL, 0x0, "IP ECN codepoint of the SYN", HFILL } },
-        { &hf_ecn_synack_ip_ecn, { "SYN-ACK IP ECN", "tcpdiag.ecn.synack_ip_ecn", FT_STRING,
-            BASE_NONE, NULL, 0x0, "IP ECN codepoint of the SYN-ACK", HFILL } },
-        { &hf_ecn_accecn_feedback, { "AccECN SYN feedback", "tcpdiag.ecn.accecn_feedback",
-            FT_STRING, BASE_NONE, NULL, 0x0,
-            "SYN codepoint the SYN-ACK reports it received (RFC 9768)", HFILL } },
-#define ECN_COUNT(dir, cp, label, abbrev) \
-        { &hf_ecn_count[dir][cp], { label, abbrev, FT_UINT32, BASE_DEC, NULL, 0x0, \
-            "Data segments with this IP ECN codepoint", HFILL } }
-        ECN_COUNT(C2S, TD_NOT_ECT, "c2s Not-ECT", "tcpdiag.ecn.c2s.not_ect"),
-        ECN_COUNT(C2S, TD_ECT0, "c2s ECT(0)", "tcpdiag.ecn.c2s.ect0"),
-        ECN_COUNT(C2S, TD_ECT1, "c2s ECT(1)", "tcpdiag.ecn.c2s.ect1"),
-        ECN_COUNT(C2S, TD_CE, "c2s CE", "tcpdiag.ecn.c2s.ce"),
-        ECN_COUNT(S2C, TD_NOT_ECT, "s2c Not-ECT", "tcpdiag.ecn.s2c.not_ect"),
-        ECN_COUNT(S2C, TD_ECT0, "s2c ECT(0)", "tcpdiag.ecn.s2c.ect0"),
-        ECN_COUNT(S2C, TD_ECT1, "s2c ECT(1)", "tcpdiag.ecn.s2c.ect1"),
-        ECN_COUNT(S2C, TD_CE, "s2c CE", "tcpdiag.ecn.s2c.ce"),
-#undef ECN_COUNT
-        { &hf_ecn_data[C2S], { "c2s ECT use", "tcpdiag.ecn.c2s.data", FT_STRING, BASE_NONE,
-            NULL, 0x0, "no-data, ect, not-ect, unmarked, unnegotiated-ect or unknown", HFILL } },
-        { &hf_ecn_data[S2C], { "s2c ECT use", "tcpdiag.ecn.s2c.data", FT_STRING, BASE_NONE,
-            NULL, 0x0, "no-data, ect, not-ect, unmarked, unnegotiated-ect or unknown", HFILL } },
-#define OPT_STRING(hf, label, abbrev, blurb) \
-        { &hf, { label, abbrev, FT_STRING, BASE_NONE, NULL, 0x0, blurb, HFILL } }
-        OPT_STRING(hf_opts_announced[C2S], "Client options", "tcpdiag.opts.client",
-            "Options in the client's SYN, or none"),
-        OPT_STRING(hf_opts_announced[S2C], "Server options", "tcpdiag.opts.server",
-            "Options in the server's SYN-ACK, or none"),
-        OPT_STRING(hf_opts_unreadable[C2S], "Client options unreadable", "tcpdiag.opts.client_unreadable",
-            "Options the SYN's cut or malformed bytes may hold"),
-        OPT_STRING(hf_opts_unreadable[S2C], "Server options unreadable", "tcpdiag.opts.server_unreadable",
-            "Options the SYN-ACK's cut or malformed bytes may hold"),
-        { &hf_opts_wscale[C2S], { "Client window scale", "tcpdiag.opts.client_wscale", FT_UINT8,
-            BASE_DEC, NULL, 0x0, "Shift announced in the SYN", HFILL } },
-        { &hf_opts_wscale[S2C], { "Server window scale", "tcpdiag.opts.server_wscale", FT_UINT8,
-            BASE_DEC, NULL, 0x0, "Shift announced in the SYN-ACK", HFILL } },
-        OPT_STRING(hf_opts_used[TD_USED_WSCALE], "Window scaling used", "tcpdiag.opts.wscale_used",
-            "yes when both sides announced it, no, or unknown"),
-        OPT_STRING(hf_opts_used[TD_USED_SACK], "SACK used", "tcpdiag.opts.sack_used",
-            "yes when both sides announced it, no, or unknown"),
-        OPT_STRING(hf_opts_used[TD_USED_TS], "Timestamps used", "tcpdiag.opts.ts_used",
-            "yes when both sides announced them, no, or unknown"),
-        OPT_STRING(hf_opts_missing, "Missing", "tcpdiag.opts.missing",
-            "What the flow ended up without, of wscale, sack, ts; or none"),
-        OPT_STRING(hf_opts_left_out[C2S], "Left out by client", "tcpdiag.opts.left_out_by_client",
-            "Which of mss, wscale, sack, ts the client did not announce"),
-        OPT_STRING(hf_opts_left_out[S2C], "Left out by server", "tcpdiag.opts.left_out_by_server",
-            "Which of mss, wscale, sack, ts the server did not announce"),
-        OPT_STRING(hf_opts_at_ceiling, "Ran at the window ceiling", "tcpdiag.opts.at_ceiling",
-            "yes when the busiest direction reached 80% of the unscaled-window ceiling"),
-        OPT_STRING(hf_opts_ts_stripped, "Timestamps stripped", "tcpdiag.opts.ts_stripped",
-            "c2s, s2c or both: negotiated timestamps missing from later segments"),
-#undef OPT_STRING
-        { &hf_opts_window_ceiling, { "Window ceiling", "tcpdiag.opts.window_ceiling", FT_UINT32,
-            BASE_DEC, NULL, 0x0, "Largest window a receiver can offer without window scaling", HFILL } },
-        { &hf_opts_ceiling_throughput, { "Ceiling throughput (B/s)", "tcpdiag.opts.ceiling_throughput",
-            FT_DOUBLE, BASE_NONE, NULL, 0x0, "Window ceiling / handshake RTT", HFILL } },
-        { &hf_opts_default_mss, { "Default MSS assumed", "tcpdiag.opts.default_mss", FT_UINT16,
-            BASE_DEC, NULL, 0x0, "MSS a peer must assume for a side that sent none: 536 (IPv4), 1220 (IPv6)",
-            HFILL } },
-    };
-    static gint *ett[] = { &ett_tcpdiag, &ett_flow, &ett_ecn, &ett_opts };
-    static ei_register_info ei[] = {
-        { &ei_ecn_negotiated, { "tcpdiag.ecn.negotiated", PI_PROTOCOL, PI_NOTE,
-            "ECN negotiated", EXPFILL } },
-        { &ei_ecn_not_negotiated, { "tcpdiag.ecn.not_negotiated", PI_PROTOCOL, PI_CHAT,
-            "ECN not negotiated", EXPFILL } },
-        { &ei_ecn_broken_setup, { "tcpdiag.ecn.broken_setup", PI_PROTOCOL, PI_WARN,
-            "Broken ECN setup", EXPFILL } },
-        { &ei_ecn_syn_fallback, { "tcpdiag.ecn.syn_fallback", PI_SEQUENCE, PI_WARN,
-            "ECN-setup SYN retried without ECN", EXPFILL } },
-        { &ei_ecn_undetermined, { "tcpdiag.ecn.undetermined", PI_PROTOCOL, PI_CHAT,
-            "ECN outcome unknown", EXPFILL } },
-        { &ei_ecn_ect_on_syn, { "tcpdiag.ecn.ect_on_syn", PI_PROTOCOL, PI_NOTE,
-            "ECT or CE on a SYN or SYN-ACK", EXPFILL } },
-        { &ei_ecn_data_unmarked, { "tcpdiag.ecn.data_unmarked", PI_PROTOCOL, PI_WARN,
-            "ECN negotiated but data not ECT-marked", EXPFILL } },
-        { &ei_ecn_data_unnegotiated, { "tcpdiag.ecn.data_unnegotiated", PI_PROTOCOL, PI_WARN,
-            "ECT used without ECN negotiation", EXPFILL } },
-        { &ei_opts_noopt, { "tcpdiag.opts.noopt", PI_PROTOCOL, PI_WARN,
-            "SYN without any TCP option (TCP_NOOPT signature)", EXPFILL } },
-        { &ei_opts_limiting, { "tcpdiag.opts.limiting", PI_PROTOCOL, PI_WARN,
-            "A missing option limits this transfer", EXPFILL } },
-        { &ei_opts_missing_info, { "tcpdiag.opts.missing_info", PI_PROTOCOL, PI_NOTE,
-            "Handshake options missing", EXPFILL } },
-        { &ei_opts_ts_vanished, { "tcpdiag.opts.ts_vanished", PI_PROTOCOL, PI_WARN,
-            "Negotiated timestamps missing from a segment", EXPFILL } },
-    };
+    static gint *ett[] = { &ett_tcpdiag };
 
-    proto_register_field_array(proto_tcpdiag, hf, array_length(hf));
+    tcpdiag_fields_register(proto_tcpdiag);
     proto_register_subtree_array(ett, array_length(ett));
-    expert_register_field_array(expert_register_protocol(proto_tcpdiag), ei, array_length(ei));
 }
 
 static void proto_register_tcpdiag(void)
@@ -688,12 +364,11 @@ static void proto_register_tcpdiag(void)
     proto_tcpdiag = proto_register_protocol("TCP throughput diagnosis", "tcpdiag", "tcpdiag");
     register_fields();
     module_t *module = register_prefs();
-    tcpdiag_flight_register(proto_tcpdiag, module, &config.flight);
-    tcpdiag_cc_register(proto_tcpdiag, module, &config.flight);
-    tcpdiag_offload_register(proto_tcpdiag);
-    tcpdiag_diag_register(proto_tcpdiag, module, &config.stall);
+    tcpdiag_flight_register(module, &config.flight);
+    tcpdiag_cc_register(module, &config.flight);
+    tcpdiag_diag_register(module, &config.stall);
     td_hosts_config_defaults(&hosts_config);
-    tcpdiag_host_register(proto_tcpdiag, module, &hosts_config);
+    tcpdiag_host_register(module, &hosts_config);
     tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
     register_postdissector(tcpdiag_handle);
     register_init_routine(tcpdiag_init);

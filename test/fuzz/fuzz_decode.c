@@ -14,10 +14,13 @@
  * bytes; the original length is the captured one or 64 more. */
 enum { FRAME_HEADER = 3 };
 
-static void check_field(const td_field *field, const char *dir, void *ctx)
+static void check_field(void *ctx, const td_field_value *field)
 {
+    const char *dir = field->dir;
+
     (void)ctx;
-    if (!field->name || (field->kind == TD_FIELD_STRING && !field->str))
+    if ((unsigned)field->id >= TD_FIELD_COUNT ||
+        (td_field_kind_of(td_fields[field->id].type) == TD_FIELD_STRING && !field->str))
         __builtin_trap();
     if (dir && strcmp(dir, "c2s") && strcmp(dir, "s2c") && strcmp(dir, "fwd") && strcmp(dir, "rev"))
         __builtin_trap();
@@ -86,8 +89,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_hosts_config_defaults(&hosts_cfg);
     hosts = td_hosts_build(engine, &hosts_cfg);
     d = td_diagnose(engine, hosts);
+    td_flow_view view = { engine, d, hosts, true, 0 };
+    td_field_sink sink = { .value = check_field };
     for (guint i = 0; i < td_engine_flow_count(engine); i++)
-        td_flow_fields(d, hosts, td_engine_flow_at(engine, i), check_field, NULL);
+        td_flow_fields(&view, td_engine_flow_at(engine, i), &sink);
     td_report_diagnosis_framed(d, hosts, text);
     td_report_flows(d, text);
     td_report_hosts_framed(hosts, text);
