@@ -669,7 +669,7 @@ static void register_fields(void)
             "ECT used without ECN negotiation", EXPFILL } },
         { &ei_opts_noopt, { "tcpdiag.opts.noopt", PI_PROTOCOL, PI_WARN,
             "SYN without any TCP option (TCP_NOOPT signature)", EXPFILL } },
-        { &ei_opts_limiting, { "tcpdiag.opts.limiting", PI_PROTOCOL, PI_WARN,
+        { &ei_opts_limiting, { "tcpdiag.opts.limiting", PI_PROTOCOL, PI_NOTE,
             "A missing option limits this transfer", EXPFILL } },
         { &ei_opts_missing_info, { "tcpdiag.opts.missing_info", PI_PROTOCOL, PI_NOTE,
             "Handshake options missing", EXPFILL } },
