@@ -222,7 +222,7 @@ void tcpdiag_host_register(int proto, module_t *module, td_hosts_config *cfg)
     };
     static gint *ett[] = { &ett_client, &ett_sender };
     static ei_register_info ei[] = {
-        /* Notes: the flow's diagnosis (tcpdiag.diag.slow) carries the Warning and the fix. */
+        /* Notes: the finding (tcpdiag.finding.<cause>) carries the Warning and the fix. */
         { &ei_ecn_slower, { "tcpdiag.host.ecn_slower", PI_SEQUENCE, PI_NOTE,
             "ECN flows markedly slower than this client's other flows", EXPFILL } },
         { &ei_offload_unused, { "tcpdiag.sender.offload_unused", PI_SEQUENCE, PI_NOTE,
