@@ -141,7 +141,17 @@ typedef enum td_expert_severity {
 } td_expert_severity;
 
 typedef enum td_expert_id {
-    TD_E_DIAG_SLOW, TD_E_DIAG_ADVICE, TD_E_HOST_STALLED,
+    /* Per cause, in td_cause order from host-stall to app-limited: a finding's item
+     * (its Warning, on the flow that lost most), then the Note on each other flow. */
+    TD_E_FINDING_HOST_STALL, TD_E_FINDING_ECN_BLACKHOLE, TD_E_FINDING_WINDOW_COLLAPSE,
+    TD_E_FINDING_MISSING_OPTIONS, TD_E_FINDING_RECEIVE_WINDOW, TD_E_FINDING_SENDER_LIMITED,
+    TD_E_FINDING_OFFLOAD_CAPPED, TD_E_FINDING_ECN_LOSS_REACTION, TD_E_FINDING_PATH_LOSS,
+    TD_E_FINDING_APP_LIMITED,
+    TD_E_FINDING_FLOW_HOST_STALL, TD_E_FINDING_FLOW_ECN_BLACKHOLE, TD_E_FINDING_FLOW_WINDOW_COLLAPSE,
+    TD_E_FINDING_FLOW_MISSING_OPTIONS, TD_E_FINDING_FLOW_RECEIVE_WINDOW, TD_E_FINDING_FLOW_SENDER_LIMITED,
+    TD_E_FINDING_FLOW_OFFLOAD_CAPPED, TD_E_FINDING_FLOW_ECN_LOSS_REACTION, TD_E_FINDING_FLOW_PATH_LOSS,
+    TD_E_FINDING_FLOW_APP_LIMITED,
+    TD_E_CAPTURE, TD_E_DIAG_ADVICE, TD_E_HOST_STALLED,
     TD_E_ECN_NEGOTIATED, TD_E_ECN_NOT_NEGOTIATED, TD_E_ECN_BROKEN_SETUP, TD_E_ECN_SYN_FALLBACK,
     TD_E_ECN_UNDETERMINED, TD_E_ECN_ECT_ON_SYN, TD_E_ECN_DATA_UNMARKED, TD_E_ECN_DATA_UNNEGOTIATED,
     TD_E_FLIGHT_SENDER_LIMITED, TD_E_FLIGHT_RWND_LIMITED,
@@ -153,7 +163,7 @@ typedef enum td_expert_id {
 } td_expert_id;
 
 typedef struct td_expert_def {
-    const char        *name;        /* filterable, e.g. tcpdiag.diag.slow */
+    const char        *name;        /* filterable, e.g. tcpdiag.finding.window_collapse */
     td_expert_group    group;
     td_expert_severity severity;
     const char        *summary;     /* Expert Information's group title */

@@ -8,16 +8,7 @@
 #include "advice.h"
 #include "options.h"
 
-/* One finding: a cause, and who it is about (the party whose fix it is). */
-typedef struct finding {
-    td_cause cause;
-    const td_addr *who;
-    const char *role;
-    GPtrArray *flows;               /* const td_flow*, in capture order */
-    int64_t lost_ns;                /* summed over the flows whose loss is known */
-    const td_flow *worst;           /* the flow that lost most (the example) */
-    int64_t worst_lost_ns;
-} finding;
+typedef td_finding finding;
 
 static bool ecn_cause(const td_diagnosis *diag, const td_flow *flow)
 {
@@ -208,43 +199,74 @@ void td_report_not_kept(const td_engine *engine, GString *out)
                                not_kept, td_engine_config(engine)->max_flows);
 }
 
-void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out)
+/* Flows by verdict: slow (a network cause), held back by their application, healthy. */
+typedef struct tally {
+    unsigned flows, slow, by_application, healthy;
+} tally;
+
+static tally count_flows(const td_diagnoses *d)
+{
+    const td_engine *engine = td_diagnoses_engine(d);
+    tally t = { .flows = td_engine_flow_count(engine) };
+
+    for (guint i = 0; i < t.flows; i++) {
+        td_cause cause = (td_cause)td_diagnosis_of(d, td_engine_flow_at(engine, i))->cause;
+        if (cause == TD_CAUSE_NONE)
+            t.healthy++;
+        else if (cause == TD_CAUSE_APP_LIMITED)
+            t.by_application++;     /* a flow its own application held back is no network fault */
+        else if (cause != TD_CAUSE_UNKNOWN)
+            t.slow++;
+    }
+    return t;
+}
+
+GPtrArray *td_report_findings(const td_diagnoses *d)
 {
     const td_engine *engine = td_diagnoses_engine(d);
     GHashTable *by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GPtrArray *findings = g_ptr_array_new_with_free_func(finding_free);
-    unsigned healthy = 0, slow = 0, by_application = 0, n = td_engine_flow_count(engine);
-    char application[64] = "";
 
-    for (guint i = 0; i < n; i++) {
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         td_cause cause = (td_cause)td_diagnosis_of(d, flow)->cause;
-        if (cause == TD_CAUSE_NONE)
-            healthy++;
-        else if (cause != TD_CAUSE_UNKNOWN) {
-            /* a flow its own application held back is no network fault: counted apart */
-            if (cause == TD_CAUSE_APP_LIMITED)
-                by_application++;
-            else
-                slow++;
+        if (cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN)
             add_to_finding(by_key, findings, d, flow);
-        }
     }
     g_ptr_array_sort(findings, by_cost);
-    if (by_application)
-        g_snprintf(application, sizeof application, ", %u limited by their application", by_application);
-    g_string_append_printf(out, "tcpdiag: diagnosis of %u flow%s: %u slow%s, %u healthy, %u not diagnosed\n", n,
-                           n == 1 ? "" : "s", slow, application, healthy, n - slow - by_application - healthy);
-    td_report_not_kept(engine, out);
-    if (!slow)
+    g_hash_table_destroy(by_key);
+    return findings;
+}
+
+void td_report_headline(const td_diagnoses *d, GString *out)
+{
+    tally t = count_flows(d);
+    char application[64] = "";
+
+    if (t.by_application)
+        g_snprintf(application, sizeof application, ", %u limited by their application", t.by_application);
+    g_string_append_printf(out, "diagnosis of %u flow%s: %u slow%s, %u healthy, %u not diagnosed", t.flows,
+                           t.flows == 1 ? "" : "s", t.slow, application, t.healthy,
+                           t.flows - t.slow - t.by_application - t.healthy);
+}
+
+void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out)
+{
+    GPtrArray *findings = td_report_findings(d);
+    tally t = count_flows(d);
+
+    g_string_append(out, "tcpdiag: ");
+    td_report_headline(d, out);
+    g_string_append(out, "\n");
+    td_report_not_kept(td_diagnoses_engine(d), out);
+    if (!t.slow)
         g_string_append_printf(out, "No slow flow: %s.\n",
-                               by_application ? "the network held none back; the flows below waited on their application"
-                               : healthy ? "every flow with a diagnosis is healthy" : "nothing could be diagnosed");
+                               t.by_application ? "the network held none back; the flows below waited on their application"
+                               : t.healthy ? "every flow with a diagnosis is healthy" : "nothing could be diagnosed");
     for (guint i = 0; i < findings->len; i++)
         write_finding(d, hosts, g_ptr_array_index(findings, i), i + 1, out);
     write_undiagnosed(d, out);
     g_ptr_array_free(findings, TRUE);
-    g_hash_table_destroy(by_key);
 }
 
 void td_report_diagnosis_framed(const td_diagnoses *d, const td_hosts *hosts, GString *out)

@@ -12,6 +12,25 @@
 /* The rule that frames each report, as tshark frames its -z reports. */
 #define TD_REPORT_RULE "=================================================================================="
 
+/* One finding: a cause, and who it is about (the party whose fix it is), with its
+ * flows. The report writes one paragraph per finding; the plugin gives each one
+ * Expert Information Warning. */
+typedef struct td_finding {
+    td_cause cause;
+    const td_addr *who;
+    const char *role;               /* client, server or host */
+    GPtrArray *flows;               /* const td_flow*, in capture order */
+    int64_t lost_ns;                /* summed over the flows whose loss is known */
+    const td_flow *worst;           /* the flow that lost most (the example) */
+    int64_t worst_lost_ns;
+} td_finding;
+
+/* The findings of a diagnosed engine, ranked by cost as the report lists them
+ * (td_finding*; g_ptr_array_free(findings, TRUE) frees them). */
+GPtrArray *td_report_findings(const td_diagnoses *d);
+/* The report's first line without its "tcpdiag: " ("diagnosis of 20 flows: 1 slow,
+ * 19 healthy, 0 not diagnosed"), without a newline. */
+void td_report_headline(const td_diagnoses *d, GString *out);
 /* Appends the report of every flow of a diagnosed engine to out; hosts are the
  * same engine's host rules (an ECN finding names its client's lottery). */
 void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out);

@@ -238,11 +238,14 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 {
     td_packet packet;
     const td_packet *pkt = &packet;
-    bool complete = PINFO_FD_VISITED(pinfo);
+    bool visited = PINFO_FD_VISITED(pinfo);
+    /* The GUI dissects rows again while it still reads the file: those see what
+     * the first pass knows, and the engine is finished only once it is read. */
+    bool complete = visited && tcpdiag_file_read();
 
     if (!engine)
         return 0;
-    if (!complete) {
+    if (!visited) {
         td_record rec;
         int sender = QUOTED;
         td_flow *flow = NULL;
@@ -264,9 +267,9 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         /* A lone SYN held beyond max_flows joins its flow with the flow's second packet. */
         if (flow->beyond_limit && flow->packets == 2 && flow->first_frame != pinfo->num)
             remember_frame(flow->first_frame, flow, 0);
-    } else {
-        if (!recall_frame(pinfo->num, &packet))
-            return 0;
+    } else if (!recall_frame(pinfo->num, &packet)) {
+        return 0;
+    } else if (complete) {
         tcpdiag_diagnoses();
         /* The Statistics tables (table-tcpdiag.c) get each frame's flow, and only
          * once the verdicts are final: a row never shows a half-known cause. */
@@ -376,6 +379,7 @@ static void proto_register_tcpdiag(void)
     tcpdiag_tap = register_tap("tcpdiag");
     tcpdiag_register_stats();
     tcpdiag_register_tables();
+    tcpdiag_gui_register();
 }
 
 void plugin_register(void)

@@ -3,7 +3,8 @@
  * GUI on 4.0 to 4.6 and in tshark as `-z tcpdiag,table` and `-z tcpdiag,host-table`.
  *
  * - Diagnosis per flow: one row per flow that has a frame passing the dialog's
- *   display filter, with its stream, endpoints, cause and the verdicts behind it.
+ *   display filter, with its rank by time lost (the dialog opens sorted on the
+ *   first column), stream, endpoints, cause, cost, fix and the verdicts behind it.
  * - Diagnosis per host: the findings no single flow makes, capture-wide: host
  *   stalls (engine/stall.h), the ECN lottery and SYN options per client and the
  *   offload per sender (engine/hosts.h).
@@ -23,22 +24,29 @@
 #include "report.h"
 
 enum flow_column {
-    COL_STREAM, COL_FLOW, COL_DURATION, COL_PACKETS, COL_CAUSE, COL_ECN, COL_LIMIT, COL_REACTION, COL_OFFLOAD,
-    COL_FRAME, COL_SUMMARY, FLOW_COLUMNS
+    COL_RANK, COL_STREAM, COL_FLOW, COL_CAUSE, COL_LOST, COL_SLOWDOWN, COL_FRAME, COL_DURATION, COL_PACKETS,
+    COL_ECN, COL_LIMIT, COL_REACTION, COL_OFFLOAD, COL_FIX, COL_SUMMARY, FLOW_COLUMNS
 };
 
-/* The format is what both tshark and the GUI of 4.2 on print the value with. */
+/* The format is what both tshark and the GUI of 4.2 on print the value with.
+ * Wireshark's dialog opens sorted on the first column and sizes it to its numbers,
+ * which clipped a right-aligned header under the sort arrow ("tream"): the first
+ * column is the rank, left-aligned. */
 static stat_tap_table_item flow_columns[FLOW_COLUMNS] = {
+    [COL_RANK]     = { TABLE_ITEM_UINT,   TAP_ALIGN_LEFT,  "Rank by time lost",  "%u" },
     [COL_STREAM]   = { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Stream",             "%u" },
     [COL_FLOW]     = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Client -> server",   "%s" },
     [COL_DURATION] = { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Duration (s)",       "%.3f" },
     [COL_PACKETS]  = { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Packets",            "%u" },
     [COL_CAUSE]    = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Cause",              "%s" },
+    [COL_LOST]     = { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Time lost (s)",      "%.3f" },
+    [COL_SLOWDOWN] = { TABLE_ITEM_FLOAT,  TAP_ALIGN_RIGHT, "Slowdown",           "%.2f" },
     [COL_ECN]      = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "ECN",                "%s" },
     [COL_LIMIT]    = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Limit",              "%s" },
     [COL_REACTION] = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Reaction",           "%s" },
     [COL_OFFLOAD]  = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Offload",            "%s" },
     [COL_FRAME]    = { TABLE_ITEM_UINT,   TAP_ALIGN_RIGHT, "Evidence frame",     "%u" },
+    [COL_FIX]      = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Fix",                "%s" },
     [COL_SUMMARY]  = { TABLE_ITEM_STRING, TAP_ALIGN_LEFT,  "Summary",            "%s" },
 };
 
@@ -59,6 +67,54 @@ static const char HOST_TABLE[] = "Diagnosis per host";
 /* Flows that already have a row (flow index + 1), so that every later frame of
  * the flow costs one lookup; emptied with the table. */
 static GHashTable *flows_in_table;
+
+/* Per flow index its rank by time lost (1 = the most), for the diagnosis ranked_for. */
+static const td_diagnoses *ranked_for;
+static GArray *rank_of_flow;
+
+static const td_diagnosis *diagnosis_at(const td_diagnoses *d, guint index)
+{
+    return td_diagnosis_of(d, td_engine_flow_at(td_diagnoses_engine(d), index));
+}
+
+/* The most time lost first, then by stream; flows whose loss is unknown last. */
+static gint by_time_lost(gconstpointer a, gconstpointer b, gpointer d)
+{
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    int64_t lx = diagnosis_at(d, x)->lost_ns, ly = diagnosis_at(d, y)->lost_ns;
+
+    if (lx != ly)
+        return lx < ly ? 1 : -1;
+    return x < y ? -1 : x > y;
+}
+
+static void forget_ranks(void)
+{
+    if (rank_of_flow)
+        g_array_free(rank_of_flow, TRUE);
+    rank_of_flow = NULL;
+    ranked_for = NULL;
+}
+
+static unsigned rank_of(const td_diagnoses *d, const td_flow *flow)
+{
+    if (ranked_for != d) {
+        guint flows = td_engine_flow_count(td_diagnoses_engine(d));
+        GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), flows);
+
+        forget_ranks();
+        ranked_for = d;
+        for (guint i = 0; i < flows; i++)
+            g_array_append_val(order, i);
+        g_array_sort_with_data(order, by_time_lost, (gpointer)d);
+        rank_of_flow = g_array_new(FALSE, TRUE, sizeof(unsigned));
+        g_array_set_size(rank_of_flow, flows);
+        for (guint rank = 0; rank < flows; rank++)
+            g_array_index(rank_of_flow, unsigned, g_array_index(order, guint, rank)) = rank + 1;
+        g_array_free(order, TRUE);
+    }
+    return g_array_index(rank_of_flow, unsigned, flow->index);
+}
 
 static stat_tap_table *first_table(stat_tap_table_ui *ui, const char *name)
 {
@@ -97,6 +153,13 @@ static stat_tap_table_item_type uint_item(unsigned value)
     return item;
 }
 
+static stat_tap_table_item_type float_item(double value)
+{
+    stat_tap_table_item_type item = { .type = TABLE_ITEM_FLOAT };
+    item.value.float_value = value;
+    return item;
+}
+
 static void append_row(stat_tap_table *table, const stat_tap_table_item_type *row)
 {
     stat_tap_init_table_row(table, table->num_elements, table->num_fields, row);
@@ -108,14 +171,20 @@ static void add_flow_row(stat_tap_table *table, const td_diagnoses *d, const td_
     stat_tap_table_item_type row[FLOW_COLUMNS];
     char endpoints[160], summary[TD_SUMMARY_MAX + 1];
 
+    const char *fix = td_advice_fix(d, flow);
+
     td_report_endpoints(flow, endpoints, sizeof endpoints);
     td_advice_summary(d, flow, summary, sizeof summary);
+    row[COL_RANK] = uint_item(rank_of(d, flow));
     row[COL_STREAM] = uint_item(flow->stream);
     row[COL_FLOW] = text_item(endpoints);
-    row[COL_DURATION] = (stat_tap_table_item_type){ .type = TABLE_ITEM_FLOAT };
-    row[COL_DURATION].value.float_value = (double)(flow->last_ns - flow->first_ns) / 1e9;
+    row[COL_DURATION] = float_item((double)(flow->last_ns - flow->first_ns) / 1e9);
     row[COL_PACKETS] = uint_item(flow->packets);
     row[COL_CAUSE] = text_item(td_cause_name((td_cause)diag->cause));
+    /* Unknown (negative) counts as none: the rank still puts it last. */
+    row[COL_LOST] = float_item(diag->lost_ns > 0 ? (double)diag->lost_ns / 1e9 : 0);
+    row[COL_SLOWDOWN] = float_item(diag->slowdown > 0 ? diag->slowdown : 0);
+    row[COL_FIX] = text_item(fix ? fix : "-");
     row[COL_ECN] = text_item(td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
     row[COL_LIMIT] = text_item(td_report_limit(flow));
     row[COL_REACTION] = text_item(td_report_reaction(flow));
@@ -357,6 +426,7 @@ void tcpdiag_register_tables(void)
         .fields = host_columns,
     };
 
+    register_cleanup_routine(forget_ranks);
     register_stat_tap_table_ui(&flow_table);
     register_stat_tap_table_ui(&host_table);
 }

@@ -24,6 +24,12 @@ void tcpdiag_register_stats(void);
 /* Statistics > tcpdiag: the per-flow and per-host tables (table-tcpdiag.c). */
 void tcpdiag_register_tables(void);
 
+/* The GUI's file state (gui-tcpdiag.c): true once the file has been read whole
+ * (always in tshark, where a frame seen again is the second pass). */
+bool tcpdiag_file_read(void);
+/* Re-applies, once the read is over, a display filter that ran before it. */
+void tcpdiag_gui_register(void);
+
 /* A frame's TCP segment from its bytes (segment-tcpdiag.c). */
 typedef enum tcpdiag_frame_kind {
     TD_FRAME_OTHER,             /* no complete TCP/IP headers: not analysed */

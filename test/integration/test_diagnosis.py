@@ -110,24 +110,70 @@ def expert_rows(pcap, expert):
     return fields(pcap, ["frame.number", "tcp.stream", "tcpdiag.diag.frame"], extra=["-Y", expert])
 
 
+FINDING_WARNING = '_ws.expert.message matches "^Finding [0-9]+ of [0-9]+: "'
+FINDING_FLOW = '_ws.expert.message matches "^In finding [0-9]+: "'
+
+
 @pytest.mark.parametrize("pcap", [ONE_OF_N, STALL_CLIENT, CAPTURES / "crafted-flight.pcap",
                                   CAPTURES / "lab-opts-client-mixed.pcap"],
                          ids=lambda p: p.name)
-def test_one_warning_and_one_fix_per_slow_flow(pcap):
-    """Expert Information reads as answers: exactly the flows the expected files call
-    slow carry one tcpdiag.diag.slow Warning and one Fix Note, on their evidence packet."""
+def test_one_warning_and_one_fix_per_finding(pcap):
+    """Expert Information reads as answers (issue 21): one Warning and one Fix Note per
+    finding of the report, on the evidence packet of its flow that lost most, and one
+    Note on the evidence packet of each other flow of the finding; together exactly
+    the flows the expected files call slow."""
     slow = {s for s, cause in expected_causes(pcap).items() if cause in FINDINGS}
-    warnings = expert_rows(pcap, "tcpdiag.diag.slow")
+    findings = re.findall(r"^\d+\. ", report(pcap), re.M)
+    warnings = expert_rows(pcap, FINDING_WARNING)
+    flows = expert_rows(pcap, FINDING_FLOW)
     fixes = expert_rows(pcap, "tcpdiag.diag.advice")
-    assert sorted(r["tcp.stream"] for r in warnings) == sorted(slow)
+    assert len(warnings) == len(findings)
+    assert sorted(r["tcp.stream"] for r in warnings + flows) == sorted(slow)
     assert [r["frame.number"] for r in warnings] == [r["frame.number"] for r in fixes]
-    assert all(r["frame.number"] == r["tcpdiag.diag.frame"] for r in warnings)
+    assert all(r["frame.number"] == r["tcpdiag.diag.frame"] for r in warnings + flows)
 
 
-def test_stall_warning_once_and_never_in_the_control():
-    stalled = expert_rows(STALL_CLIENT, "tcpdiag.host.stalled")
-    assert len(stalled) == 1
+def test_host_stall_is_one_warning():
+    """A 6-flow host stall is one Warning, titled by its cause when grouped, not 7
+    Warnings and 6 identical fixes (issue 21); the stall itself stays a Note."""
+    out = run(["-r", STALL_CLIENT, "-2", "-q", "-z", "expert,warn"]).stdout
+    warns = out.split("Warns")[1]
+    assert re.findall(r"^\s+(\d+)\s+Sequence\s+tcpdiag\s+Finding 1 of 1: 10\.77\.2\.2 \(host\), 6 flows",
+                      warns, re.M) == ["1"]
+    assert len(re.findall(r"tcpdiag", warns)) == 1
+    assert len(expert_rows(STALL_CLIENT, "tcpdiag.diag.advice")) == 1
+    assert len(expert_rows(STALL_CLIENT, "tcpdiag.host.stalled")) == 1
     assert expert_rows(STALL_CONTROL, "tcpdiag.host.stalled") == []
+
+
+def test_a_flow_without_options_is_one_warning():
+    """The option-less flows' finding is the one Warning; what the missing option did
+    to each flow is a Note beside its answer (issue 21)."""
+    out = run(["-r", CAPTURES / "lab-opts-client-mixed.pcap", "-2", "-q", "-z", "expert,warn"]).stdout
+    assert len(re.findall(r"tcpdiag", out.split("Warns")[1])) == 1
+
+
+def test_expert_items_are_titled_by_cause():
+    """Expert Information's grouped view titles each group by the item's registered
+    summary: per cause one item for findings and one for their other flows, named by
+    the cause, and a capture-wide one (tshark 4.0 has no -G expert: the expert items
+    are listed among the fields)."""
+    titles = {row.split("\t")[2]: row.split("\t")[1] for row in run(["-G", "fields"]).stdout.splitlines()
+              if row.startswith("F\ttcpdiag") or "\ttcpdiag." in row}
+    for cause in FINDINGS:
+        key = cause.replace("-", "_")
+        words = cause.replace("-", " ").replace("ecn ", "ECN ")
+        assert titles["tcpdiag.finding." + key] == "Slow flow: " + words
+        assert titles["tcpdiag.finding." + key + ".flow"] == f"Slow flow: {words} (another flow of the finding)"
+    assert titles["tcpdiag.capture"] == "tcpdiag: capture diagnosis"
+    assert "tcpdiag.diag.slow" not in titles
+
+
+def test_capture_headline_once():
+    rows = expert_rows(ONE_OF_N, "tcpdiag.capture")
+    assert [r["frame.number"] for r in rows] == ["1"]
+    out = run(["-r", ONE_OF_N, "-2", "-q", "-z", "expert,chat"]).stdout
+    assert "Capture: diagnosis of 20 flows: 1 slow, 19 healthy, 0 not diagnosed" in out
 
 
 @pytest.mark.parametrize("pcap", [CAPTURES / "lab-cc-bbr-ecn-step-server.pcap",

@@ -8,8 +8,8 @@ from tshark import CAPTURES, run
 
 MIXED = "lab-offload-ecn-mixed-server"
 STALL = "lab-host-stall-client"
-FLOW_COLUMNS = ["Stream", "Client -> server", "Duration (s)", "Packets", "Cause", "ECN", "Limit", "Reaction",
-                "Offload", "Evidence frame", "Summary"]
+FLOW_COLUMNS = ["Rank by time lost", "Stream", "Client -> server", "Cause", "Time lost (s)", "Slowdown",
+                "Evidence frame", "Duration (s)", "Packets", "ECN", "Limit", "Reaction", "Offload", "Fix", "Summary"]
 
 
 def expectations(capture):
@@ -21,13 +21,20 @@ def table_rows(capture, table, two_pass=True):
     """The rows tshark prints for one table: a list of column lists."""
     args = ["-r", CAPTURES / (capture + ".pcap"), "-q", "-z", table] + (["-2"] if two_pass else [])
     lines = run(args).stdout.splitlines()
-    header = next(i for i, line in enumerate(lines) if line.startswith(("Stream |", "Host |")))
+    header = next(i for i, line in enumerate(lines) if line.startswith(("Rank by time lost |", "Host |")))
     rows = []
     for line in lines[header + 2:]:
         if line.startswith("====="):
             break
         rows.append([cell.strip() for cell in line.split(" |")[:-1]])
     return lines[header], rows
+
+
+def flow_rows(capture, table="tcpdiag,table", two_pass=True):
+    """The flow table's rows as dicts by column name."""
+    header, rows = table_rows(capture, table, two_pass)
+    names = header.split(" |")[:-1]
+    return header, [dict(zip(names, row)) for row in rows]
 
 
 def test_tables_are_registered_beside_the_reports():
@@ -38,18 +45,32 @@ def test_tables_are_registered_beside_the_reports():
 def test_flow_table_one_row_per_flow_with_its_cause():
     """Three downloads: tcp_ecn 0, 1, 0; only the ECN one is CE-marked and collapses."""
     spec, flows = expectations(MIXED)
-    header, rows = table_rows(MIXED, "tcpdiag,table")
+    header, rows = flow_rows(MIXED)
     assert header.split(" |")[:-1] == FLOW_COLUMNS
-    assert sorted(row[0] for row in rows) == sorted(flows) and len(rows) == spec["flow_count"]
+    assert sorted(row["Stream"] for row in rows) == sorted(flows) and len(rows) == spec["flow_count"]
     for row in rows:
-        expect = flows[row[0]]
-        assert row[4] == expect["tcpdiag.diag.cause"]
-        assert row[5] == expect["tcpdiag.ecn.outcome"]
+        expect = flows[row["Stream"]]
+        assert row["Cause"] == expect["tcpdiag.diag.cause"]
+        assert row["ECN"] == expect["tcpdiag.ecn.outcome"]
         client, server = expect["tcpdiag.flow.client"], expect["tcpdiag.flow.server"]
-        assert row[1] == f"{client}:{expect['tcpdiag.flow.client_port']} -> {server}:5001"
-        assert int(row[3]) > 0 and float(row[2]) > 0
+        assert row["Client -> server"] == f"{client}:{expect['tcpdiag.flow.client_port']} -> {server}:5001"
+        assert int(row["Packets"]) > 0 and float(row["Duration (s)"]) > 0
         # A finding points at its evidence, and its summary is the diagnosis's own words.
-        assert (row[4] == "none") == row[10].startswith("Healthy")
+        assert (row["Cause"] == "none") == row["Summary"].startswith("Healthy")
+
+
+def test_flow_table_ranks_by_time_lost_with_cost_and_fix():
+    """Issue 21: Slowdown, Time lost and Fix columns; the first column, which the
+    dialog opens sorted on, ranks the flows by time lost (most first)."""
+    _, rows = flow_rows(STALL)
+    ranked = sorted(rows, key=lambda row: int(row["Rank by time lost"]))
+    assert [int(row["Rank by time lost"]) for row in ranked] == list(range(1, len(rows) + 1))
+    lost = [float(row["Time lost (s)"]) for row in ranked]
+    assert lost == sorted(lost, reverse=True) and lost[0] > 7
+    assert all(float(row["Slowdown"]) > 1 for row in rows)
+    assert all(row["Fix"].startswith("Find what stopped the host's network stack") for row in rows)
+    _, healthy = flow_rows(MIXED)
+    assert {row["Fix"] for row in healthy if row["Cause"] == "none"} == {"-"}
 
 
 def test_flow_table_agrees_with_the_flows_report():
@@ -59,10 +80,10 @@ def test_flow_table_agrees_with_the_flows_report():
     together = run(args + ["-z", "tcpdiag,table"]).stdout
     assert alone in together
     report = {line.split()[0]: line.split() for line in alone.splitlines() if line[:1].isdigit()}
-    _, rows = table_rows(MIXED, "tcpdiag,table")
+    _, rows = flow_rows(MIXED)
     for row in rows:
-        assert report[row[0]][-1] == row[4]
-        assert report[row[0]][-3:-1] == [row[7], row[8]]
+        assert report[row["Stream"]][-1] == row["Cause"]
+        assert report[row["Stream"]][-3:-1] == [row["Reaction"], row["Offload"]]
 
 
 def test_flow_table_is_empty_until_the_verdicts_are_final():
@@ -72,8 +93,8 @@ def test_flow_table_is_empty_until_the_verdicts_are_final():
 
 
 def test_flow_table_filter_keeps_the_flows_with_a_matching_frame():
-    _, rows = table_rows(MIXED, "tcpdiag,table,tcp.stream == 1")
-    assert [row[0] for row in rows] == ["1"]
+    _, rows = flow_rows(MIXED, "tcpdiag,table,tcp.stream == 1")
+    assert [row["Stream"] for row in rows] == ["1"]
 
 
 def test_host_table_names_the_stalled_host():

@@ -1,0 +1,211 @@
+-- tcpdiag's Lua layer: the "TCP diagnosis" window (Tools menu), the ranked findings
+-- of the loaded capture with buttons that filter on a finding's flows, go to its
+-- evidence packet and copy its fix. Wireshark 4.0 (Lua 5.2) to 4.6 (Lua 5.4).
+--
+-- The findings come from the C plugin's Expert Information (plugin/diag-tcpdiag.c):
+-- a Chat with the capture's headline, per finding a Warning "Finding R of N: ..." on
+-- the evidence packet of its flow that lost most, and a Note "In finding R: ..." on
+-- each other flow's. A Listener reads them only while the window is open
+-- (retap_packets); closing the window removes it. Nothing here runs per packet
+-- otherwise, and no Field extractor is declared: Wireshark would then build a tree
+-- for every packet of every file (docs/architecture.md, "The Lua layer").
+
+if not gui_enabled() then
+    return
+end
+
+local TITLE = "TCP diagnosis"
+
+-- The packets that carry the answer: the expert items of plugin/diag-tcpdiag.c.
+local ANSWER_PACKETS =
+    '_ws.expert.message matches "^(Capture: |Finding [0-9]+ of [0-9]+: |In finding [0-9]+: )"'
+
+-- What one answer packet holds, read from its finished tree.
+local function read_answer_packet(pinfo)
+    local packet = { frame = pinfo.number, messages = {} }
+    for _, field in ipairs({ all_field_infos() }) do
+        local name = field.name
+        if name == "_ws.expert.message" then
+            table.insert(packet.messages, field.value)
+        elseif name == "tcp.stream" and packet.stream == nil then
+            packet.stream = field.value
+        elseif name == "tcpdiag.diag.cause" then
+            packet.cause = field.value
+        elseif name == "tcpdiag.diag.fix" then
+            packet.fix = field.value
+        end
+    end
+    return packet
+end
+
+-- The capture's diagnosis as the answer packets tell it.
+local function new_diagnosis()
+    return { headline = nil, findings = {}, count = 0 }
+end
+
+local function finding_at(diagnosis, rank)
+    local finding = diagnosis.findings[rank]
+    if not finding then
+        finding = { rank = rank, streams = {} }
+        diagnosis.findings[rank] = finding
+    end
+    return finding
+end
+
+local function add_answer_packet(diagnosis, packet)
+    for _, message in ipairs(packet.messages) do
+        local headline = message:match("^Capture: (.*)$")
+        local rank, count, text = message:match("^Finding (%d+) of (%d+): (.*)$")
+        local member = message:match("^In finding (%d+): ")
+        if headline then
+            diagnosis.headline = headline
+        elseif rank then
+            local finding = finding_at(diagnosis, tonumber(rank))
+            diagnosis.count = tonumber(count)
+            -- "WHO (ROLE), K flows, T lost: summary"
+            finding.who, finding.cost, finding.summary = text:match("^(.-%)), (.-): (.*)$")
+            finding.frame = packet.frame
+            finding.cause = packet.cause
+            finding.fix = packet.fix
+            table.insert(finding.streams, packet.stream)
+        elseif member then
+            table.insert(finding_at(diagnosis, tonumber(member)).streams, packet.stream)
+        end
+    end
+end
+
+local function flows_filter(finding)
+    local terms = {}
+    table.sort(finding.streams)
+    for _, stream in ipairs(finding.streams) do
+        table.insert(terms, "tcp.stream == " .. stream)
+    end
+    return table.concat(terms, " || ")
+end
+
+-- "diagnosis of 20 flows: 0 slow, 20 healthy, 0 not diagnosed" -> the closing line.
+local function closing_line(headline)
+    local flows = tonumber(headline:match("^diagnosis of (%d+) flow"))
+    local slow = tonumber(headline:match(": (%d+) slow"))
+    local healthy = tonumber(headline:match("(%d+) healthy"))
+    if slow and slow > 0 then
+        return nil
+    end
+    if flows and healthy == flows then
+        return string.format("%d flow%s, all healthy.", flows, flows == 1 and "" or "s")
+    end
+    return "No slow flow (" .. headline .. ")."
+end
+
+local function render(diagnosis, selected)
+    local lines = {}
+    if not diagnosis.headline then
+        return "No tcpdiag diagnosis for this capture yet.\n\n" ..
+            "The verdicts exist once the file has been read whole: press Refresh when it has\n" ..
+            "loaded. No TCP flow, or the tcpdiag plugin not loaded (Help > About Wireshark >\n" ..
+            "Plugins), gives this too.\n"
+    end
+    table.insert(lines, "tcpdiag: " .. diagnosis.headline)
+    table.insert(lines, "")
+    for rank = 1, diagnosis.count do
+        local finding = diagnosis.findings[rank]
+        if finding and finding.who then
+            local mark = rank == selected and ">" or " "
+            table.insert(lines, string.format("%s %d. %s: %s, %s", mark, rank, finding.cause or "?",
+                finding.who, finding.cost))
+            table.insert(lines, "     " .. finding.summary)
+            table.insert(lines, string.format("     Flows: %s; evidence at frame %d", flows_filter(finding),
+                finding.frame))
+            table.insert(lines, "     Fix: " .. (finding.fix or "-"))
+            table.insert(lines, "")
+        end
+    end
+    local closing = closing_line(diagnosis.headline)
+    if closing then
+        table.insert(lines, closing)
+    else
+        table.insert(lines, "> marks the finding the buttons act on (Next finding moves it).")
+    end
+    return table.concat(lines, "\n") .. "\n"
+end
+
+local function open_window()
+    local window = TextWindow.new(TITLE)
+    local diagnosis = new_diagnosis()
+    local selected = 1
+    local listener = Listener.new(nil, ANSWER_PACKETS, true)
+    -- Wireshark 4.0's fallback for goto_frame: the filter to apply once the GUI
+    -- has shown the evidence frame alone (see go_to).
+    local filter_after_goto = nil
+
+    local function show()
+        window:set(render(diagnosis, selected))
+    end
+    local function current()
+        return diagnosis.findings[selected]
+    end
+
+    function listener.reset()
+        diagnosis = new_diagnosis()
+    end
+    function listener.packet(pinfo)
+        add_answer_packet(diagnosis, read_answer_packet(pinfo))
+    end
+    function listener.draw()
+        if selected > diagnosis.count then
+            selected = 1
+        end
+        show()
+        if filter_after_goto then
+            set_filter(filter_after_goto)
+            filter_after_goto = nil
+            apply_filter()
+        end
+    end
+
+    -- Wireshark 4.2 and later select a frame with goto_frame. Wireshark 4.0 has
+    -- none: a filter that shows the frame alone makes the GUI select it, and once
+    -- that refilter is over (its retap ends in listener.draw) the finding's flows
+    -- filter keeps it selected. Filters apply asynchronously: both at once would race.
+    local function go_to(frame, then_filter)
+        if goto_frame then
+            goto_frame(frame)
+            return
+        end
+        filter_after_goto = then_filter
+        set_filter("frame.number == " .. frame)
+        apply_filter()
+    end
+
+    window:set_atclose(function() listener:remove() end)
+    window:add_button("Next finding", function()
+        if diagnosis.count > 0 then
+            selected = selected % diagnosis.count + 1
+            show()
+        end
+    end)
+    window:add_button("Filter its flows", function()
+        local finding = current()
+        if finding then
+            set_filter(flows_filter(finding))
+            apply_filter()
+        end
+    end)
+    window:add_button("Go to evidence", function()
+        local finding = current()
+        if finding then
+            go_to(finding.frame, flows_filter(finding))
+        end
+    end)
+    window:add_button("Copy fix", function()
+        local finding = current()
+        if finding and finding.fix then
+            copy_to_clipboard(finding.fix)
+        end
+    end)
+    window:add_button("Refresh", function() retap_packets() end)
+    show()
+    retap_packets()
+end
+
+register_menu(TITLE, open_window, MENU_TOOLS_UNSORTED)
