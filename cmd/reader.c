@@ -112,9 +112,31 @@ bool td_reader_holds_packets(td_reader *r)
     }
 }
 
-static td_link link_of(int encap)
+/* ERF record types (Endace's format) whose payload is an Ethernet frame; wiretap
+ * moves their 2-byte offset-and-pad header into the pseudo-header, so the frame
+ * starts at the record's data. And those that carry a bare IP packet. */
+enum { ERF_TYPE_MASK = 0x7f, ERF_ETH = 2, ERF_COLOR_ETH = 11, ERF_DSM_COLOR_ETH = 16, ERF_COLOR_HASH_ETH = 20,
+       ERF_IPV4 = 22, ERF_IPV6 = 23 };
+
+static td_link erf_link(const wtap_rec *rec)
 {
+    switch (rec->rec_header.packet_header.pseudo_header.erf.phdr.type & ERF_TYPE_MASK) {
+    case ERF_ETH:
+    case ERF_COLOR_ETH:
+    case ERF_DSM_COLOR_ETH:
+    case ERF_COLOR_HASH_ETH: return TD_LINK_ETHERNET;
+    case ERF_IPV4:           return TD_LINK_RAW4;
+    case ERF_IPV6:           return TD_LINK_RAW6;
+    default:                 return TD_LINK_UNSUPPORTED;
+    }
+}
+
+static td_link link_of(const wtap_rec *rec)
+{
+    int encap = rec->rec_header.packet_header.pkt_encap;
+
     switch (encap) {
+    case WTAP_ENCAP_ERF:      return erf_link(rec);
     case WTAP_ENCAP_ETHERNET: return TD_LINK_ETHERNET;
     case WTAP_ENCAP_SLL:      return TD_LINK_SLL;
     case WTAP_ENCAP_SLL2:     return TD_LINK_SLL2;
@@ -162,7 +184,7 @@ static void read_batch(td_reader *r)
             s->data = ws_buffer_start_ptr(&s->buf);
 #endif
             s->number = r->frames;
-            s->link = link_of(s->rec.rec_header.packet_header.pkt_encap);
+            s->link = link_of(&s->rec);
             if (s->link == TD_LINK_UNSUPPORTED && !r->undecoded_link)
                 r->undecoded_link = wtap_encap_description(s->rec.rec_header.packet_header.pkt_encap);
             r->filled++;
