@@ -1,5 +1,6 @@
 /* tcpdiag: the plugin's diagnosis straight from capture files, without tshark.
- *   tcpdiag [-j N] [-F text|json|csv|ek] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...
+ *   tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [-o tcpdiag.NAME:VALUE]...
+ *           [--] FILE|DIRECTORY|-...
  * Files are analysed in parallel (-j) and printed in the order given. A file that
  * cannot be read gets a message on stderr and makes the exit status 1; the other
  * files go on. The manual page (cmd/tcpdiag.1) is the reference for users. */
@@ -20,6 +21,7 @@
 #include "output.h"
 #include "prefs.h"
 #include "reader.h"
+#include "summary.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"
@@ -49,6 +51,7 @@ enum { MAX_JOBS = 1024 };
 typedef struct result {
     GString *text;          /* text, json or ek output */
     td_csv *csv;
+    td_file_summary *summary;   /* --summary's part of the file */
     char *error;
     char *warning;          /* packets skipped that tshark with the plugin would read */
     bool not_a_capture;
@@ -62,6 +65,8 @@ typedef struct run {
     const td_input *files;
     guint count;
     td_format format;
+    td_flows_shown shown;
+    bool summary;               /* --summary: one line per file and the findings ranked */
     const td_prefs *prefs;
     result *results;
     atomic_uint next;           /* the next file a worker takes */
@@ -78,16 +83,17 @@ static void analyse(run *r, guint i)
     result *res = &r->results[i];
     GString *text = g_string_new("");
     td_csv *csv = NULL;
+    td_file_summary *summary = r->summary ? td_file_summary_of(c) : NULL;
     char *warning = NULL;
 
-    if (c->opened) {
+    if (c->opened && !r->summary) {
         switch (r->format) {
-        case TD_FORMAT_TEXT: td_output_text(c, text); break;
-        case TD_FORMAT_JSON: td_output_json(c, text); break;
-        case TD_FORMAT_EK:   td_output_ek(c, text); break;
+        case TD_FORMAT_TEXT: td_output_text(c, r->shown, text); break;
+        case TD_FORMAT_JSON: td_output_json(c, r->shown, text); break;
+        case TD_FORMAT_EK:   td_output_ek(c, r->shown, text); break;
         case TD_FORMAT_CSV:
             csv = td_csv_new();
-            td_csv_add(csv, c);
+            td_csv_add(csv, c, r->shown);
             break;
         }
     }
@@ -99,6 +105,7 @@ static void analyse(run *r, guint i)
     res->text = text;
     res->warning = warning;
     res->csv = csv;
+    res->summary = summary;
     res->error = g_steal_pointer(&c->error);
     res->not_a_capture = c->not_a_capture;
     res->done = true;
@@ -159,7 +166,8 @@ static void write_out(const char *data, size_t len)
 }
 
 static const char usage_line[] =
-    "usage: tcpdiag [-j N] [-F text|json|csv|ek] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...\n";
+    "usage: tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [-o tcpdiag.NAME:VALUE]...\n"
+    "               [--] FILE|DIRECTORY|-...\n";
 
 static void print_help(void)
 {
@@ -170,6 +178,11 @@ static void print_help(void)
            "  -F, --format FORMAT    text (the diagnosis, flows and hosts reports; the default),\n"
            "                         json (NDJSON, one object per flow), csv, or ek (Elasticsearch\n"
            "                         bulk lines, as tshark -T ek)\n"
+           "      --summary          one line per file, then the findings of every file ranked by\n"
+           "                         the time they lost (replaces the per-file output)\n"
+           "      --slow             only the flows slow for a known cause (neither none nor unknown)\n"
+           "      --flows            the text report's per-flow table with every flow (by default,\n"
+           "                         only flows with a cause)\n"
            "  -o, --option NAME:VALUE  set a tcpdiag preference as tshark -o does,\n"
            "                         e.g. -o tcpdiag.capture_position:near-client\n"
            "  -h, --help             print this help and exit\n"
@@ -215,7 +228,8 @@ static bool parse_jobs(const char *text, int *jobs)
  * the exit status. */
 static int print_results(run *r, bool progress, guint *skipped)
 {
-    td_csv *csv = r->format == TD_FORMAT_CSV ? td_csv_new() : NULL;
+    td_csv *csv = r->format == TD_FORMAT_CSV && !r->summary ? td_csv_new() : NULL;
+    td_summary *summary = r->summary ? td_summary_new() : NULL;
     int status = EXIT_ALL_READ;
 
     for (guint i = 0; i < r->count; i++) {
@@ -233,6 +247,8 @@ static int print_results(run *r, bool progress, guint *skipped)
             write_out(res->text->str, res->text->len);
             if (res->csv)
                 td_csv_append(csv, res->csv);
+            if (res->summary)
+                td_summary_add(summary, g_steal_pointer(&res->summary));
         }
         if (res->warning && !skip)
             fprintf(stderr, "tcpdiag: %s: %s\n", r->files[i].path, res->warning);
@@ -242,6 +258,7 @@ static int print_results(run *r, bool progress, guint *skipped)
         }
         g_string_free(res->text, TRUE);
         td_csv_free(res->csv);
+        td_file_summary_free(res->summary);
         g_free(res->error);
         g_free(res->warning);
     }
@@ -251,6 +268,13 @@ static int print_results(run *r, bool progress, guint *skipped)
         write_out(text->str, text->len);
         g_string_free(text, TRUE);
         td_csv_free(csv);
+    }
+    if (summary) {
+        GString *text = g_string_new("");
+        td_summary_write(summary, text);
+        write_out(text->str, text->len);
+        g_string_free(text, TRUE);
+        td_summary_free(summary);
     }
     return status;
 }
@@ -263,6 +287,9 @@ int main(int argc, char **argv)
         { "option", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
+        { "summary", no_argument, NULL, 'S' },
+        { "slow", no_argument, NULL, 's' },
+        { "flows", no_argument, NULL, 'f' },
         { NULL, 0, NULL, 0 },
     };
     int jobs = 1, opt, status;
@@ -271,6 +298,7 @@ int main(int argc, char **argv)
     td_inputs *inputs;
     pthread_t *workers;
     guint nworkers, skipped;
+    bool slow = false, every_flow = false;
 
     td_prefs_defaults(&prefs);
     opterr = 0;     /* the messages below say what is wrong and how to do it */
@@ -296,6 +324,15 @@ int main(int argc, char **argv)
         case 'h':
             print_help();
             return EXIT_ALL_READ;
+        case 'S':
+            r.summary = true;
+            break;
+        case 's':
+            slow = true;
+            break;
+        case 'f':
+            every_flow = true;
+            break;
         case 'V':
             printf("tcpdiag " VERSION "\n");
             return EXIT_ALL_READ;
@@ -309,6 +346,11 @@ int main(int argc, char **argv)
     }
     if (optind == argc)
         return usage_error("no capture file given");
+    if (slow && every_flow)
+        return usage_error("--slow and --flows ask for different flows: give one of them");
+    /* the per-flow records are the fleet's table: all of them unless --slow; the text
+     * table is read by a person: the flows with a cause unless --flows */
+    r.shown = slow ? TD_SHOW_SLOW : every_flow || r.format != TD_FORMAT_TEXT ? TD_SHOW_ALL : TD_SHOW_WITH_CAUSE;
 
     inputs = td_inputs_collect(argv + optind, argc - optind);
     status = inputs->errors->len ? EXIT_SOME_UNREADABLE : EXIT_ALL_READ;

@@ -20,7 +20,41 @@ bool td_format_parse(const char *name, td_format *format)
     return false;
 }
 
-void td_output_text(const td_capture *c, GString *out)
+static bool has_cause(td_cause cause)
+{
+    return cause != TD_CAUSE_NONE;
+}
+
+static bool is_slow(td_cause cause)
+{
+    return cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN;
+}
+
+bool td_output_shows(const td_capture *c, const td_flow *flow, td_flows_shown shown)
+{
+    td_cause cause = (td_cause)td_diagnosis_of(c->diagnoses, flow)->cause;
+
+    return shown == TD_SHOW_ALL || (shown == TD_SHOW_WITH_CAUSE ? has_cause(cause) : is_slow(cause));
+}
+
+/* The per-flow table with the rows asked for; a healthy capture of 250 flows would
+ * otherwise bury its few answers. */
+static void flows_table(const td_capture *c, td_flows_shown shown, GString *out)
+{
+    switch (shown) {
+    case TD_SHOW_ALL:
+        td_report_flows(c->diagnoses, out);
+        break;
+    case TD_SHOW_WITH_CAUSE:
+        td_report_flows_where(c->diagnoses, has_cause, "healthy, cause none; --flows shows every flow", out);
+        break;
+    case TD_SHOW_SLOW:
+        td_report_flows_where(c->diagnoses, is_slow, "not slow, cause none or unknown (--slow)", out);
+        break;
+    }
+}
+
+void td_output_text(const td_capture *c, td_flows_shown shown, GString *out)
 {
     const td_capture_counts *n = &c->counts;
 
@@ -28,7 +62,7 @@ void td_output_text(const td_capture *c, GString *out)
                            " ICMP quotes, %" PRIu64 " other, %" PRIu64 " malformed (skipped)\n",
                            c->path, n->frames, n->segments, n->quotes, n->other, n->malformed);
     td_report_diagnosis_framed(c->diagnoses, c->hosts, out);
-    td_report_flows(c->diagnoses, out);
+    flows_table(c, shown, out);
     td_report_hosts_framed(c->hosts, out);
 }
 
@@ -189,12 +223,14 @@ static void plain_key(GString *out, const char *name)
     json_string(out, name);
 }
 
-void td_output_json(const td_capture *c, GString *out)
+void td_output_json(const td_capture *c, td_flows_shown shown, GString *out)
 {
     collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_JSON };
 
     for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
+        if (!td_output_shows(c, flow, shown))
+            continue;
         bool first = false;
         collect_flow(&col, c, flow);
         g_string_append(out, "{\"file\":");
@@ -217,12 +253,14 @@ static void ek_key(GString *out, const char *name)
     g_free(flat);
 }
 
-void td_output_ek(const td_capture *c, GString *out)
+void td_output_ek(const td_capture *c, td_flows_shown shown, GString *out)
 {
     collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_JSON };
 
     for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
+        if (!td_output_shows(c, flow, shown))
+            continue;
         GDateTime *day = g_date_time_new_from_unix_utc(flow->first_ns / 1000000000);
         char *date = day ? g_date_time_format(day, "%Y-%m-%d") : g_strdup("1970-01-01");
         bool first = true;
@@ -283,12 +321,14 @@ static void csv_set(td_csv *csv, GPtrArray *row, char *column, char *value)
     g_ptr_array_index(row, at - 1) = value;
 }
 
-void td_csv_add(td_csv *csv, const td_capture *c)
+void td_csv_add(td_csv *csv, const td_capture *c, td_flows_shown shown)
 {
     collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_CSV };
 
     for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
+        if (!td_output_shows(c, flow, shown))
+            continue;
         GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
         collect_flow(&col, c, flow);
         g_ptr_array_add(row, utf8(c->path));

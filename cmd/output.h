@@ -17,15 +17,25 @@ typedef enum td_format {
 /* "text", "json", "csv", "ek"; false when the name is none of them. */
 bool td_format_parse(const char *name, td_format *format);
 
+/* Which flows an output shows. */
+typedef enum td_flows_shown {
+    TD_SHOW_ALL,            /* every flow (json, csv and ek by default; text with --flows) */
+    TD_SHOW_WITH_CAUSE,     /* every flow whose cause is not none (the text table by default) */
+    TD_SHOW_SLOW,           /* only flows with a known cause: neither none nor unknown (--slow) */
+} td_flows_shown;
+
+/* Whether a flow of c is shown under shown. */
+bool td_output_shows(const td_capture *c, const td_flow *flow, td_flows_shown shown);
+
 /* Appends a capture's output; CSV rows go to a table instead (td_csv_*), whose
  * columns are known only once every file has been read. */
-void td_output_text(const td_capture *c, GString *out);
-void td_output_json(const td_capture *c, GString *out);
-void td_output_ek(const td_capture *c, GString *out);
+void td_output_text(const td_capture *c, td_flows_shown shown, GString *out);
+void td_output_json(const td_capture *c, td_flows_shown shown, GString *out);
+void td_output_ek(const td_capture *c, td_flows_shown shown, GString *out);
 
 typedef struct td_csv td_csv;
 td_csv *td_csv_new(void);
-void td_csv_add(td_csv *csv, const td_capture *c);
+void td_csv_add(td_csv *csv, const td_capture *c, td_flows_shown shown);
 /* Moves the rows of part (another file's) into csv, after csv's own. */
 void td_csv_append(td_csv *csv, td_csv *part);
 /* The header (file, tcp.stream, then every field met, in the order met; a

@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 import command
+from test_diagnosis import expected_causes
 from tshark import CAPTURES, fields, run
 
 PCAPS = [p for p in sorted(CAPTURES.glob("*.pcap*")) if not p.name.endswith(".json")]
@@ -141,11 +142,12 @@ def test_command_matches_plugin(pcap):
 
 @pytest.mark.parametrize("pcap", PCAPS, ids=lambda p: p.name)
 def test_command_prints_the_plugin_reports(pcap):
-    """The text output is tshark's -z tcpdiag,diagnosis, flows and hosts reports,
-    in the order tshark prints them, after one line that counts the frames."""
+    """With --flows, the text output is tshark's -z tcpdiag,diagnosis, flows and
+    hosts reports, in the order tshark prints them, after one line that counts the
+    frames."""
     tshark_text = run(["-r", pcap, "-2", "-q", "-z", "tcpdiag,hosts", "-z", "tcpdiag,flows",
                        "-z", "tcpdiag,diagnosis"]).stdout
-    ours = command.run([pcap]).stdout
+    ours = command.run(["--flows", pcap]).stdout
     first, _, rest = ours.partition("\n")
     assert first.startswith(f"tcpdiag: {pcap}: ")
     assert rest == tshark_text
@@ -341,3 +343,105 @@ def test_the_man_page_is_installed_and_documents_every_option(tmp_path):
         assert option.replace("-", "\\-") in page, option
     exit_status = page.split(".SH EXIT STATUS")[1].split(".SH")[0]
     assert re.findall(r"^\.B (\d)$", exit_status, re.MULTILINE) == ["0", "1", "2", "3"]
+
+
+# The answer first (issue 20, point 5): which flows are slow comes from how each
+# capture was made (its .expected.json), never from the command's own output.
+NOT_SLOW = {"none", "unknown"}
+
+
+def expectations(pcap):
+    """The expected flows of pcap, if they name one cause for every flow; else None
+    (a list of acceptable causes, or flows the expectations do not cover)."""
+    spec = json.loads(pcap.with_name(pcap.name.split(".pcap")[0] + ".expected.json").read_text())
+    flows = spec.get("flows", [])
+    if spec.get("flow_count") != len(flows) or not all(
+            isinstance(f["expect"].get("tcpdiag.diag.cause"), str) for f in flows):
+        return None
+    return flows
+
+
+def slow_by_construction(pcap):
+    """The streams of pcap whose expected cause is neither none nor unknown, the
+    streams expected healthy (none), and every stream."""
+    streams = {int(stream): cause for stream, cause in expected_causes(pcap).items()}
+    slow = {s for s, c in streams.items() if c not in NOT_SLOW}
+    healthy = {s for s, c in streams.items() if c == "none"}
+    return slow, healthy, set(streams)
+
+
+DEFINED = [p for p in PCAPS if expectations(p) is not None]
+
+
+def table_streams(text):
+    """The stream of every row of the text report's per-flow table, and its line
+    on the rows left out."""
+    table = text.split("tcpdiag: per-flow diagnosis\n", 1)[1].split("=" * 20, 1)[0]
+    rows = [line for line in table.splitlines()[1:] if line and line[0].isdigit()]
+    left_out = [line for line in table.splitlines() if line.startswith("(") and "left out" in line]
+    return {int(line.split()[0]) for line in rows}, left_out
+
+
+@pytest.mark.parametrize("pcap", DEFINED, ids=lambda p: p.name)
+def test_slow_shows_the_flows_slow_by_construction_in_every_format(pcap):
+    slow, _, _ = slow_by_construction(pcap)
+    as_json = {r["tcp.stream"] for r in command.flows(pcap, options=["--slow"])}
+    csv_rows = command.run(["--slow", "--format", "csv", pcap]).stdout.splitlines()[1:]
+    as_csv = {int(row.split(",")[1]) for row in csv_rows}
+    ek = [json.loads(line) for line in command.run(["--slow", "--format", "ek", pcap]).stdout.splitlines()]
+    as_ek = {doc["tcp_stream"] for doc in ek[1::2]}
+    as_text, _ = table_streams(command.run(["--slow", pcap]).stdout)
+    assert as_json == slow
+    assert as_csv == as_json == as_ek == as_text
+
+
+@pytest.mark.parametrize("pcap", DEFINED, ids=lambda p: p.name)
+def test_text_table_leaves_out_the_healthy_flows_unless_asked(pcap):
+    slow, healthy, every = slow_by_construction(pcap)
+    shown, left_out = table_streams(command.run([pcap]).stdout)
+    assert slow <= shown
+    assert not (shown & healthy)
+    assert shown == every - healthy
+    if healthy:
+        assert left_out == [f"({len(healthy)} flow{'s' if len(healthy) > 1 else ''} left out: "
+                            "healthy, cause none; --flows shows every flow)"]
+    else:
+        assert not left_out
+    shown_all, left_out = table_streams(command.run(["--flows", pcap]).stdout)
+    assert shown_all == every and not left_out
+
+
+def test_summary_answers_first_for_every_capture(tmp_path):
+    """--summary over the committed captures: a line for each file with a slow flow,
+    naming how many of its flows are slow and their causes; one line for the files
+    with none; the findings ranked by the time they lost; all within a screen. An
+    unreadable file says so."""
+    missing = tmp_path / "gone.pcap"
+    proc = command.run(["--summary", "-j", 2] + PCAPS + [missing], check=False)
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert len(lines) <= 60
+    by_file = dict(line.split(": ", 1) for line in lines if ".pcap: " in line)
+    assert by_file[str(missing)].startswith("not read: ")
+    healthy_files = 0
+    for pcap in DEFINED:
+        slow, _, every = slow_by_construction(pcap)
+        if not slow:
+            assert str(pcap) not in by_file
+            healthy_files += 1
+            continue
+        causes = {f["expect"]["tcpdiag.diag.cause"] for f in expectations(pcap)} - NOT_SLOW
+        line = by_file[str(pcap)]
+        assert line.startswith(f"{len(every)} flow{'s' if len(every) > 1 else ''}, {len(slow)} slow: ")
+        named = set(re.findall(r"(?:: |, )([a-z-]+) \(", line))
+        assert named == causes, line
+    assert any(re.fullmatch(r"and \d+ files read whole, no slow flow \(\d+ flows\)", line) for line in lines)
+    ranked = lines[lines.index(next(l for l in lines if l.startswith("Findings ranked by time lost"))) + 1:]
+    lost = [float(m.group(1)) * (1 if m.group(2) == "s" else 1e-3)
+            for m in (re.match(r" ?\d+\. [a-z-]+: ([\d.]+) (m?s) lost", line) for line in ranked) if m]
+    assert len(lost) == 10 and lost == sorted(lost, reverse=True)
+    assert re.fullmatch(r"\.\.\. and \d+ more \(tcpdiag FILE reports each file in full\)", ranked[10])
+    # the host-stall captures lose the most: six or seven flows each wait out a
+    # host that fell silent for seconds (captures/README.md)
+    assert ranked[0].split(": ")[0].endswith("host-stall")
+    assert "lab-host-stall" in ranked[0] and ", streams 0, 1, 2, 3, 4, 5" in ranked[0]
