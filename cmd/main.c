@@ -86,14 +86,22 @@ static void analyse(run *r, guint i)
     td_file_summary *summary = r->summary ? td_file_summary_of(c) : NULL;
     char *warning = NULL;
 
-    if (c->opened && !r->summary) {
+    /* json and csv say how every file was read, even one that could not be */
+    if (!r->summary) {
         switch (r->format) {
-        case TD_FORMAT_TEXT: td_output_text(c, r->shown, text); break;
-        case TD_FORMAT_JSON: td_output_json(c, r->shown, text); break;
+        case TD_FORMAT_TEXT:
+            if (c->opened)
+                td_output_text(c, r->shown, text);
+            break;
+        case TD_FORMAT_JSON:
+            td_output_json(c, r->shown, text);
+            td_output_json_file(c, text);
+            break;
         case TD_FORMAT_EK:   td_output_ek(c, r->shown, text); break;
         case TD_FORMAT_CSV:
             csv = td_csv_new();
             td_csv_add(csv, c, r->shown);
+            td_csv_add_file(csv, c);
             break;
         }
     }

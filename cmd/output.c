@@ -147,6 +147,24 @@ static void collect(const td_field *field, const char *dir, void *ctx)
     g_array_append_val(col->items, it);
 }
 
+static void status_item(collector *col, const char *name, const td_field *value)
+{
+    item it = { name, NULL, render(value, col->kind) };
+    g_array_append_val(col->items, it);
+}
+
+static void status_string(collector *col, const char *name, const char *text)
+{
+    td_field value = { .kind = TD_FIELD_STRING, .str = text };
+    status_item(col, name, &value);
+}
+
+static void status_uint(collector *col, const char *name, uint64_t number)
+{
+    td_field value = { .kind = TD_FIELD_UINT, .uint = number };
+    status_item(col, name, &value);
+}
+
 static void clear(collector *col)
 {
     for (guint i = 0; i < col->items->len; i++)
@@ -233,7 +251,7 @@ void td_output_json(const td_capture *c, td_flows_shown shown, GString *out)
             continue;
         bool first = false;
         collect_flow(&col, c, flow);
-        g_string_append(out, "{\"file\":");
+        g_string_append(out, "{\"record\":\"flow\",\"file\":");
         json_string(out, c->path);
         g_string_append_printf(out, ",\"tcp.stream\":%u", flow->stream);
         json_members(out, col.items, NULL, &first, plain_key);
@@ -283,6 +301,43 @@ void td_output_ek(const td_capture *c, td_flows_shown shown, GString *out)
     g_array_free(col.items, TRUE);
 }
 
+/* The file's status: how it was read and what was skipped, as items of the
+ * output at hand. Names begin with "file." so that they never meet a field's. */
+static void file_status(const td_capture *c, collector *col)
+{
+    const td_capture_counts *n = &c->counts;
+
+    status_string(col, "file.status", !c->opened ? "unreadable" : c->error ? "cut-short" : "read");
+    status_uint(col, "file.frames", n->frames);
+    status_uint(col, "file.tcp_segments", n->segments);
+    status_uint(col, "file.icmp_quotes", n->quotes);
+    status_uint(col, "file.flows", c->engine ? td_engine_flow_count(c->engine) : 0);
+    status_uint(col, "file.skipped.not_tcp", n->other - n->undecoded_link);
+    status_uint(col, "file.skipped.undecoded_link", n->undecoded_link);
+    status_uint(col, "file.skipped.malformed", n->malformed);
+    if (c->undecoded_link)
+        status_string(col, "file.undecoded_link_type", c->undecoded_link);
+    if (c->error)
+        status_string(col, "file.error", c->error);
+}
+
+void td_output_json_file(const td_capture *c, GString *out)
+{
+    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_JSON };
+    bool first = false;
+
+    file_status(c, &col);
+    g_string_append(out, "{\"record\":\"file\",\"file\":");
+    json_string(out, c->path);
+    json_members(out, col.items, NULL, &first, plain_key);
+    g_string_append(out, "}\n");
+    clear(&col);
+    g_array_free(col.items, TRUE);
+}
+
+/* record, file, tcp.stream: the columns every row has, in this order. */
+enum { CSV_FIXED_COLUMNS = 3 };
+
 struct td_csv {
     GPtrArray *columns;     /* char*, in the order met */
     GHashTable *column_of;  /* name → index + 1 */
@@ -295,6 +350,7 @@ td_csv *td_csv_new(void)
     csv->columns = g_ptr_array_new_with_free_func(g_free);
     csv->column_of = g_hash_table_new(g_str_hash, g_str_equal);
     csv->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+    g_ptr_array_add(csv->columns, g_strdup("record"));
     g_ptr_array_add(csv->columns, g_strdup("file"));
     g_ptr_array_add(csv->columns, g_strdup("tcp.stream"));
     return csv;
@@ -331,6 +387,7 @@ void td_csv_add(td_csv *csv, const td_capture *c, td_flows_shown shown)
             continue;
         GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
         collect_flow(&col, c, flow);
+        g_ptr_array_add(row, g_strdup("flow"));
         g_ptr_array_add(row, utf8(c->path));
         g_ptr_array_add(row, g_strdup_printf("%u", flow->stream));
         for (guint k = 0; k < col.items->len; k++) {
@@ -345,6 +402,24 @@ void td_csv_add(td_csv *csv, const td_capture *c, td_flows_shown shown)
     g_array_free(col.items, TRUE);
 }
 
+void td_csv_add_file(td_csv *csv, const td_capture *c)
+{
+    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_CSV };
+    GPtrArray *row = g_ptr_array_new_with_free_func(g_free);
+
+    file_status(c, &col);
+    g_ptr_array_add(row, g_strdup("file"));
+    g_ptr_array_add(row, utf8(c->path));
+    g_ptr_array_add(row, NULL);     /* tcp.stream: a file has none */
+    for (guint k = 0; k < col.items->len; k++) {
+        item *it = &g_array_index(col.items, item, k);
+        csv_set(csv, row, g_strdup(it->name), g_steal_pointer(&it->value));
+    }
+    g_ptr_array_add(csv->rows, row);
+    clear(&col);
+    g_array_free(col.items, TRUE);
+}
+
 void td_csv_append(td_csv *csv, td_csv *part)
 {
     for (guint r = 0; r < part->rows->len; r++) {
@@ -353,7 +428,7 @@ void td_csv_append(td_csv *csv, td_csv *part)
         for (guint i = 0; i < from->len; i++) {
             char *value = g_ptr_array_index(from, i);
             g_ptr_array_index(from, i) = NULL;
-            if (i < 2)
+            if (i < CSV_FIXED_COLUMNS)
                 g_ptr_array_add(row, value);
             else if (value)
                 csv_set(csv, row, g_strdup(g_ptr_array_index(part->columns, i)), value);

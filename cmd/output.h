@@ -33,12 +33,20 @@ void td_output_text(const td_capture *c, td_flows_shown shown, GString *out);
 void td_output_json(const td_capture *c, td_flows_shown shown, GString *out);
 void td_output_ek(const td_capture *c, td_flows_shown shown, GString *out);
 
+/* The file's status record, after its flows: {"record":"file","file":...} with how
+ * it was read (file.status read, cut-short or unreadable; file.error), its frames,
+ * TCP segments, flows and the packets skipped by reason. Flow records carry
+ * "record":"flow". */
+void td_output_json_file(const td_capture *c, GString *out);
+
 typedef struct td_csv td_csv;
 td_csv *td_csv_new(void);
 void td_csv_add(td_csv *csv, const td_capture *c, td_flows_shown shown);
+/* The file's status row (record "file"), as td_output_json_file's. */
+void td_csv_add_file(td_csv *csv, const td_capture *c);
 /* Moves the rows of part (another file's) into csv, after csv's own. */
 void td_csv_append(td_csv *csv, td_csv *part);
-/* The header (file, tcp.stream, then every field met, in the order met; a
+/* The header (record, file, tcp.stream, then every field met, in the order met; a
  * per-direction field as "c2s.tcpdiag.flight.limit"), then the rows. */
 void td_csv_write(const td_csv *csv, GString *out);
 void td_csv_free(td_csv *csv);

@@ -168,9 +168,35 @@ def test_an_unreadable_file_fails_alone(tmp_path):
     assert proc.returncode == 1
     errors = proc.stderr.splitlines()
     assert [e.split(":")[1].strip() for e in errors] == [str(missing), str(not_capture), str(cut)]
-    files = [json.loads(line)["file"] for line in proc.stdout.splitlines()]
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    files = [r["file"] for r in records if r["record"] == "flow"]
     assert files.count(str(good)) == 20            # the lab's 20 downloads
     assert files.count(str(cut)) >= 1
+    # each file's status record, after its flows: the first 5,000 bytes of the
+    # capture hold its 24-byte header and whole records of 16 + caplen bytes
+    status = {r["file"]: r for r in records if r["record"] == "file"}
+    assert list(status) == [str(missing), str(not_capture), str(good), str(cut)]
+    assert status[str(missing)]["file.status"] == "unreadable" and status[str(missing)]["file.error"]
+    assert status[str(good)]["file.status"] == "read" and "file.error" not in status[str(good)]
+    assert status[str(good)]["file.flows"] == 20
+    assert status[str(good)]["file.frames"] == int(fields(good, ["frame.number"], two_pass=False)[-1]["frame.number"])
+    assert status[str(cut)]["file.status"] == "cut-short" and status[str(cut)]["file.error"]
+    assert status[str(cut)]["file.frames"] == whole_records(cut.read_bytes())
+    csv_rows = command.run(["--format", "csv", missing, good, cut], check=False).stdout.splitlines()
+    assert csv_rows[0].startswith("record,file,tcp.stream,")
+    assert [row.split(",", 2)[:2] for row in csv_rows[1:] if row.startswith("file,")] == [
+        ["file", str(missing)], ["file", str(good)], ["file", str(cut)]]
+
+
+def whole_records(pcap_bytes):
+    """The records of a little-endian pcap file that are there in full."""
+    at, count = 24, 0
+    while at + 16 <= len(pcap_bytes):
+        caplen = int.from_bytes(pcap_bytes[at + 8:at + 12], "little")
+        if at + 16 + caplen > len(pcap_bytes):
+            break
+        at, count = at + 16 + caplen, count + 1
+    return count
 
 
 # The command as a Unix tool (issue 20, point 3): tcpdiag(1) documents each behaviour.
@@ -247,11 +273,12 @@ def test_json_and_csv_are_utf8_whatever_the_file_name(tmp_path):
         proc = run_bytes(["--format", output, link])
         assert proc.returncode == 0
         text = proc.stdout.decode("utf-8")          # strict: fails on any invalid byte
+        status_records = 0 if output == "ek" else 1       # json and csv say how the file was read
         if output == "csv":
-            assert [row.split(",")[0] for row in text.splitlines()[1:]] == [shown] * 20
+            assert [row.split(",")[1] for row in text.splitlines()[1:]] == [shown] * (20 + status_records)
         else:
             documents = [json.loads(line) for line in text.splitlines() if '"index"' not in line]
-            assert [d["file"] for d in documents] == [shown] * 20
+            assert [d["file"] for d in documents] == [shown] * (20 + status_records)
 
 
 def test_a_folder_is_walked_in_sorted_order_and_non_captures_are_skipped(tmp_path):
@@ -290,7 +317,7 @@ def test_a_capture_cut_short_in_a_folder_is_an_error(tmp_path):
 
 def test_standard_input_and_a_pipe():
     """- reads one capture from standard input, a file or a pipe, as that file."""
-    expected = [dict(r, file="-") for r in command.flows(PCAP)]
+    expected = [dict(r, file="-") for r in command.records(PCAP)]
     with open(PCAP, "rb") as capture:
         from_file = run_bytes(["--format", "json", "-"], stdin=capture)
     from_pipe = run_bytes(["--format", "json", "-"], input=PCAP.read_bytes())
@@ -387,7 +414,7 @@ def test_slow_shows_the_flows_slow_by_construction_in_every_format(pcap):
     slow, _, _ = slow_by_construction(pcap)
     as_json = {r["tcp.stream"] for r in command.flows(pcap, options=["--slow"])}
     csv_rows = command.run(["--slow", "--format", "csv", pcap]).stdout.splitlines()[1:]
-    as_csv = {int(row.split(",")[1]) for row in csv_rows}
+    as_csv = {int(row.split(",")[2]) for row in csv_rows if row.startswith("flow,")}
     ek = [json.loads(line) for line in command.run(["--slow", "--format", "ek", pcap]).stdout.splitlines()]
     as_ek = {doc["tcp_stream"] for doc in ek[1::2]}
     as_text, _ = table_streams(command.run(["--slow", pcap]).stdout)

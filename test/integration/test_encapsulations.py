@@ -3,7 +3,6 @@
 plain IP and transparent Ethernet, ERSPAN I, II and III, VXLAN with and without an
 inner VLAN tag, Geneve, MPLS, PPPoE, and PPP as the link type) gives the command the flows and fields of the
 bare capture, and the plugin's, under tshark -2, on the wrapped one."""
-import json
 import struct
 import subprocess
 
@@ -35,8 +34,7 @@ def wrapped(tmp_path_factory):
 
 
 def records_without_file(files):
-    lines = command.run(["--format", "json"] + list(files)).stdout.splitlines()
-    return [{k: v for k, v in json.loads(line).items() if k != "file"} for line in lines]
+    return [{k: v for k, v in record.items() if k != "file"} for record in command.flows(*files)]
 
 
 @pytest.mark.parametrize("encapsulation", ENCAPSULATIONS)
