@@ -1,6 +1,6 @@
 /* tcpdiag: the plugin's diagnosis straight from capture files, without tshark.
- *   tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [-o tcpdiag.NAME:VALUE]...
- *           [--] FILE|DIRECTORY|-...
+ *   tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge]
+ *           [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...
  * Files are analysed in parallel (-j) and printed in the order given. A file that
  * cannot be read gets a message on stderr and makes the exit status 1; the other
  * files go on. The manual page (cmd/tcpdiag.1) is the reference for users. */
@@ -64,6 +64,8 @@ typedef struct result {
 typedef struct run {
     const td_input *files;
     guint count;
+    const char **merged;        /* --merge: every file, analysed as one capture (count is 1) */
+    guint merged_count;
     td_format format;
     td_flows_shown shown;
     bool summary;               /* --summary: one line per file and the findings ranked */
@@ -79,7 +81,8 @@ typedef struct run {
  * memory held for files waiting their turn to print is their text, not their flows. */
 static void analyse(run *r, guint i)
 {
-    td_capture *c = td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
+    td_capture *c = r->merged ? td_capture_analyse_merged(r->merged, r->merged_count, r->prefs, WIRESHARK, &r->packets)
+                              : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
     result *res = &r->results[i];
     GString *text = g_string_new("");
     td_csv *csv = NULL;
@@ -174,8 +177,8 @@ static void write_out(const char *data, size_t len)
 }
 
 static const char usage_line[] =
-    "usage: tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [-o tcpdiag.NAME:VALUE]...\n"
-    "               [--] FILE|DIRECTORY|-...\n";
+    "usage: tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge]\n"
+    "               [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...\n";
 
 static void print_help(void)
 {
@@ -191,6 +194,8 @@ static void print_help(void)
            "      --slow             only the flows slow for a known cause (neither none nor unknown)\n"
            "      --flows            the text report's per-flow table with every flow (by default,\n"
            "                         only flows with a cause)\n"
+           "      --merge            the files are one capture in time order (dumpcap ring buffers):\n"
+           "                         analyse them as one, as mergecap would make it\n"
            "  -o, --option NAME:VALUE  set a tcpdiag preference as tshark -o does,\n"
            "                         e.g. -o tcpdiag.capture_position:near-client\n"
            "  -h, --help             print this help and exit\n"
@@ -298,6 +303,7 @@ int main(int argc, char **argv)
         { "summary", no_argument, NULL, 'S' },
         { "slow", no_argument, NULL, 's' },
         { "flows", no_argument, NULL, 'f' },
+        { "merge", no_argument, NULL, 'm' },
         { NULL, 0, NULL, 0 },
     };
     int jobs = 1, opt, status;
@@ -306,7 +312,7 @@ int main(int argc, char **argv)
     td_inputs *inputs;
     pthread_t *workers;
     guint nworkers, skipped;
-    bool slow = false, every_flow = false;
+    bool slow = false, every_flow = false, merge = false;
 
     td_prefs_defaults(&prefs);
     opterr = 0;     /* the messages below say what is wrong and how to do it */
@@ -341,6 +347,9 @@ int main(int argc, char **argv)
         case 'f':
             every_flow = true;
             break;
+        case 'm':
+            merge = true;
+            break;
         case 'V':
             printf("tcpdiag " VERSION "\n");
             return EXIT_ALL_READ;
@@ -367,6 +376,13 @@ int main(int argc, char **argv)
     td_reader_init();
     r.files = (const td_input *)(void *)inputs->files->data;
     r.count = inputs->files->len;
+    if (merge && r.count > 1) {
+        r.merged = g_new(const char *, r.count);
+        for (guint i = 0; i < r.count; i++)
+            r.merged[i] = r.files[i].path;
+        r.merged_count = r.count;
+        r.count = 1;
+    }
     r.results = g_new0(result, r.count);
     workers = g_new(pthread_t, MIN((guint)jobs, r.count));
     for (nworkers = 0; nworkers < MIN((guint)jobs, r.count); nworkers++)
@@ -386,6 +402,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "tcpdiag: %u file%s in the folders given skipped: not packet captures, or no TCP "
                 "segment before an error\n", skipped, skipped == 1 ? "" : "s");
     g_free(r.results);
+    g_free(r.merged);
     td_inputs_free(inputs);
     td_reader_cleanup();
     if (fclose(stdout) != 0) {

@@ -88,7 +88,7 @@ def plugin_flows(pcap, prefs=()):
 def command_leaves(record):
     out = []
     for key, value in record.items():
-        if key in ("file", "tcp.stream"):
+        if key in ("record", "file", "tcp.stream"):
             continue
         if isinstance(value, dict):
             out += [(key, name, v) for name, v in value.items()]
@@ -472,3 +472,25 @@ def test_summary_answers_first_for_every_capture(tmp_path):
     # host that fell silent for seconds (captures/README.md)
     assert ranked[0].split(": ")[0].endswith("host-stall")
     assert "lab-host-stall" in ranked[0] and ", streams 0, 1, 2, 3, 4, 5" in ranked[0]
+
+
+def test_merge_reads_a_ring_buffer_as_the_whole_capture(tmp_path):
+    """--merge: a capture split by editcap -c into files of 1,000 packets (as a
+    dumpcap ring buffer rotates) gives the flows and fields of the whole file, in
+    whatever order the parts are given; file by file, flows that cross a boundary
+    lose their handshake. The records name the first file given."""
+    whole = CAPTURES / "lab-host-stall-client.pcap"
+    subprocess.run(["editcap", "-c", "1000", whole, tmp_path / "ring.pcap"], check=True, capture_output=True)
+    parts = sorted(tmp_path.iterdir())
+    assert len(parts) > 2
+
+    def without_file(records):
+        return [{k: v for k, v in r.items() if k != "file"} for r in records]
+
+    expected = without_file(command.records(whole))
+    merged = command.records(*parts, options=["--merge"])
+    assert without_file(merged) == expected
+    assert {r["file"] for r in merged} == {str(parts[0])}
+    assert without_file(command.records(*reversed(parts), options=["--merge"])) == expected
+    apart = command.flows(*parts)
+    assert len(apart) != len([r for r in expected if r["record"] == "flow"])
