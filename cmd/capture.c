@@ -53,28 +53,84 @@ static void feed(td_capture *c, td_streams *streams, td_wireshark version, const
     }
 }
 
-td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
-                               volatile gint *packets)
+/* One file of the capture, its next packet read ahead so that a merge can take
+ * the earliest. */
+typedef struct source {
+    const char *path;
+    td_reader *reader;
+    td_frame next;
+    bool has_next;
+} source;
+
+/* Reads the source's next packet; the first error of the files is kept, naming
+ * the file when there are several. */
+static void advance(source *s, bool several, char **error)
+{
+    char *failure = NULL;
+
+    s->has_next = td_reader_next(s->reader, &s->next, &failure);
+    if (failure && !*error)
+        *error = several ? g_strdup_printf("%s: %s", s->path, failure) : g_steal_pointer(&failure);
+    g_free(failure);
+}
+
+/* The source whose next packet is the earliest (the first given on a tie, as
+ * mergecap does), or -1 when all are done. */
+static int earliest(const source *sources, guint count)
+{
+    int best = -1;
+
+    for (guint i = 0; i < count; i++)
+        if (sources[i].has_next && (best < 0 || sources[i].next.time_ns < sources[best].next.time_ns))
+            best = (int)i;
+    return best;
+}
+
+td_capture *td_capture_analyse_merged(const char *const *paths, guint count, const td_prefs *prefs,
+                                      td_wireshark version, volatile gint *packets)
 {
     td_capture *c = g_new0(td_capture, 1);
-    td_reader *reader;
+    source *sources = g_new0(source, count);
+    bool several = count > 1;
+    guint opened = 0;
     td_streams *streams;
-    td_frame frame;
     char *error = NULL;
     unsigned batch = 0;
+    uint32_t merged_frames = 0;
+    bool holds_packets = false;
 
-    c->path = g_strdup(path);
-    reader = td_reader_open(path, &c->error);
-    if (!reader) {
+    c->path = g_strdup(paths[0]);
+    for (guint i = 0; i < count; i++) {
+        char *failure = NULL;
+        sources[i].path = paths[i];
+        sources[i].reader = td_reader_open(paths[i], &failure);
+        if (!sources[i].reader) {
+            if (!error)
+                error = several ? g_strdup_printf("%s: %s", paths[i], failure) : g_strdup(failure);
+            g_free(failure);
+            continue;
+        }
+        opened++;
+        advance(&sources[i], several, &error);
+    }
+    if (!opened) {
+        c->error = error;
         c->not_a_capture = true;
+        g_free(sources);
         return c;
     }
     c->opened = true;
     c->cfg = prefs->engine;
     c->engine = td_engine_new(&c->cfg);
     streams = td_streams_new(version);
-    while (td_reader_next(reader, &frame, &error)) {
+    for (int i; (i = earliest(sources, count)) >= 0;) {
+        td_frame frame = sources[i].next;
+        /* a merged capture numbers its frames in the merged order, as the file
+         * mergecap writes would; a single file keeps wiretap's numbers */
+        if (several)
+            frame.number = ++merged_frames;
         feed(c, streams, version, &frame);
+        advance(&sources[i], several, &error);
         if (packets && ++batch == PROGRESS_BATCH) {
             g_atomic_int_add(packets, (gint)batch);
             batch = 0;
@@ -83,16 +139,28 @@ td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wires
     if (packets)
         g_atomic_int_add(packets, (gint)batch);
     c->error = error;
-    c->counts.frames = td_reader_frames(reader);
-    c->undecoded_link = g_strdup(td_reader_undecoded_link(reader));
-    c->not_a_capture = !td_reader_holds_packets(reader) ||
-                       (error && c->counts.segments == 0 && c->counts.quotes == 0);
-    td_reader_close(reader);
+    for (guint i = 0; i < count; i++) {
+        if (!sources[i].reader)
+            continue;
+        c->counts.frames += td_reader_frames(sources[i].reader);
+        if (!c->undecoded_link)
+            c->undecoded_link = g_strdup(td_reader_undecoded_link(sources[i].reader));
+        holds_packets |= td_reader_holds_packets(sources[i].reader);
+        td_reader_close(sources[i].reader);
+    }
+    c->not_a_capture = !holds_packets || (error && c->counts.segments == 0 && c->counts.quotes == 0);
+    g_free(sources);
     td_streams_free(streams);
     td_engine_finish(c->engine);
     c->hosts = td_hosts_build(c->engine, &prefs->hosts);
     c->diagnoses = td_diagnose(c->engine, c->hosts);
     return c;
+}
+
+td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
+                               volatile gint *packets)
+{
+    return td_capture_analyse_merged(&path, 1, prefs, version, packets);
 }
 
 void td_capture_free(td_capture *c)

@@ -41,6 +41,12 @@ typedef struct td_capture {
  * read before the error, diagnosed, and says so in error. */
 td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
                                volatile gint *packets);
+/* Several files as one capture in time order (dumpcap ring buffers, rotated files),
+ * as mergecap would make it: the packets of all the files, earliest first (the
+ * file given first on a tie), numbered in that order. path is the first file's; a
+ * file that cannot be read is an error, and the others are still analysed. */
+td_capture *td_capture_analyse_merged(const char *const *paths, guint count, const td_prefs *prefs,
+                                      td_wireshark version, volatile gint *packets);
 void td_capture_free(td_capture *capture);
 
 #endif

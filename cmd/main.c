@@ -1,5 +1,6 @@
 /* tcpdiag: the plugin's diagnosis straight from capture files, without tshark.
- *   tcpdiag [-j N] [-F text|json|csv|ek] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...
+ *   tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge]
+ *           [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...
  * Files are analysed in parallel (-j) and printed in the order given. A file that
  * cannot be read gets a message on stderr and makes the exit status 1; the other
  * files go on. The manual page (cmd/tcpdiag.1) is the reference for users. */
@@ -20,6 +21,7 @@
 #include "output.h"
 #include "prefs.h"
 #include "reader.h"
+#include "summary.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"
@@ -48,6 +50,7 @@ enum { MAX_JOBS = 1024 };
 
 typedef struct result {
     GString *text;          /* the file's output, whatever the format */
+    td_file_summary *summary;   /* --summary's part of the file */
     char *error;
     char *warning;          /* packets skipped that tshark with the plugin would read */
     bool not_a_capture;
@@ -60,7 +63,11 @@ typedef struct result {
 typedef struct run {
     const td_input *files;
     guint count;
+    const char **merged;        /* --merge: every file, analysed as one capture (count is 1) */
+    guint merged_count;
     td_format format;
+    td_flows_shown shown;
+    bool summary;               /* --summary: one line per file and the findings ranked */
     const td_prefs *prefs;
     result *results;
     atomic_uint next;           /* the next file a worker takes */
@@ -73,17 +80,29 @@ typedef struct run {
  * memory held for files waiting their turn to print is their text, not their flows. */
 static void analyse(run *r, guint i)
 {
-    td_capture *c = td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
+    td_capture *c = r->merged ? td_capture_analyse_merged(r->merged, r->merged_count, r->prefs, WIRESHARK, &r->packets)
+                              : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
     result *res = &r->results[i];
     GString *text = g_string_new("");
+    td_file_summary *summary = r->summary ? td_file_summary_of(c) : NULL;
     char *warning = NULL;
 
-    if (c->opened) {
+    /* json and csv say how every file was read, even one that could not be */
+    if (!r->summary) {
         switch (r->format) {
-        case TD_FORMAT_TEXT: td_output_text(c, text); break;
-        case TD_FORMAT_JSON: td_output_json(c, text); break;
-        case TD_FORMAT_EK:   td_output_ek(c, text); break;
-        case TD_FORMAT_CSV:  td_output_csv(c, text); break;
+        case TD_FORMAT_TEXT:
+            if (c->opened)
+                td_output_text(c, r->shown, text);
+            break;
+        case TD_FORMAT_JSON:
+            td_output_json(c, r->shown, text);
+            td_output_json_file(c, text);
+            break;
+        case TD_FORMAT_EK:   td_output_ek(c, r->shown, text); break;
+        case TD_FORMAT_CSV:
+            td_output_csv(c, r->shown, text);
+            td_output_csv_file(c, text);
+            break;
         }
     }
     if (c->counts.undecoded_link)
@@ -93,6 +112,7 @@ static void analyse(run *r, guint i)
     pthread_mutex_lock(&r->lock);
     res->text = text;
     res->warning = warning;
+    res->summary = summary;
     res->error = g_steal_pointer(&c->error);
     res->not_a_capture = c->not_a_capture;
     res->done = true;
@@ -153,7 +173,8 @@ static void write_out(const char *data, size_t len)
 }
 
 static const char usage_line[] =
-    "usage: tcpdiag [-j N] [-F text|json|csv|ek] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...\n";
+    "usage: tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge]\n"
+    "               [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...\n";
 
 static void print_help(void)
 {
@@ -164,6 +185,13 @@ static void print_help(void)
            "  -F, --format FORMAT    text (the diagnosis, flows and hosts reports; the default),\n"
            "                         json (NDJSON, one object per flow), csv, or ek (Elasticsearch\n"
            "                         bulk lines, as tshark -T ek)\n"
+           "      --summary          one line per file, then the findings of every file ranked by\n"
+           "                         the time they lost (replaces the per-file output)\n"
+           "      --slow             only the flows slow for a known cause (neither none nor unknown)\n"
+           "      --flows            the text report's per-flow table with every flow (by default,\n"
+           "                         only flows with a cause)\n"
+           "      --merge            the files are one capture in time order (dumpcap ring buffers):\n"
+           "                         analyse them as one, as mergecap would make it\n"
            "  -o, --option NAME:VALUE  set a tcpdiag preference as tshark -o does,\n"
            "                         e.g. -o tcpdiag.capture_position:near-client\n"
            "  -h, --help             print this help and exit\n"
@@ -209,9 +237,10 @@ static bool parse_jobs(const char *text, int *jobs)
  * the exit status. */
 static int print_results(run *r, bool progress, guint *skipped)
 {
+    td_summary *summary = r->summary ? td_summary_new() : NULL;
     int status = EXIT_ALL_READ;
 
-    if (r->format == TD_FORMAT_CSV) {
+    if (r->format == TD_FORMAT_CSV && !r->summary) {
         /* one header for every file: the field table's columns, whatever the files hold */
         GString *header = g_string_new("");
         td_output_csv_header(header);
@@ -232,6 +261,8 @@ static int print_results(run *r, bool progress, guint *skipped)
             (*skipped)++;
         else {
             write_out(res->text->str, res->text->len);
+            if (res->summary)
+                td_summary_add(summary, g_steal_pointer(&res->summary));
         }
         if (res->warning && !skip)
             fprintf(stderr, "tcpdiag: %s: %s\n", r->files[i].path, res->warning);
@@ -240,8 +271,16 @@ static int print_results(run *r, bool progress, guint *skipped)
             status = EXIT_SOME_UNREADABLE;
         }
         g_string_free(res->text, TRUE);
+        td_file_summary_free(res->summary);
         g_free(res->error);
         g_free(res->warning);
+    }
+    if (summary) {
+        GString *text = g_string_new("");
+        td_summary_write(summary, text);
+        write_out(text->str, text->len);
+        g_string_free(text, TRUE);
+        td_summary_free(summary);
     }
     return status;
 }
@@ -254,6 +293,10 @@ int main(int argc, char **argv)
         { "option", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
+        { "summary", no_argument, NULL, 'S' },
+        { "slow", no_argument, NULL, 's' },
+        { "flows", no_argument, NULL, 'f' },
+        { "merge", no_argument, NULL, 'm' },
         { NULL, 0, NULL, 0 },
     };
     int jobs = 1, opt, status;
@@ -262,6 +305,7 @@ int main(int argc, char **argv)
     td_inputs *inputs;
     pthread_t *workers;
     guint nworkers, skipped;
+    bool slow = false, every_flow = false, merge = false;
 
     td_prefs_defaults(&prefs);
     opterr = 0;     /* the messages below say what is wrong and how to do it */
@@ -287,6 +331,18 @@ int main(int argc, char **argv)
         case 'h':
             print_help();
             return EXIT_ALL_READ;
+        case 'S':
+            r.summary = true;
+            break;
+        case 's':
+            slow = true;
+            break;
+        case 'f':
+            every_flow = true;
+            break;
+        case 'm':
+            merge = true;
+            break;
         case 'V':
             printf("tcpdiag " VERSION "\n");
             return EXIT_ALL_READ;
@@ -300,6 +356,11 @@ int main(int argc, char **argv)
     }
     if (optind == argc)
         return usage_error("no capture file given");
+    if (slow && every_flow)
+        return usage_error("--slow and --flows ask for different flows: give one of them");
+    /* the per-flow records are the fleet's table: all of them unless --slow; the text
+     * table is read by a person: the flows with a cause unless --flows */
+    r.shown = slow ? TD_SHOW_SLOW : every_flow || r.format != TD_FORMAT_TEXT ? TD_SHOW_ALL : TD_SHOW_WITH_CAUSE;
 
     inputs = td_inputs_collect(argv + optind, argc - optind);
     status = inputs->errors->len ? EXIT_SOME_UNREADABLE : EXIT_ALL_READ;
@@ -308,6 +369,13 @@ int main(int argc, char **argv)
     td_reader_init();
     r.files = (const td_input *)(void *)inputs->files->data;
     r.count = inputs->files->len;
+    if (merge && r.count > 1) {
+        r.merged = g_new(const char *, r.count);
+        for (guint i = 0; i < r.count; i++)
+            r.merged[i] = r.files[i].path;
+        r.merged_count = r.count;
+        r.count = 1;
+    }
     r.results = g_new0(result, r.count);
     workers = g_new(pthread_t, MIN((guint)jobs, r.count));
     for (nworkers = 0; nworkers < MIN((guint)jobs, r.count); nworkers++)
@@ -327,6 +395,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "tcpdiag: %u file%s in the folders given skipped: not packet captures, or no TCP "
                 "segment before an error\n", skipped, skipped == 1 ? "" : "s");
     g_free(r.results);
+    g_free(r.merged);
     td_inputs_free(inputs);
     td_reader_cleanup();
     if (fclose(stdout) != 0) {

@@ -21,7 +21,41 @@ bool td_format_parse(const char *name, td_format *format)
     return false;
 }
 
-void td_output_text(const td_capture *c, GString *out)
+static bool has_cause(td_cause cause)
+{
+    return cause != TD_CAUSE_NONE;
+}
+
+static bool is_slow(td_cause cause)
+{
+    return cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN;
+}
+
+bool td_output_shows(const td_capture *c, const td_flow *flow, td_flows_shown shown)
+{
+    td_cause cause = (td_cause)td_diagnosis_of(c->diagnoses, flow)->cause;
+
+    return shown == TD_SHOW_ALL || (shown == TD_SHOW_WITH_CAUSE ? has_cause(cause) : is_slow(cause));
+}
+
+/* The per-flow table with the rows asked for; a healthy capture of 250 flows would
+ * otherwise bury its few answers. */
+static void flows_table(const td_capture *c, td_flows_shown shown, GString *out)
+{
+    switch (shown) {
+    case TD_SHOW_ALL:
+        td_report_flows(c->diagnoses, out);
+        break;
+    case TD_SHOW_WITH_CAUSE:
+        td_report_flows_where(c->diagnoses, has_cause, "healthy, cause none; --flows shows every flow", out);
+        break;
+    case TD_SHOW_SLOW:
+        td_report_flows_where(c->diagnoses, is_slow, "not slow, cause none or unknown (--slow)", out);
+        break;
+    }
+}
+
+void td_output_text(const td_capture *c, td_flows_shown shown, GString *out)
 {
     const td_capture_counts *n = &c->counts;
 
@@ -29,7 +63,7 @@ void td_output_text(const td_capture *c, GString *out)
                            " ICMP quotes, %" PRIu64 " other, %" PRIu64 " malformed (skipped)\n",
                            c->path, n->frames, n->segments, n->quotes, n->other, n->malformed);
     td_report_diagnosis_framed(c->diagnoses, c->hosts, out);
-    td_report_flows(c->diagnoses, out);
+    flows_table(c, shown, out);
     td_report_hosts_framed(c->hosts, out);
 }
 
@@ -194,15 +228,17 @@ static void plain_key(GString *out, const char *name)
     json_string(out, name);
 }
 
-void td_output_json(const td_capture *c, GString *out)
+void td_output_json(const td_capture *c, td_flows_shown shown, GString *out)
 {
     collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_JSON };
 
     for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
+        if (!td_output_shows(c, flow, shown))
+            continue;
         bool first = false;
         collect_flow(&col, c, flow);
-        g_string_append(out, "{\"file\":");
+        g_string_append(out, "{\"record\":\"flow\",\"file\":");
         json_string(out, c->path);
         g_string_append_printf(out, ",\"tcp.stream\":%u", flow->stream);
         json_members(out, col.items, NULL, &first, plain_key);
@@ -222,12 +258,14 @@ static void ek_key(GString *out, const char *name)
     g_free(flat);
 }
 
-void td_output_ek(const td_capture *c, GString *out)
+void td_output_ek(const td_capture *c, td_flows_shown shown, GString *out)
 {
     collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_JSON };
 
     for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
+        if (!td_output_shows(c, flow, shown))
+            continue;
         GDateTime *day = g_date_time_new_from_unix_utc(flow->first_ns / 1000000000);
         char *date = day ? g_date_time_format(day, "%Y-%m-%d") : g_strdup("1970-01-01");
         bool first = true;
@@ -255,7 +293,56 @@ void td_output_ek(const td_capture *c, GString *out)
  * column says so). */
 static const char *const csv_dirs[2] = { "c2s", "s2c" };
 
-enum { CSV_LEAD = 2 };      /* file, tcp.stream */
+/* A file's status record (its JSON line, its CSV row): how it was read and what was
+ * skipped. Names begin with "file." so that they never meet a field's. */
+enum { FILE_STATUS_COLUMNS = 11 };
+static const char *const file_status_names[FILE_STATUS_COLUMNS] = {
+    "file.status", "file.frames", "file.tcp_segments", "file.icmp_quotes", "file.flows",
+    "file.skipped.not_tcp", "file.skipped.undecoded_link", "file.skipped.malformed",
+    "file.undecoded_link_type", "file.error", NULL,
+};
+
+/* The status values in file_status_names' order, numbers as text; NULL where a value
+ * does not apply (no undecoded link type, no error). */
+static void file_status(const td_capture *c, char *values[FILE_STATUS_COLUMNS])
+{
+    const td_capture_counts *n = &c->counts;
+    uint64_t counts[] = { n->frames, n->segments, n->quotes, c->engine ? td_engine_flow_count(c->engine) : 0,
+                          n->other - n->undecoded_link, n->undecoded_link, n->malformed };
+
+    memset(values, 0, FILE_STATUS_COLUMNS * sizeof values[0]);
+    values[0] = g_strdup(!c->opened ? "unreadable" : c->error ? "cut-short" : "read");
+    for (guint i = 0; i < G_N_ELEMENTS(counts); i++)
+        values[1 + i] = g_strdup_printf("%" PRIu64, counts[i]);
+    values[8] = c->undecoded_link ? utf8(c->undecoded_link) : NULL;
+    values[9] = c->error ? utf8(c->error) : NULL;
+}
+
+void td_output_json_file(const td_capture *c, GString *out)
+{
+    char *values[FILE_STATUS_COLUMNS];
+
+    file_status(c, values);
+    g_string_append(out, "{\"record\":\"file\",\"file\":");
+    json_string(out, c->path);
+    for (guint i = 0; file_status_names[i]; i++) {
+        if (!values[i])
+            continue;
+        g_string_append_c(out, ',');
+        json_string(out, file_status_names[i]);
+        g_string_append_c(out, ':');
+        if (i == 0 || i >= 8)
+            json_string(out, values[i]);
+        else
+            g_string_append(out, values[i]);
+        g_free(values[i]);
+    }
+    g_string_append(out, "}\n");
+}
+
+/* record, file, tcp.stream, then the file status columns (empty on a flow's row),
+ * then the field table's (empty on a file's row). */
+enum { CSV_LEAD = 3 + FILE_STATUS_COLUMNS - 1 };
 
 /* The columns, in table order: the fields that are not per direction, then the
  * per-direction ones for c2s, then for s2c. column[slot][id]: 0 when none. */
@@ -319,8 +406,11 @@ void td_output_csv_header(GString *out)
     const csv_layout *layout = csv_columns();
     char **names = g_new0(char *, layout->count);
 
-    names[0] = g_strdup("file");
-    names[1] = g_strdup("tcp.stream");
+    names[0] = g_strdup("record");
+    names[1] = g_strdup("file");
+    names[2] = g_strdup("tcp.stream");
+    for (guint i = 0; file_status_names[i]; i++)
+        names[3 + i] = g_strdup(file_status_names[i]);
     for (int slot = 0; slot < 3; slot++)
         for (int id = 0; id < TD_FIELD_COUNT; id++)
             if (layout->column[slot][id])
@@ -341,7 +431,7 @@ static int csv_slot(const td_flow *flow, const char *dir)
     return same_dir(dir, td_flow_fields_dir(flow, td_flow_sender_at(flow, 0))) ? 1 : 2;
 }
 
-void td_output_csv(const td_capture *c, GString *out)
+void td_output_csv(const td_capture *c, td_flows_shown shown, GString *out)
 {
     const csv_layout *layout = csv_columns();
     collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_CSV };
@@ -349,9 +439,12 @@ void td_output_csv(const td_capture *c, GString *out)
 
     for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
+        if (!td_output_shows(c, flow, shown))
+            continue;
         collect_flow(&col, c, flow);
-        cells[0] = utf8(c->path);
-        cells[1] = g_strdup_printf("%u", flow->stream);
+        cells[0] = g_strdup("flow");
+        cells[1] = utf8(c->path);
+        cells[2] = g_strdup_printf("%u", flow->stream);
         for (guint k = 0; k < col.items->len; k++) {
             item *it = &g_array_index(col.items, item, k);
             char **cell = &cells[layout->column[csv_slot(flow, it->dir)][it->id]];
@@ -367,4 +460,18 @@ void td_output_csv(const td_capture *c, GString *out)
     g_free(cells);
     clear(&col);
     g_array_free(col.items, TRUE);
+}
+
+void td_output_csv_file(const td_capture *c, GString *out)
+{
+    const csv_layout *layout = csv_columns();
+    char **cells = g_new0(char *, layout->count);
+
+    cells[0] = g_strdup("file");
+    cells[1] = utf8(c->path);
+    file_status(c, cells + 3);
+    csv_line(out, cells, layout->count);
+    for (guint k = 0; k < layout->count; k++)
+        g_free(cells[k]);
+    g_free(cells);
 }

@@ -17,14 +17,31 @@ typedef enum td_format {
 /* "text", "json", "csv", "ek"; false when the name is none of them. */
 bool td_format_parse(const char *name, td_format *format);
 
+/* Which flows an output shows. */
+typedef enum td_flows_shown {
+    TD_SHOW_ALL,            /* every flow (json, csv and ek by default; text with --flows) */
+    TD_SHOW_WITH_CAUSE,     /* every flow whose cause is not none (the text table by default) */
+    TD_SHOW_SLOW,           /* only flows with a known cause: neither none nor unknown (--slow) */
+} td_flows_shown;
+
+/* Whether a flow of c is shown under shown. */
+bool td_output_shows(const td_capture *c, const td_flow *flow, td_flows_shown shown);
+
 /* Appends a capture's output. */
-void td_output_text(const td_capture *c, GString *out);
-void td_output_json(const td_capture *c, GString *out);
-void td_output_ek(const td_capture *c, GString *out);
-/* CSV: the header, the same for every capture (file, tcp.stream, every per-flow
- * field of the field table in its order, then the per-direction ones as
- * "c2s.tcpdiag.flight.limit", then "s2c..."), once; then each capture's rows. */
+void td_output_text(const td_capture *c, td_flows_shown shown, GString *out);
+void td_output_json(const td_capture *c, td_flows_shown shown, GString *out);
+void td_output_ek(const td_capture *c, td_flows_shown shown, GString *out);
+/* The file's status record, after its flows: {"record":"file","file":...} with how
+ * it was read (file.status read, cut-short or unreadable; file.error), its frames,
+ * TCP segments, flows and the packets skipped by reason. Flow records carry
+ * "record":"flow". */
+void td_output_json_file(const td_capture *c, GString *out);
+/* CSV: the header, the same for every capture (record, file, tcp.stream, the file
+ * status columns, every per-flow field of the field table in its order, then the
+ * per-direction ones as "c2s.tcpdiag.flight.limit", then "s2c..."), once; then each
+ * capture's flow rows and its status row (record "file"). */
 void td_output_csv_header(GString *out);
-void td_output_csv(const td_capture *c, GString *out);
+void td_output_csv(const td_capture *c, td_flows_shown shown, GString *out);
+void td_output_csv_file(const td_capture *c, GString *out);
 
 #endif

@@ -327,8 +327,15 @@ static void format_plateau(const td_flow *flow, char *plateau, size_t plateau_si
 
 void td_report_flows(const td_diagnoses *d, GString *out)
 {
+    td_report_flows_where(d, NULL, NULL, out);
+}
+
+void td_report_flows_where(const td_diagnoses *d, bool (*keep)(td_cause cause), const char *left_out_why,
+                           GString *out)
+{
     const td_engine *engine = d ? td_diagnoses_engine(d) : NULL;
     char endpoints[160];
+    guint left_out = 0;
 
     g_string_append(out, "\n" TD_REPORT_RULE "\ntcpdiag: per-flow diagnosis\n");
     g_string_append_printf(out, "%-6s %-50s %10s %8s  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n", "Stream",
@@ -340,8 +347,13 @@ void td_report_flows(const td_diagnoses *d, GString *out)
     }
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
+        td_cause cause = (td_cause)td_diagnosis_of(d, flow)->cause;
         td_options_audit audit;
         char missing[64] = "unknown", plateau[32];
+        if (keep && !keep(cause)) {
+            left_out++;
+            continue;
+        }
         td_report_endpoints(flow, endpoints, sizeof endpoints);
         format_plateau(flow, plateau, sizeof plateau);
         td_options_audit_flow(flow, &audit);
@@ -350,8 +362,11 @@ void td_report_flows(const td_diagnoses *d, GString *out)
         g_string_append_printf(out, "%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n",
                                flow->stream, endpoints, (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
                                td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome), missing, td_report_limit(flow), plateau,
-                               td_report_reaction(flow), td_report_offload(flow), td_cause_name((td_cause)td_diagnosis_of(d, flow)->cause));
+                               td_report_reaction(flow), td_report_offload(flow), td_cause_name(cause));
     }
+    if (left_out)
+        g_string_append_printf(out, "(%u flow%s left out: %s)\n", left_out, left_out == 1 ? "" : "s",
+                               left_out_why ? left_out_why : "not asked for");
     td_report_not_kept(engine, out);
     g_string_append(out, TD_REPORT_RULE "\n");
 }

@@ -52,6 +52,10 @@ void td_report_hosts_framed(const td_hosts *hosts, GString *out);
  * plateau, reaction, offload, cause), then the flows not kept; without a capture,
  * says so. */
 void td_report_flows(const td_diagnoses *d, GString *out);
+/* The same table with only the rows of flows whose primary cause keep accepts,
+ * and a line saying how many were left out and why (left_out_why, e.g. "healthy"). */
+void td_report_flows_where(const td_diagnoses *d, bool (*keep)(td_cause cause), const char *left_out_why,
+                           GString *out);
 
 /* One flow as the per-flow table and the Statistics table name it: "client ->
  * server" (or "a <> b" when roles are unknown), and the verdicts of its busiest data

@@ -21,7 +21,13 @@ def run(args, check=True, cwd=None):
     return proc
 
 
-def flows(*files, jobs=1, options=()):
-    """The NDJSON records of the files, one dict per flow; options: more arguments."""
+def records(*files, jobs=1, options=()):
+    """Every NDJSON record of the files: one per flow ("record": "flow"), then one per
+    file ("record": "file"); options: more arguments."""
     out = run(["-j", jobs, "--format", "json"] + list(options) + list(files)).stdout
     return [json.loads(line) for line in out.splitlines()]
+
+
+def flows(*files, jobs=1, options=()):
+    """The NDJSON records of the files, one dict per flow; options: more arguments."""
+    return [r for r in records(*files, jobs=jobs, options=options) if r["record"] == "flow"]

@@ -35,8 +35,7 @@ def wrapped(tmp_path_factory):
 
 
 def records_without_file(files):
-    lines = command.run(["--format", "json"] + list(files)).stdout.splitlines()
-    return [{k: v for k, v in json.loads(line).items() if k != "file"} for line in lines]
+    return [{k: v for k, v in record.items() if k != "file"} for record in command.flows(*files)]
 
 
 @pytest.mark.parametrize("encapsulation", ENCAPSULATIONS)
@@ -79,14 +78,19 @@ def test_wireshark_sees_each_encapsulation(wrapped):
 
 
 def test_a_link_type_not_decoded_is_said_once_per_file(tmp_path):
-    """A capture whose link type the command does not decode gives no flows, and
-    one warning saying how many packets were skipped and what reads them."""
+    """A capture whose link type the command does not decode gives no flows, one
+    warning saying how many packets were skipped and what reads them, and says so in
+    its status record."""
     source = CAPTURES / "lab-midflow.pcap"
     fddi = tmp_path / "fddi.pcap"
     subprocess.run(["editcap", "-T", "fddi", source, fddi], check=True, timeout=300)
     packets = len(read_pcap(source)[3])
     proc = command.run(["--format", "json", fddi, fddi])
-    assert proc.stdout == ""
+    status = {"record": "file", "file": str(fddi), "file.status": "read", "file.frames": packets,
+              "file.tcp_segments": 0, "file.icmp_quotes": 0, "file.flows": 0, "file.skipped.not_tcp": 0,
+              "file.skipped.undecoded_link": packets, "file.skipped.malformed": 0,
+              "file.undecoded_link_type": "FDDI with bit-swapped MAC addresses"}
+    assert [json.loads(line) for line in proc.stdout.splitlines()] == [status] * 2
     assert proc.stderr.splitlines() == [
         f"tcpdiag: {fddi}: {packets} packets skipped: the command does not decode link type "
         "FDDI with bit-swapped MAC addresses; tshark -2 with the plugin reads it"] * 2
