@@ -433,19 +433,6 @@ static td_cause no_cause(const td_flow *flow, const flow_facts *x, const char **
     return TD_CAUSE_NONE;
 }
 
-/* One answer: a flow that negotiated ECN, of a client whose ECN flows the host rule
- * calls slower than its other flows, is not healthy even when no analysis of its own
- * shows why (an echo the capture did not see answered, a flow too short to judge). */
-static bool ecn_flow_called_slower(const td_hosts *hosts, const td_flow *flow)
-{
-    const td_client_summary *client;
-
-    if (!hosts || !td_ecn_negotiated(flow->ecn_outcome))
-        return false;
-    client = td_hosts_client_of(hosts, flow);
-    return client && client->ecn_slower;
-}
-
 static void diagnose_flow(const td_engine *engine, const td_hosts *hosts, const td_flow *flow, const flow_facts *x,
                           td_diagnosis *d)
 {
@@ -460,7 +447,9 @@ static void diagnose_flow(const td_engine *engine, const td_hosts *hosts, const 
         d->cause = (uint8_t)no_cause(flow, x, &d->reason);
     cost_of(engine, flow, x, d);
     d->evidence_frame = evidence_frame(engine, flow, x, (td_cause)d->cause);
-    if (d->cause == TD_CAUSE_NONE && ecn_flow_called_slower(hosts, flow)) {
+    /* One answer: a flow the host rule calls slower is not healthy even when no
+       analysis of its own shows why (an echo not seen answered, a flow too short). */
+    if (d->cause == TD_CAUSE_NONE && td_hosts_ecn_slower_of(hosts, flow)) {
         d->cause = TD_CAUSE_UNKNOWN;
         d->reason = "this client's ECN flows are slower than its other flows (tcpdiag.host.ecn_slowdown); the "
                     "capture does not show why";

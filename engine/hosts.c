@@ -380,6 +380,17 @@ const td_sender_summary *td_hosts_sender_of(const td_hosts *h, const td_flow *fl
     return a ? &a->s : NULL;
 }
 
+const td_client_summary *td_hosts_ecn_slower_of(const td_hosts *hosts, const td_flow *flow)
+{
+    const td_client_summary *client;
+
+    /* the cheap test first: most flows of a flood never negotiated ECN */
+    if (!hosts || !td_ecn_negotiated(flow->ecn_outcome))
+        return NULL;
+    client = td_hosts_client_of(hosts, flow);
+    return client && client->ecn_slower ? client : NULL;
+}
+
 bool td_hosts_offload_unused(const td_hosts *h, const td_flow *flow)
 {
     const td_flight *f;

@@ -81,6 +81,10 @@ const td_sender_summary *td_hosts_sender_of(const td_hosts *hosts, const td_flow
  * in the flow itself explains its cap (a collapse, a plateau). */
 bool td_hosts_offload_unused(const td_hosts *hosts, const td_flow *flow);
 
+/* The client summary of a flow that negotiated ECN when the host rule calls that
+ * client's ECN flows slower than its other flows, NULL otherwise (hosts may be NULL). */
+const td_client_summary *td_hosts_ecn_slower_of(const td_hosts *hosts, const td_flow *flow);
+
 const char *td_sender_offload_name(td_sender_offload offload);
 /* "ecn,destination", "ecn (as the offloaded)", or "nothing". */
 void td_common_traits(unsigned common, char *buf, size_t size);

@@ -29,9 +29,7 @@ void tcpdiag_host_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
 
     if (!hosts || !at_flow_start(flow, pinfo->num))
         return;
-    /* the cheap test first: most flows of a flood never negotiated ECN */
-    client = td_ecn_negotiated(flow->ecn_outcome) ? td_hosts_client_of(hosts, flow) : NULL;
-    if (client && client->ecn_slower) {
+    if ((client = td_hosts_ecn_slower_of(hosts, flow)) != NULL) {
         td_addr_format(&client->addr, host, sizeof host);
         td_format_rate(client->ecn_median_rate, slow, sizeof slow);
         td_format_rate(client->other_median_rate, fast, sizeof fast);
