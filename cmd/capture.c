@@ -19,7 +19,8 @@ static bool stream_of(td_streams *streams, td_record *rec, const td_decoded *inf
     return td_streams_find(streams, rec, &rec->stream);
 }
 
-static void feed(td_capture *c, td_streams *streams, td_wireshark version, const td_frame *frame)
+static void feed(td_capture *c, td_streams *streams, td_fragments *fragments, td_wireshark version,
+                 const td_frame *frame)
 {
     td_record rec;
     td_decoded info;
@@ -27,7 +28,7 @@ static void feed(td_capture *c, td_streams *streams, td_wireshark version, const
 
     if (frame->link == TD_LINK_UNSUPPORTED)
         c->counts.undecoded_link++;
-    switch (td_decode(frame, version, &rec, &info)) {
+    switch (td_decode(frame, version, fragments, &rec, &info)) {
     case TD_FRAME_SEGMENT:
         if (!stream_of(streams, &rec, &info, false) || !info.recorded) {
             c->counts.malformed++;
@@ -94,6 +95,7 @@ td_capture *td_capture_analyse_merged(const char *const *paths, guint count, con
     bool several = count > 1;
     guint opened = 0;
     td_streams *streams;
+    td_fragments *fragments;
     char *error = NULL;
     unsigned batch = 0;
     uint32_t merged_frames = 0;
@@ -123,13 +125,14 @@ td_capture *td_capture_analyse_merged(const char *const *paths, guint count, con
     c->cfg = prefs->engine;
     c->engine = td_engine_new(&c->cfg);
     streams = td_streams_new(version);
+    fragments = td_fragments_new();
     for (int i; (i = earliest(sources, count)) >= 0;) {
         td_frame frame = sources[i].next;
         /* a merged capture numbers its frames in the merged order, as the file
          * mergecap writes would; a single file keeps wiretap's numbers */
         if (several)
             frame.number = ++merged_frames;
-        feed(c, streams, version, &frame);
+        feed(c, streams, fragments, version, &frame);
         advance(&sources[i], several, &error);
         if (packets && ++batch == PROGRESS_BATCH) {
             g_atomic_int_add(packets, (gint)batch);
@@ -151,6 +154,7 @@ td_capture *td_capture_analyse_merged(const char *const *paths, guint count, con
     c->not_a_capture = !holds_packets || (error && c->counts.segments == 0 && c->counts.quotes == 0);
     g_free(sources);
     td_streams_free(streams);
+    td_fragments_free(fragments);
     td_engine_finish(c->engine);
     c->hosts = td_hosts_build(c->engine, &prefs->hosts);
     c->diagnoses = td_diagnose(c->engine, c->hosts);

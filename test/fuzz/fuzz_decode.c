@@ -1,6 +1,6 @@
 /* libFuzzer target for the command's path without wiretap: arbitrary bytes become
  * frames of any link type, which are decoded, numbered as tcp.stream, fed to the
- * engine, diagnosed and exported through the field table and the reports, as
+ * engine (IP fragments put together as the command does), diagnosed and exported through the field table and the reports, as
  * cmd/capture.c and cmd/output.c do. Hostile frames must not crash, and the state
  * kept must grow with conversations, not frames. */
 #include <stdint.h>
@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_hosts_config hosts_cfg;
     td_engine *engine;
     td_streams *streams;
+    td_fragments *fragments = td_fragments_new();
     td_diagnoses *d;
     td_hosts *hosts;
     GString *text = g_string_new(NULL);
@@ -60,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         frame.number = ++number;
         frame.time_ns = (int64_t)number * 1000000;
         at += caplen;
-        switch (td_decode(&frame, version, &rec, &info)) {
+        switch (td_decode(&frame, version, fragments, &rec, &info)) {
         case TD_FRAME_SEGMENT:
             if (info.numbered)
                 rec.stream = td_streams_number(streams, &rec, info.header_fits);
@@ -100,6 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_hosts_free(hosts);
     td_diagnoses_free(d);
     td_streams_free(streams);
+    td_fragments_free(fragments);
     td_engine_free(engine);
     return 0;
 }
