@@ -87,8 +87,8 @@ static int earliest(const source *sources, guint count)
     return best;
 }
 
-td_capture *td_capture_analyse_merged(const char *const *paths, guint count, const td_prefs *prefs,
-                                      td_wireshark version, volatile gint *packets)
+td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_folder, guint count,
+                                      const td_prefs *prefs, td_wireshark version, volatile gint *packets)
 {
     td_capture *c = g_new0(td_capture, 1);
     source *sources = g_new0(source, count);
@@ -101,21 +101,31 @@ td_capture *td_capture_analyse_merged(const char *const *paths, guint count, con
     uint32_t merged_frames = 0;
     bool holds_packets = false;
 
-    c->path = g_strdup(paths[0]);
     for (guint i = 0; i < count; i++) {
         char *failure = NULL;
         sources[i].path = paths[i];
         sources[i].reader = td_reader_open(paths[i], &failure);
+        /* in a folder, only captures count: not one wiretap cannot open, nor one it
+         * opens for its content (JSON, media), which holds no packet */
+        if (in_folder && in_folder[i] && (!sources[i].reader || !td_reader_holds_packets(sources[i].reader))) {
+            if (sources[i].reader)
+                td_reader_close(g_steal_pointer(&sources[i].reader));
+            c->sources_skipped++;
+            g_free(failure);
+            continue;
+        }
         if (!sources[i].reader) {
             if (!error)
                 error = several ? g_strdup_printf("%s: %s", paths[i], failure) : g_strdup(failure);
             g_free(failure);
             continue;
         }
-        opened++;
+        if (!opened++)
+            c->path = g_strdup(paths[i]);
         advance(&sources[i], several, &error);
     }
     if (!opened) {
+        c->path = g_strdup(paths[0]);
         c->error = error;
         c->not_a_capture = true;
         g_free(sources);
@@ -164,7 +174,7 @@ td_capture *td_capture_analyse_merged(const char *const *paths, guint count, con
 td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
                                volatile gint *packets)
 {
-    return td_capture_analyse_merged(&path, 1, prefs, version, packets);
+    return td_capture_analyse_merged(&path, NULL, 1, prefs, version, packets);
 }
 
 void td_capture_free(td_capture *c)
