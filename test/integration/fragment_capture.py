@@ -23,7 +23,7 @@ piece stay whole. Each piece keeps the frame's time. Modes:
 import struct
 import sys
 
-from wrap_capture import ETHERTYPE_IPV4, ETHERTYPE_IPV6, VLAN_ETHERTYPES, checksum, ipv4, read_pcap
+from wrap_capture import ETHERTYPE_IPV4, ETHERTYPE_IPV6, LINKTYPE_ETHERNET, VLAN_ETHERTYPES, checksum, ipv4, rewrite
 
 FRAGMENT_PAYLOAD = 256
 SNAPLEN = 96
@@ -128,13 +128,7 @@ def split(mode, frame, wire_len, n):
 def fragment(mode, source, target):
     """Writes target: source (a classic pcap of Ethernet frames) with its TCP
     datagrams in fragments."""
-    endian, linktype, head, records = read_pcap(source)
-    assert linktype == 1, f"{source}: Ethernet captures only"
-    out = [head + struct.pack(endian + "II", 262144, linktype)]
-    for n, (secs, frac, wire_len, frame) in enumerate(records, 1):
-        for data, length in split(mode, frame, wire_len, n):
-            out.append(struct.pack(endian + "IIII", secs, frac, len(data), length) + data)
-    open(target, "wb").write(b"".join(out))
+    rewrite(source, target, LINKTYPE_ETHERNET, lambda frame, wire_len, n: split(mode, frame, wire_len, n))
 
 
 if __name__ == "__main__":
