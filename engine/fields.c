@@ -167,6 +167,9 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "Smallest receive window on the plateau minus the plateau", DIR(FLIGHT, PLAIN) },
     [TD_F_FLIGHT_CEILING] = { "tcpdiag.flight.ceiling", TD_TYPE_DOUBLE, "Ceiling (B/s)",
         "Throughput the plateau allows: plateau per round trip", DIR(FLIGHT, RATE) },
+    [TD_F_FLIGHT_ROUND] = { "tcpdiag.flight.round", TD_TYPE_UINT32, "Round trip's flight",
+        "On the first data segment of each acknowledged round trip: the most bytes in flight during it, "
+        "as the sender knew it", PACKET(PLAIN) },
 
     [TD_F_CC_DIR] = { "tcpdiag.cc.dir", TD_TYPE_STRING, "Direction",
         "Data direction whose congestion control this describes: c2s or s2c", DIR(CC, PLAIN) },

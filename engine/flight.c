@@ -94,6 +94,7 @@ void td_flight_free(td_flight *f)
         for (const analysis *a = analyses; a->ops; a++)
             a->ops->release(state_of(f, a));
         g_free(f->ring);
+        g_free(f->round_log);
     }
     g_free(f);
 }
@@ -186,6 +187,11 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     bool at_window = f->round_events & EV_RWND;
 
     f->in_round = false;
+    if (f->rounds == f->round_log_size) {
+        f->round_log_size = f->round_log_size ? 2 * f->round_log_size : 16;
+        f->round_log = g_renew(td_round_sample, f->round_log, f->round_log_size);
+    }
+    f->round_log[f->rounds] = (td_round_sample){ f->round_start_frame, f->round_flight };
     EACH_ANALYSIS(f, a)
         if (a->ops->on_round)
             a->ops->on_round(&f->dir, state_of(f, a), f->rounds, f->round_flight, ns, cfg);
@@ -543,6 +549,23 @@ double td_flight_throughput(const td_flight *f)
 const td_plateau *td_flight_plateau(const td_flight *f)
 {
     return f->best.rounds ? &f->best : NULL;
+}
+
+bool td_flight_round_at(const td_flight *f, uint32_t frame, uint32_t *flight)
+{
+    uint32_t low = 0, high = f->rounds;
+
+    while (low < high) {
+        uint32_t mid = low + (high - low) / 2;
+        if (f->round_log[mid].frame < frame)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    if (low == f->rounds || f->round_log[low].frame != frame)
+        return false;
+    *flight = f->round_log[low].flight;
+    return true;
 }
 
 double td_plateau_ceiling(const td_plateau *p)

@@ -44,6 +44,11 @@ typedef struct td_plateau {
     td_limit limit;                 /* RWND or SENDER once judged; CWND when not a plateau */
 } td_plateau;
 
+/* One acknowledged round trip: its first data segment and its largest flight. */
+typedef struct td_round_sample {
+    uint32_t frame, flight;
+} td_round_sample;
+
 typedef struct td_flight {
     /* What the analyses read (direction.h), by name here and as one struct for them. */
     union {
@@ -82,6 +87,8 @@ typedef struct td_flight {
     int64_t  longest_pause_ns;      /* the application's longest silence (see limit_ns[APP]) */
     uint32_t longest_pause_end_frame;   /* the segment that ended it */
     td_plateau run, best;
+    td_round_sample *round_log;     /* every round closed (rounds of them), in frame order */
+    uint32_t round_log_size;
     td_cc    cc;                    /* td_cc_ops' state */
     td_offload seg;                 /* td_offload_ops' state */
 } td_flight;
@@ -114,6 +121,9 @@ double td_flight_throughput(const td_flight *f);
 /* The longest plateau, NULL when none; its ceiling in B/s (plateau per round). */
 const td_plateau *td_flight_plateau(const td_flight *f);
 double td_plateau_ceiling(const td_plateau *p);
+/* The flight of the acknowledged round trip whose first data segment is this frame:
+ * false when none begins there. */
+bool td_flight_round_at(const td_flight *f, uint32_t frame, uint32_t *flight);
 
 const char *td_limit_name(td_limit limit);
 const char *td_onset_name(td_onset onset);

@@ -125,6 +125,8 @@ local function render(diagnosis, selected)
         table.insert(lines, closing)
     else
         table.insert(lines, "> marks the finding the buttons act on (Next finding moves it).")
+        table.insert(lines, "Its flow in pictures: Go to evidence, then Statistics > TCP Stream Graphs >")
+        table.insert(lines, "Time Sequence (Stevens), or Statistics > I/O Graphs (the tcpdiag profile's presets).")
     end
     return table.concat(lines, "\n") .. "\n"
 end

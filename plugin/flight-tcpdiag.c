@@ -1,5 +1,6 @@
-/* tcpdiag.flight: the Notes on a sender-held plateau and on a receive window
- * that limits the transfer, and the flight preferences. */
+/* tcpdiag.flight: the round trip's flight on the segment that begins it, the Notes on
+ * a sender-held plateau and on a receive window that limits the transfer, and the
+ * flight preferences. */
 
 #include "ws_compat.h"
 
@@ -27,6 +28,16 @@ static void sender_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
         "%u B window, nothing lost; ceiling %s at %.1f ms a round trip",
         p->high, (double)p->high / f->mss, share, p->rounds, after,
         p->min_window == UINT32_MAX ? f->max_window : p->min_window, ceiling, (double)p->ns / p->rounds / 1e6);
+}
+
+/* The round trip this packet begins in the sender's direction, if any: it follows that
+ * direction's flight subtree (what the I/O Graph presets of the tcpdiag profile plot). */
+void tcpdiag_flight_round_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender, uint32_t frame)
+{
+    uint32_t flight;
+
+    if (td_flight_round_at(td_flow_flight(flow, sender), frame, &flight))
+        tcpdiag_add_uint(tree, tvb, TD_F_FLIGHT_ROUND, flight);
 }
 
 void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)

@@ -63,6 +63,7 @@ void tcpdiag_fields_forget(void);
 /* tcpdiag.flight: experts and preferences (flight-tcpdiag.c). */
 void tcpdiag_flight_register(module_t *module, td_flight_config *cfg);
 void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
+void tcpdiag_flight_round_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender, uint32_t frame);
 
 /* tcpdiag.cc: per-packet events, experts and preferences (cc-tcpdiag.c). */
 void tcpdiag_cc_register(module_t *module, td_flight_config *cfg);

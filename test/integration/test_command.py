@@ -20,8 +20,8 @@ PCAPS = [p for p in sorted(CAPTURES.glob("*.pcap*")) if not p.name.endswith(".js
 
 # Fields about the packet they are on, not about the flow: the command has no
 # packet to put them on.
-PER_PACKET = {"tcpdiag.dir", "tcpdiag.cc.event", "tcpdiag.cc.latency", "tcpdiag.cc.flight_before",
-              "tcpdiag.cc.flight_after", "tcpdiag.cc.ratio"}
+PER_PACKET = {"tcpdiag.dir", "tcpdiag.flight.round", "tcpdiag.cc.event", "tcpdiag.cc.latency",
+              "tcpdiag.cc.flight_before", "tcpdiag.cc.flight_after", "tcpdiag.cc.ratio"}
 # The plugin's per-direction subtrees, by their labels: "Flight s2c: cwnd", or with
 # unknown roles "Flight 192.0.2.1:443 → 198.51.100.2:5000: cwnd" (the sender first).
 DIRECTION_TREE = re.compile(r"^(?:Flight|Congestion|Offload) (?P<who>.+?): ")

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tshark import CAPTURES, ROOT, run
+from tshark import CAPTURES, ROOT, fields, run
 
 PROFILES = ROOT / "profiles"
 COLORFILTERS = PROFILES / "tcpdiag" / "colorfilters"
@@ -130,3 +130,59 @@ def test_profile_preferences_are_the_plugins_own_at_their_defaults():
             key, _, value = line.partition(": ")
             profile[key] = value
     assert registered and profile == registered
+
+
+IO_GRAPHS = PROFILES / "tcpdiag" / "io_graphs"
+# What each I/O Graph preset counts over a whole flow, as the flow's own counters say it
+# (summed over its data directions): a round trip per acknowledged round, each event once.
+PRESET_TOTALS = {
+    "Flight per round trip (bytes)": "tcpdiag.flight.rounds",
+    "CE-marked data (x1000)": "tcpdiag.cc.ce",
+    "ECN echo episodes (x1000)": "tcpdiag.cc.ece_episodes",
+    "CWR responses (x1000)": "tcpdiag.cc.cwr",
+    "Loss recoveries (x1000)": "tcpdiag.cc.losses",
+}
+
+
+def presets():
+    """The I/O Graph presets: one list of the UAT's nine columns per line (a column is
+    a quoted string; \\x22 is a quote inside one)."""
+    rows = []
+    for line in IO_GRAPHS.read_text().splitlines():
+        if line and not line.startswith("#"):
+            assert line.startswith('"') and line.endswith('"')
+            rows.append([c.replace("\\x22", '"') for c in line[1:-1].split('","')])
+    return rows
+
+
+def test_io_graph_presets_load_on_every_version():
+    """Nine columns, as 4.0 and 4.4 read them (4.6 adds a tenth and reads nine); every
+    preset enabled, for the selected packet's flow, its filter and Y field valid here."""
+    assert [row[1] for row in presets()] == list(PRESET_TOTALS)
+    for enabled, _, flt, colour, style, y_axis, y_field, sma, factor in presets():
+        assert enabled == "TRUE" and flt.startswith("tcp.stream == ${tcp.stream} && ")
+        assert colour.startswith("#") and len(colour) == 7 and sma == "None" and factor in ("1", "1000")
+        assert style in ("Line", "Impulse") and y_axis in ("MAX(Y Field)", "Packets")
+        run(["-r", CAPTURES / "lab-ecn-1-of-n.pcap", "-2", "-c", "1", "-Y", flt])
+        if y_field:
+            run(["-r", CAPTURES / "lab-ecn-1-of-n.pcap", "-2", "-c", "1", "-Y", y_field])
+
+
+@pytest.mark.parametrize("capture", ["lab-ecn-1-of-n", "lab-cc-cubic-loss-server", "lab-cc-cubic-ecn-collapse-client"])
+def test_io_graph_presets_count_what_the_flow_reports(capture):
+    """Each preset, on each flow, marks as many packets as tcpdiag counts for the flow:
+    the graph of a flow adds up to its tree's numbers."""
+    pcap = CAPTURES / (capture + ".pcap")
+    totals = {}
+    for row in fields(pcap, ["tcp.stream", "tcpdiag.flow.packets"] + list(PRESET_TOTALS.values())):
+        if row["tcpdiag.flow.packets"] and row["tcp.stream"] not in totals:
+            totals[row["tcp.stream"]] = {field: sum(int(v) for v in row[field].split(",") if v)
+                                         for field in PRESET_TOTALS.values()}
+    assert totals
+    for _, name, flt, *_ in presets():
+        counter = PRESET_TOTALS[name]
+        marked = run(["-r", pcap, "-2", "-T", "fields", "-e", "tcp.stream",
+                      "-Y", flt.replace("tcp.stream == ${tcp.stream} && ", "")]).stdout.split()
+        for stream, flow in totals.items():
+            assert marked.count(stream) == flow[counter], (name, stream)
+    assert sum(flow["tcpdiag.flight.rounds"] for flow in totals.values()) > 0

@@ -10,6 +10,27 @@ static td_limit limit_of(const td_flight *f)
     return td_flight_limit(f, &why);
 }
 
+/* tcpdiag.flight.round: one sample per acknowledged round trip, on the segment that
+ * begins it and on no other, at least `rounds` of them with the plateau's flight. */
+static void round_log_holds_plateau(const td_flight *f, unsigned rounds, uint32_t plateau)
+{
+    unsigned at_plateau = 0;
+    uint32_t flight;
+
+    for (uint32_t i = 0; i < f->rounds; i++) {
+        const td_round_sample *r = &f->round_log[i];
+        if (i > 0)
+            g_assert_cmpuint(r->frame, >, f->round_log[i - 1].frame);
+        g_assert_true(td_flight_round_at(f, r->frame, &flight));
+        g_assert_cmpuint(flight, ==, r->flight);
+        at_plateau += r->flight == plateau;
+    }
+    g_assert_cmpuint(at_plateau, >=, rounds);
+    /* the last round's second segment begins none */
+    g_assert_false(td_flight_round_at(f, f->round_log[f->rounds - 1].frame + 1, &flight));
+    g_assert_false(td_flight_round_at(f, 0, &flight));
+}
+
 /* The illumos case: slow start, one retransmission, then five segments per
  * round trip for the rest of the transfer, under a 1 MB window. */
 static void burst_limited(bool at_receiver)
@@ -41,6 +62,7 @@ static void burst_limited(bool at_receiver)
     /* 7240 bytes per ~20 ms round trip */
     g_assert_cmpfloat(td_plateau_ceiling(p), >, 7240 / 0.0202);
     g_assert_cmpfloat(td_plateau_ceiling(p), <, 7240 / 0.0199);
+    round_log_holds_plateau(f, 100, 5 * MSS);
     td_engine_free(s.engine);
 }
 
