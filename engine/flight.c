@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ecn.h"
+#include "series.h"
 
 /* Round events. */
 enum {
@@ -27,6 +28,7 @@ void td_flight_config_defaults(td_flight_config *cfg)
     cfg->plateau_band_pct = 5;
     cfg->collapse_mss = 4;
     cfg->collapse_min_rounds = 10;
+    cfg->series = NULL;
 }
 
 static bool seq_before(uint32_t a, uint32_t b)
@@ -189,6 +191,8 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     EACH_ANALYSIS(f, a)
         if (a->ops->on_round)
             a->ops->on_round(&f->dir, state_of(f, a), f->rounds, f->round_flight, ns, cfg);
+    if (cfg->series)
+        td_series_round(cfg->series, f, at_ns);
     f->rounds++;
     f->rounds_since_event++;
     f->round_ns_total += ns;
@@ -422,6 +426,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     EACH_ANALYSIS(f, a)
         if (a->ops->on_segment)
             a->ops->on_segment(&f->dir, state_of(f, a), rec);
+    if (cfg->series)
+        td_series_segment(cfg->series, f, rec);
     if (!measuring(f))
         return;
     if (!started) {
