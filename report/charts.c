@@ -16,7 +16,7 @@ enum { TIMELINE_ROWS = 40 };
 static const char FLOW_TIME[] = "time since the flow's first packet";
 
 /* The drawing's geometry, in SVG user units (CSS pixels at 100 %). */
-enum { WIDTH = 760, HEIGHT = 300, LEFT = 70, RIGHT = 150, TOP = 20, BOTTOM = 40, ROW_HEIGHT = 18 };
+enum { WIDTH = 760, HEIGHT = 300, LEFT = 70, RIGHT = 20, TOP = 20, BOTTOM = 40, ROW_HEIGHT = 18, LEGEND_ROW = 16 };
 
 static td_chart *chart_new(td_chart_kind kind, const char *y_title, const char *x_title)
 {
@@ -132,7 +132,7 @@ static void add_ranges(td_chart *c, const GArray *groups, int64_t zero_ns, const
         add_xy(hi, seconds_since(p->t_ns, zero_ns), p->hi);
     }
     if (merged(groups)) {
-        GArray *lo = add_line(c, cls, g_strdup_printf("%s (smallest of each group)", what));
+        GArray *lo = add_line(c, "low", g_strdup_printf("%s (smallest of each group)", what));
         for (guint i = 0; i < groups->len; i++) {
             const td_series_point *p = &g_array_index(groups, td_series_point, i);
             add_xy(lo, seconds_since(p->t_ns, zero_ns), p->lo);
@@ -160,10 +160,19 @@ static void add_signals(td_chart *c, const GArray *groups, int64_t zero_ns)
     }
 }
 
+/* The window offered beside the flight. One far above the flight (the illumos case:
+ * 7 kB in flight under 1 MB) would flatten the flight to the axis: the chart's bytes
+ * are then on a log scale, where both read. */
 static void add_windows(td_chart *c, const GArray *groups, int64_t zero_ns)
 {
     GArray *window = NULL;
+    uint32_t flight = 0, largest = 0;
 
+    for (guint i = 0; i < groups->len; i++) {
+        const td_series_point *p = &g_array_index(groups, td_series_point, i);
+        flight = MAX(flight, p->hi);
+        largest = MAX(largest, p->window);
+    }
     for (guint i = 0; i < groups->len; i++) {
         const td_series_point *p = &g_array_index(groups, td_series_point, i);
         if (!p->window)
@@ -171,6 +180,10 @@ static void add_windows(td_chart *c, const GArray *groups, int64_t zero_ns)
         if (!window)
             window = add_line(c, "window", g_strdup("receive window offered"));
         add_xy(window, seconds_since(p->t_ns, zero_ns), p->window);
+    }
+    if (largest > 4 * flight) {
+        c->y_log = true;
+        c->y_title = "bytes in flight (log scale)";
     }
 }
 
@@ -420,8 +433,10 @@ static double nice_step(double span)
 }
 
 typedef struct frame {
-    double x0, x1, y1;      /* data ranges (y from 0) */
+    double x0, x1, y1;      /* data ranges (y from 0, or from y0 on a log scale) */
     double w, h;            /* plot size */
+    bool log;
+    double y0;
 } frame;
 
 static double px(const frame *fr, double x)
@@ -431,6 +446,8 @@ static double px(const frame *fr, double x)
 
 static double py(const frame *fr, double y)
 {
+    if (fr->log)
+        return TOP + fr->h - (log10(MAX(y, fr->y0)) - log10(fr->y0)) / (log10(fr->y1) - log10(fr->y0)) * fr->h;
     return TOP + fr->h - y / fr->y1 * fr->h;
 }
 
@@ -474,11 +491,11 @@ static void y_axis(const frame *fr, const char *title, GString *out)
 {
     double step = nice_step(fr->y1);
 
-    for (double y = 0; y <= fr->y1 * (1 + 1e-9); y += step) {
+    for (double y = fr->log ? fr->y0 : 0; y <= fr->y1 * (1 + 1e-9); y = fr->log ? y * 10 : y + step) {
         g_string_append_printf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                                "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
                                LEFT, py(fr, y), LEFT + fr->w, py(fr, y), LEFT - 5, py(fr, y) + 4);
-        bytes_tick(out, y, fr->y1);
+        bytes_tick(out, y, fr->log ? y * 10 : fr->y1);
         g_string_append(out, "</text>");
     }
     g_string_append_printf(out, "<text class=\"axis\" transform=\"translate(14 %.1f) rotate(-90)\" "
@@ -503,6 +520,19 @@ static void data_frame(const td_chart *c, frame *fr)
         fr->y1 = MAX(fr->y1, g_array_index(c->levels, td_chart_level, i).y);
     fr->x1 = fr->x1 > 0 ? fr->x1 * 1.02 : 1;
     fr->y1 = fr->y1 > 0 ? fr->y1 * 1.1 : 1;
+    fr->log = c->y_log;
+    if (fr->log) {
+        /* from the power of ten below the smallest value to the one above the largest */
+        double smallest = fr->y1;
+        for (guint i = 0; i < c->lines->len; i++) {
+            const GArray *points = g_array_index(c->lines, td_chart_line, i).points;
+            for (guint k = 0; k < points->len; k++)
+                if (g_array_index(points, td_xy, k).y > 0)
+                    smallest = MIN(smallest, g_array_index(points, td_xy, k).y);
+        }
+        fr->y0 = MAX(100, pow(10, floor(log10(smallest))));
+        fr->y1 = pow(10, ceil(log10(fr->y1 / 1.1)));
+    }
     fr->w = WIDTH - LEFT - RIGHT;
     fr->h = HEIGHT - TOP - BOTTOM;
 }
@@ -535,21 +565,42 @@ static void draw_mark(const frame *fr, const td_chart_mark *m, GString *out)
     g_string_append(out, "</g>");
 }
 
-static void legend_entry(GString *out, int *y, const char *cls, const char *label)
+/* The legend under the plot, in two columns. */
+static void legend_entry(GString *out, unsigned *n, const char *cls, const char *label)
 {
+    int x = LEFT + (int)(*n % 2) * (WIDTH - LEFT - RIGHT) / 2, y = HEIGHT + 4 + (int)(*n / 2) * LEGEND_ROW;
+
     g_string_append_printf(out, "<line class=\"%s\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
-                           "<text class=\"legend\" x=\"%d\" y=\"%d\">", cls, WIDTH - RIGHT + 10, *y,
-                           WIDTH - RIGHT + 28, *y, WIDTH - RIGHT + 32, *y + 4);
+                           "<text class=\"legend\" x=\"%d\" y=\"%d\">", cls, x, y, x + 18, y, x + 22, y + 4);
     td_html_escape(out, label);
     g_string_append(out, "</text>");
-    *y += 16;
+    (*n)++;
+}
+
+static unsigned mark_kinds(const td_chart *c, bool seen[TD_MARK_KINDS])
+{
+    unsigned n = 0;
+
+    for (guint i = 0; i < c->marks->len; i++) {
+        td_mark_kind k = g_array_index(c->marks, td_chart_mark, i).kind;
+        n += !seen[k];
+        seen[k] = true;
+    }
+    return n;
+}
+
+static unsigned legend_rows(const td_chart *c)
+{
+    bool seen[TD_MARK_KINDS] = { false };
+
+    return (c->lines->len + c->levels->len + mark_kinds(c, seen) + 1) / 2;
 }
 
 static void draw_xy(const td_chart *c, GString *out)
 {
     frame fr;
     bool seen[TD_MARK_KINDS] = { false };
-    int legend_y = TOP + 6;
+    unsigned legend = 0;
 
     data_frame(c, &fr);
     x_axis(&fr, c->x_title, out);
@@ -572,31 +623,29 @@ static void draw_xy(const td_chart *c, GString *out)
         td_html_escape(out, l->label);
         g_string_append(out, "</title></polyline>");
     }
-    for (guint i = 0; i < c->marks->len; i++) {
-        const td_chart_mark *m = &g_array_index(c->marks, td_chart_mark, i);
-        draw_mark(&fr, m, out);
-        seen[m->kind] = true;
-    }
+    for (guint i = 0; i < c->marks->len; i++)
+        draw_mark(&fr, &g_array_index(c->marks, td_chart_mark, i), out);
+    mark_kinds(c, seen);
     for (guint i = 0; i < c->lines->len; i++)
-        legend_entry(out, &legend_y, g_array_index(c->lines, td_chart_line, i).cls,
+        legend_entry(out, &legend, g_array_index(c->lines, td_chart_line, i).cls,
                      g_array_index(c->lines, td_chart_line, i).label);
     for (guint i = 0; i < c->levels->len; i++) {
         const td_chart_level *l = &g_array_index(c->levels, td_chart_level, i);
         char *cls = g_strdup_printf("level %s", l->cls);
-        legend_entry(out, &legend_y, cls, l->label);
+        legend_entry(out, &legend, cls, l->label);
         g_free(cls);
     }
     for (int k = 0; k < TD_MARK_KINDS; k++)
         if (seen[k]) {
             char *cls = g_strdup_printf("key %s", mark_class[k]);
-            legend_entry(out, &legend_y, cls, mark_name[k]);
+            legend_entry(out, &legend, cls, mark_name[k]);
             g_free(cls);
         }
 }
 
 static void draw_timeline(const td_chart *c, GString *out)
 {
-    frame fr = { 0, 0, 1, WIDTH - LEFT - RIGHT, (double)c->rows->len * ROW_HEIGHT };
+    frame fr = { .x1 = 0, .y1 = 1, .w = WIDTH - LEFT - RIGHT, .h = (double)c->rows->len * ROW_HEIGHT };
 
     for (guint i = 0; i < c->rows->len; i++)
         fr.x1 = MAX(fr.x1, g_array_index(c->rows, td_chart_row, i).x1);
@@ -627,7 +676,8 @@ static void draw_timeline(const td_chart *c, GString *out)
 
 void td_chart_svg(const td_chart *c, GString *out)
 {
-    double height = c->kind == TD_CHART_TIMELINE ? TOP + (double)c->rows->len * ROW_HEIGHT + BOTTOM : HEIGHT;
+    double height = c->kind == TD_CHART_TIMELINE ? TOP + (double)c->rows->len * ROW_HEIGHT + BOTTOM
+                                                 : HEIGHT + (double)legend_rows(c) * LEGEND_ROW;
 
     g_string_append_printf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %.0f\" width=\"%d\" height=\"%.0f\" "
                            "role=\"img\"><title>", WIDTH, height, WIDTH, height);

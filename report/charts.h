@@ -71,6 +71,7 @@ typedef struct td_chart {
     GArray *marks;              /* td_chart_mark */
     GArray *rows;               /* td_chart_row (timeline) */
     double shade0, shade1;      /* timeline: the host's silence */
+    bool y_log;                 /* bytes on a log scale (a window far above the flight) */
 } td_chart;
 
 /* What a chart of one flow reads. */

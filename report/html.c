@@ -31,6 +31,7 @@ static const char STYLE[] =
     "svg.chart{max-width:100%;height:auto;font-size:11px}"
     "svg .grid{stroke:#e6e6e6}svg .tick,svg .legend{fill:#444}svg .axis{fill:#222}"
     "svg .series{fill:none;stroke-width:1.6}svg .flight,svg line.flight{stroke:#1f5fbf}"
+    "svg .low,svg line.low{stroke:#8fb3e8;stroke-width:1}"
     "svg .sizes,svg line.sizes{stroke:#6a3d9a}svg .window,svg line.window{stroke:#888;stroke-dasharray:5 3}"
     "svg .level{stroke-width:1.4;stroke-dasharray:7 4}svg .floor{stroke:#c00000}svg .plateau{stroke:#e07000}"
     "svg .reference{stroke:#2a8a2a}svg .ceiling{stroke:#c00000}svg .mss{stroke:#888}svg .cap{stroke:#e07000}"
@@ -166,11 +167,16 @@ static void exact(GString *out, const td_field_value *v)
 static void figure_item(GString *out, const figures *f, td_field_id id, const char *dir, const char *unit)
 {
     const td_field_value *v = figure(f, id, dir);
+    const char *label = td_fields[id].label, *unit_in_label = strstr(label, " (B/s)");
 
     if (!v)
         return;
     g_string_append(out, "<li>");
-    text(out, td_fields[id].label);
+    /* the label's unit is the field's; the value reads in bit/s or s */
+    if (unit_in_label && (td_fields[id].show == TD_SHOW_RATE || td_fields[id].show == TD_SHOW_SECONDS))
+        g_string_append_len(out, label, unit_in_label - label);
+    else
+        text(out, label);
     g_string_append(out, ": <span class=\"figure\" data-field=\"");
     text(out, td_fields[id].name);
     if (v->dir) {
