@@ -540,29 +540,29 @@ static void data_frame(const td_chart *c, frame *fr)
 static const char *const mark_class[TD_MARK_KINDS] = { "ce", "ece", "cwr", "loss" };
 static const char *const mark_name[TD_MARK_KINDS] = { "CE marks", "ECN echo", "CWR", "loss recovery" };
 
-static void draw_mark(const frame *fr, const td_chart_mark *m, GString *out)
+/* One path per kind of mark, so that a chart of a thousand signals stays a few
+ * kilobytes: CE a tick along the top (where the path marked), an ECN echo a tick
+ * below it, a CWR a triangle on the flight (the sender's answer), a loss a cross. */
+static void draw_marks(const td_chart *c, const frame *fr, td_mark_kind kind, GString *out)
 {
-    double x = px(fr, m->x), y = py(fr, m->y);
+    unsigned total = 0;
 
-    g_string_append_printf(out, "<g class=\"mark %s\"><title>", mark_class[m->kind]);
-    g_string_append_printf(out, "%s: %u at %.3f s</title>", mark_name[m->kind], m->count, m->x);
-    switch (m->kind) {
-    case TD_MARK_CE:        /* a tick along the top: where the path marked */
-        g_string_append_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, TOP, x, TOP + 8);
-        break;
-    case TD_MARK_ECE:
-        g_string_append_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, TOP + 10, x, TOP + 18);
-        break;
-    case TD_MARK_CWR:       /* a triangle on the flight: the sender's answer */
-        g_string_append_printf(out, "<path d=\"M%.1f %.1fl-4 -7h8z\"/>", x, y - 2);
-        break;
-    case TD_MARK_LOSS:
-        g_string_append_printf(out, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\"/>", x - 4, y - 12);
-        break;
-    case TD_MARK_KINDS:
-        break;
+    g_string_append_printf(out, "<path class=\"mark %s\" d=\"", mark_class[kind]);
+    for (guint i = 0; i < c->marks->len; i++) {
+        const td_chart_mark *m = &g_array_index(c->marks, td_chart_mark, i);
+        double x = px(fr, m->x), y = py(fr, m->y);
+        if (m->kind != kind)
+            continue;
+        total += m->count;
+        switch (kind) {
+        case TD_MARK_CE:   g_string_append_printf(out, "M%.1f %dv8", x, TOP); break;
+        case TD_MARK_ECE:  g_string_append_printf(out, "M%.1f %dv8", x, TOP + 10); break;
+        case TD_MARK_CWR:  g_string_append_printf(out, "M%.1f %.1fl-4 -7h8z", x, y - 2); break;
+        case TD_MARK_LOSS: g_string_append_printf(out, "M%.1f %.1fl8 8m0 -8l-8 8", x - 4, y - 12); break;
+        case TD_MARK_KINDS: break;
+        }
     }
-    g_string_append(out, "</g>");
+    g_string_append_printf(out, "\"><title>%s: %u</title></path>", mark_name[kind], total);
 }
 
 /* The legend under the plot, in two columns. */
@@ -623,9 +623,10 @@ static void draw_xy(const td_chart *c, GString *out)
         td_html_escape(out, l->label);
         g_string_append(out, "</title></polyline>");
     }
-    for (guint i = 0; i < c->marks->len; i++)
-        draw_mark(&fr, &g_array_index(c->marks, td_chart_mark, i), out);
     mark_kinds(c, seen);
+    for (int k = 0; k < TD_MARK_KINDS; k++)
+        if (seen[k])
+            draw_marks(c, &fr, (td_mark_kind)k, out);
     for (guint i = 0; i < c->lines->len; i++)
         legend_entry(out, &legend, g_array_index(c->lines, td_chart_line, i).cls,
                      g_array_index(c->lines, td_chart_line, i).label);

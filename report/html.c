@@ -35,9 +35,9 @@ static const char STYLE[] =
     "svg .sizes,svg line.sizes{stroke:#6a3d9a}svg .window,svg line.window{stroke:#888;stroke-dasharray:5 3}"
     "svg .level{stroke-width:1.4;stroke-dasharray:7 4}svg .floor{stroke:#c00000}svg .plateau{stroke:#e07000}"
     "svg .reference{stroke:#2a8a2a}svg .ceiling{stroke:#c00000}svg .mss{stroke:#888}svg .cap{stroke:#e07000}"
-    "svg .mark line,svg .key{stroke-width:2}svg .ce line,svg line.ce{stroke:#f0a000}"
-    "svg .ece line,svg line.ece{stroke:#8e44ad}svg .cwr path{fill:#1b1b1b}svg line.cwr{stroke:#1b1b1b}"
-    "svg .loss path{stroke:#c00000;stroke-width:2;fill:none}svg line.loss{stroke:#c00000}"
+    "svg .mark,svg .key{stroke-width:2}svg path.ce,svg line.ce{stroke:#f0a000}"
+    "svg path.ece,svg line.ece{stroke:#8e44ad}svg path.cwr{fill:#1b1b1b}svg line.cwr{stroke:#1b1b1b}"
+    "svg path.loss{stroke:#c00000;fill:none}svg line.loss{stroke:#c00000}"
     "svg .silence{fill:#f4c7c3}svg .run{stroke:#1f5fbf;stroke-width:6}svg .wait{stroke:#c00000;stroke-width:6}"
     "@media print{body{max-width:none}}";
 
@@ -323,11 +323,17 @@ static gint by_lost(gconstpointer a, gconstpointer b, gpointer d)
     return x == y ? 0 : x < y ? 1 : -1;
 }
 
-static void finding_charts(GString *out, const td_html_capture *c, const td_finding *f)
+static void finding_charts(GString *out, const td_html_capture *c, const td_finding *f, unsigned *charts_left)
 {
     GPtrArray *flows = g_ptr_array_new();
-    guint n = f->flows->len;
+    guint n = f->flows->len, drawn = 0;
 
+    if (!*charts_left) {
+        g_string_append_printf(out, "<p>No chart: the report draws %d a capture, for the findings that lost most.</p>",
+                               TD_HTML_CHARTS_PER_CAPTURE);
+        g_ptr_array_free(flows, TRUE);
+        return;
+    }
     if (f->cause == TD_CAUSE_HOST_STALL) {
         td_chart_source src = { c->engine, c->diagnoses, c->series };
         td_chart *chart = td_chart_for_stall(&src, f);
@@ -341,16 +347,17 @@ static void finding_charts(GString *out, const td_html_capture *c, const td_find
         g_string_append(out, "</figcaption></figure>");
         td_chart_free(chart);
         g_ptr_array_free(flows, TRUE);
+        (*charts_left)--;
         return;
     }
     for (guint i = 0; i < n; i++)
         g_ptr_array_add(flows, g_ptr_array_index(f->flows, i));
     g_ptr_array_sort_with_data(flows, by_lost, (gpointer)c->diagnoses);
-    for (guint i = 0; i < n && i < TD_HTML_CHARTS_PER_FINDING; i++)
-        flow_chart(out, c, g_ptr_array_index(flows, i));
-    if (n > TD_HTML_CHARTS_PER_FINDING) {
-        g_string_append_printf(out, "<p>%u more flows of this finding, without a chart:", n - TD_HTML_CHARTS_PER_FINDING);
-        for (guint i = TD_HTML_CHARTS_PER_FINDING; i < n; i++)
+    for (; drawn < n && drawn < TD_HTML_CHARTS_PER_FINDING && *charts_left; drawn++, (*charts_left)--)
+        flow_chart(out, c, g_ptr_array_index(flows, drawn));
+    if (n > drawn) {
+        g_string_append_printf(out, "<p>%u more flows of this finding, without a chart:", n - drawn);
+        for (guint i = drawn; i < n; i++)
             g_string_append_printf(out, " %u", ((const td_flow *)g_ptr_array_index(flows, i))->stream);
         g_string_append(out, " (tcp.stream).</p>");
     }
@@ -358,7 +365,7 @@ static void finding_charts(GString *out, const td_html_capture *c, const td_find
 }
 
 static void finding_item(GString *out, const td_html_capture *c, const td_finding *f, GPtrArray *rows,
-                         unsigned rank)
+                         unsigned rank, unsigned *charts_left)
 {
     const td_diagnosis *worst = td_diagnosis_of(c->diagnoses, f->worst);
     GString *sentence = g_string_new("");
@@ -384,7 +391,7 @@ static void finding_item(GString *out, const td_html_capture *c, const td_findin
     g_string_append(out, "</dd><dt>Confirm</dt><dd>");
     text(out, td_advice_confirm(c->diagnoses, f->worst));
     g_string_append(out, "</dd></dl>");
-    finding_charts(out, c, f);
+    finding_charts(out, c, f, charts_left);
     g_string_append(out, "</li>");
     if (rows) {
         td_html_finding_row *row = g_new0(td_html_finding_row, 1);
@@ -447,6 +454,7 @@ void td_html_section(const td_html_capture *c, GString *out, GPtrArray *rows)
     GPtrArray *findings;
     int64_t lost = 0;
     char buf[32];
+    unsigned charts_left = TD_HTML_CHARTS_PER_CAPTURE;
 
     g_string_append_printf(out, "<section class=\"capture\" id=\"capture-%u\"><h2>", c->index);
     text(out, c->name);
@@ -479,7 +487,7 @@ void td_html_section(const td_html_capture *c, GString *out, GPtrArray *rows)
     if (findings->len) {
         g_string_append(out, "<ol class=\"findings\">");
         for (guint i = 0; i < findings->len; i++)
-            finding_item(out, c, g_ptr_array_index(findings, i), rows, i + 1);
+            finding_item(out, c, g_ptr_array_index(findings, i), rows, i + 1, &charts_left);
         g_string_append(out, "</ol>");
     } else {
         g_string_append(out, "<p>No slow flow: every flow with a diagnosis is healthy.</p>");

@@ -12,9 +12,11 @@
 #include "hosts.h"
 #include "series.h"
 
-/* Charts per finding, for the flows that lost most; the finding lists the others.
- * With it, 1,000 slow flows of one cause make a page of about a megabyte. */
-enum { TD_HTML_CHARTS_PER_FINDING = 12 };
+/* Charts per finding, for the flows that lost most (the finding lists the others),
+ * and per capture, for the findings that lost most: a chart is at most about 25 kB
+ * (TD_CHART_POINTS points, one path per kind of mark), so however many flows are
+ * slow, a capture's section stays near a megabyte and a half. */
+enum { TD_HTML_CHARTS_PER_FINDING = 12, TD_HTML_CHARTS_PER_CAPTURE = 60 };
 
 /* One analysed capture, as the report's section reads it. */
 typedef struct td_html_capture {
