@@ -356,7 +356,7 @@ int main(int argc, char **argv)
         { "report", required_argument, NULL, 'R' },
         { NULL, 0, NULL, 0 },
     };
-    int jobs = 1, opt, status;
+    int jobs = 1, opt, status, printed;
     td_prefs prefs;
     run r = { .lock = PTHREAD_MUTEX_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER, .prefs = &prefs };
     td_inputs *inputs;
@@ -450,8 +450,9 @@ int main(int argc, char **argv)
         return EXIT_SOME_UNREADABLE;
     }
     skipped = inputs->skipped;
-    if (print_results(&r, isatty(STDERR_FILENO), &skipped) != EXIT_ALL_READ)
-        status = EXIT_SOME_UNREADABLE;
+    printed = print_results(&r, isatty(STDERR_FILENO), &skipped);
+    if (printed != EXIT_ALL_READ)
+        status = printed;       /* some file unreadable, or the report not written */
     for (guint w = 0; w < nworkers; w++)
         pthread_join(workers[w], NULL);
     g_free(workers);

@@ -262,7 +262,7 @@ static void figure_list(GString *out, const td_html_capture *c, const td_flow *f
     for (size_t i = 0; i < ncause && nwanted < G_N_ELEMENTS(wanted); i++)
         wanted[nwanted++] = by_cause[i].id;
     figures_read(&f, c, flow, wanted, nwanted);
-    g_string_append(out, "<ul class=\"figures\">");
+    g_string_append_printf(out, "<ul class=\"figures\" data-stream=\"%u\">", flow->stream);
     for (size_t i = 0; i < G_N_ELEMENTS(DIAG_FIGURES); i++)
         figure_item(out, &f, DIAG_FIGURES[i].id, dir, DIAG_FIGURES[i].unit);
     for (size_t i = 0; i < ncause; i++)
@@ -531,8 +531,9 @@ static void ranking(GString *out, GPtrArray *rows)
                           "<th>Time lost</th><th>Finding</th></tr></thead><tbody>");
     for (guint i = 0; i < rows->len; i++) {
         const td_html_finding_row *row = g_ptr_array_index(rows, i);
-        g_string_append_printf(out, "<tr class=\"ranked\" data-cause=\"%s\"><td class=\"n\">%u</td>"
-                               "<td><a href=\"#capture-%u\">", td_cause_name(row->cause), i + 1, row->index);
+        g_string_append_printf(out, "<tr class=\"ranked\" data-cause=\"%s\" data-lost-ns=\"%" PRId64 "\">"
+                               "<td class=\"n\">%u</td><td><a href=\"#capture-%u\">", td_cause_name(row->cause),
+                               MAX(row->lost_ns, 0), i + 1, row->index);
         text(out, row->capture);
         g_string_append_printf(out, "</a></td><td>%s</td><td class=\"n\">%u</td><td class=\"n\">",
                                td_cause_name(row->cause), row->flows);
