@@ -273,12 +273,11 @@ static void plateau_chart(td_chart *c, const td_flow *flow, const td_flight *f, 
 }
 
 /* Missing options: the window used against the 64 KiB an unscaled window allows. */
-static void ceiling_chart(td_chart *c, const td_flow *flow, const td_flight *f, const GArray *groups)
+static void ceiling_chart(td_chart *c, const td_flow *flow, const GArray *groups)
 {
     add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
     add_windows(c, groups, flow->first_ns);
     add_level(c, "ceiling", 65535, g_strdup("64 KiB: the largest window without scaling"));
-    (void)f;
 }
 
 /* Offload-capped: the segment sizes against the MSS and the cap, beside the
@@ -317,7 +316,9 @@ static const char *cause_title(td_cause cause)
     case TD_CAUSE_PATH_LOSS:         return "Flight per round trip and losses";
     case TD_CAUSE_SENDER_LIMITED:
     case TD_CAUSE_RECEIVE_WINDOW:    return "Flight per round trip against the receive window";
-    case TD_CAUSE_MISSING_OPTIONS:   return "Window used against the 64 KiB ceiling";
+    case TD_CAUSE_MISSING_OPTIONS:
+        return "Window used against the 64 KiB ceiling; window scaling lets it grow past, as far as the "
+               "receiver's buffer allows (the ceiling throughput is what 64 KiB carry per handshake round trip)";
     case TD_CAUSE_OFFLOAD_CAPPED:    return "Segment size over time";
     case TD_CAUSE_APP_LIMITED:       return "Flight per round trip: the gaps are the application's";
     default:                         return "Flight per round trip";
@@ -369,7 +370,7 @@ td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, con
         plateau_chart(c, flow, f, groups);
         break;
     case TD_CAUSE_MISSING_OPTIONS:
-        ceiling_chart(c, flow, f, groups);
+        ceiling_chart(c, flow, groups);
         break;
     default:
         add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
