@@ -566,10 +566,22 @@ static void draw_marks(const td_chart *c, const frame *fr, td_mark_kind kind, GS
     g_string_append_printf(out, "\"><title>%s: %u</title></path>", mark_name[kind], total);
 }
 
-/* The legend under the plot, in two columns. */
-static void legend_entry(GString *out, unsigned *n, const char *cls, const char *label)
+/* The legend under the plot: two columns when every label fits in half the width
+ * (about six user units a character). */
+static unsigned legend_columns(const td_chart *c)
 {
-    int x = LEFT + (int)(*n % 2) * (WIDTH - LEFT - RIGHT) / 2, y = HEIGHT + 4 + (int)(*n / 2) * LEGEND_ROW;
+    size_t longest = 0;
+
+    for (guint i = 0; i < c->lines->len; i++)
+        longest = MAX(longest, strlen(g_array_index(c->lines, td_chart_line, i).label));
+    for (guint i = 0; i < c->levels->len; i++)
+        longest = MAX(longest, strlen(g_array_index(c->levels, td_chart_level, i).label));
+    return (longest + 4) * 6 < (WIDTH - LEFT - RIGHT) / 2 ? 2 : 1;
+}
+
+static void legend_entry(GString *out, unsigned *n, unsigned columns, const char *cls, const char *label)
+{
+    int x = LEFT + (int)(*n % columns) * (WIDTH - LEFT - RIGHT) / 2, y = HEIGHT + 4 + (int)(*n / columns) * LEGEND_ROW;
 
     g_string_append_printf(out, "<line class=\"%s\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
                            "<text class=\"legend\" x=\"%d\" y=\"%d\">", cls, x, y, x + 18, y, x + 22, y + 4);
@@ -594,14 +606,16 @@ static unsigned legend_rows(const td_chart *c)
 {
     bool seen[TD_MARK_KINDS] = { false };
 
-    return (c->lines->len + c->levels->len + mark_kinds(c, seen) + 1) / 2;
+    unsigned columns = legend_columns(c);
+
+    return (c->lines->len + c->levels->len + mark_kinds(c, seen) + columns - 1) / columns;
 }
 
 static void draw_xy(const td_chart *c, GString *out)
 {
     frame fr;
     bool seen[TD_MARK_KINDS] = { false };
-    unsigned legend = 0;
+    unsigned legend = 0, columns = legend_columns(c);
 
     data_frame(c, &fr);
     x_axis(&fr, c->x_title, out);
@@ -629,29 +643,31 @@ static void draw_xy(const td_chart *c, GString *out)
         if (seen[k])
             draw_marks(c, &fr, (td_mark_kind)k, out);
     for (guint i = 0; i < c->lines->len; i++)
-        legend_entry(out, &legend, g_array_index(c->lines, td_chart_line, i).cls,
+        legend_entry(out, &legend, columns, g_array_index(c->lines, td_chart_line, i).cls,
                      g_array_index(c->lines, td_chart_line, i).label);
     for (guint i = 0; i < c->levels->len; i++) {
         const td_chart_level *l = &g_array_index(c->levels, td_chart_level, i);
         char *cls = g_strdup_printf("level %s", l->cls);
-        legend_entry(out, &legend, cls, l->label);
+        legend_entry(out, &legend, columns, cls, l->label);
         g_free(cls);
     }
     for (int k = 0; k < TD_MARK_KINDS; k++)
         if (seen[k]) {
             char *cls = g_strdup_printf("key %s", mark_class[k]);
-            legend_entry(out, &legend, cls, mark_name[k]);
+            legend_entry(out, &legend, columns, cls, mark_name[k]);
             g_free(cls);
         }
 }
 
 static void draw_timeline(const td_chart *c, GString *out)
 {
-    frame fr = { .x1 = 0, .y1 = 1, .w = WIDTH - LEFT - RIGHT, .h = (double)c->rows->len * ROW_HEIGHT };
+    /* room on the right for each flow's wait */
+    frame fr = { .x1 = 0, .y1 = 1, .w = WIDTH - LEFT - 100, .h = (double)c->rows->len * ROW_HEIGHT };
 
     for (guint i = 0; i < c->rows->len; i++)
         fr.x1 = MAX(fr.x1, g_array_index(c->rows, td_chart_row, i).x1);
     fr.x1 = fr.x1 > 0 ? fr.x1 * 1.02 : 1;
+    x_axis(&fr, c->x_title, out);
     if (c->shade1 > c->shade0)
         g_string_append_printf(out, "<rect class=\"silence\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\">"
                                "<title>the host sent nothing</title></rect>", px(&fr, c->shade0), TOP,
@@ -673,7 +689,6 @@ static void draw_timeline(const td_chart *c, GString *out)
             g_string_append(out, "</text>");
         }
     }
-    x_axis(&fr, c->x_title, out);
 }
 
 void td_chart_svg(const td_chart *c, GString *out)

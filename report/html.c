@@ -341,8 +341,8 @@ static void finding_charts(GString *out, const td_html_capture *c, const td_find
         td_chart_svg(chart, out);
         g_string_append(out, "<figcaption>");
         text(out, chart->title);
-        g_string_append(out, ". Red: each flow's wait, which includes its retransmission backoff after the host "
-                             "came back.");
+        g_string_append_printf(out, ". Red: each flow's wait, which includes its retransmission backoff after the "
+                                    "host came back. The figures of stream %u, which lost most:", f->worst->stream);
         figure_list(out, c, f->worst, td_diagnosis_of(c->diagnoses, f->worst));
         g_string_append(out, "</figcaption></figure>");
         td_chart_free(chart);
