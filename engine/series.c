@@ -5,10 +5,8 @@
 #include <glib.h>
 #include <string.h>
 
-#include "flight.h"
-
 struct td_series_book {
-    GHashTable *by_flight;      /* const td_flight* -> td_dir_series* */
+    GHashTable *by_dir;         /* the direction's td_flight -> td_dir_series* */
     uint64_t points;            /* allocated across the book */
 };
 
@@ -25,7 +23,7 @@ td_series_book *td_series_book_new(void)
 {
     td_series_book *book = g_new0(td_series_book, 1);
 
-    book->by_flight = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, dir_series_free);
+    book->by_dir = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, dir_series_free);
     return book;
 }
 
@@ -33,7 +31,7 @@ void td_series_book_free(td_series_book *book)
 {
     if (!book)
         return;
-    g_hash_table_destroy(book->by_flight);
+    g_hash_table_destroy(book->by_dir);
     g_free(book);
 }
 
@@ -42,8 +40,7 @@ static uint16_t add_u16(uint16_t a, uint32_t b)
     return (uint16_t)MIN((uint32_t)a + b, UINT16_MAX);
 }
 
-/* b follows a: the merged point ends where b ends. */
-static void merge_into(td_series_point *a, const td_series_point *b)
+void td_series_merge(td_series_point *a, const td_series_point *b)
 {
     if (!a->samples) {
         *a = *b;
@@ -69,7 +66,7 @@ static void halve(td_series *s)
     for (uint32_t i = 0; i < s->n; i += 2) {
         td_series_point p = s->points[i];
         if (i + 1 < s->n)
-            merge_into(&p, &s->points[i + 1]);
+            td_series_merge(&p, &s->points[i + 1]);
         s->points[n++] = p;
     }
     s->n = n;
@@ -79,7 +76,7 @@ static void halve(td_series *s)
 /* False when the book's budget allows no more points. */
 static bool add_sample(td_series_book *book, td_series *s, const td_series_point *sample)
 {
-    merge_into(&s->pending, sample);
+    td_series_merge(&s->pending, sample);
     if (s->pending.samples < s->stride)
         return true;
     if (s->n == s->capacity) {
@@ -99,53 +96,51 @@ static bool add_sample(td_series_book *book, td_series *s, const td_series_point
     return true;
 }
 
-static td_dir_series *series_for(td_series_book *book, const td_flight *f)
+static td_dir_series *series_for(td_series_book *book, const void *dir)
 {
-    td_dir_series *ds = g_hash_table_lookup(book->by_flight, f);
+    td_dir_series *ds = g_hash_table_lookup(book->by_dir, dir);
 
     if (!ds && book->points < TD_SERIES_BUDGET) {
         ds = g_new0(td_dir_series, 1);
         ds->rounds.stride = ds->sizes.stride = 1;
-        g_hash_table_insert(book->by_flight, (gpointer)f, ds);
+        g_hash_table_insert(book->by_dir, (gpointer)dir, ds);
     }
     return ds;
 }
 
-void td_series_round(td_series_book *book, const td_flight *f, int64_t at_ns)
+void td_series_round(td_series_book *book, const void *dir, int64_t at_ns, const td_round_sample *sample)
 {
-    td_dir_series *ds = series_for(book, f);
-    const td_cc *cc = &f->cc;
+    td_dir_series *ds = series_for(book, dir);
     td_series_point p = {
-        .t_ns = at_ns, .lo = f->round_flight, .hi = f->round_flight,
-        .window = f->have_edge ? f->window : 0, .samples = 1,
+        .t_ns = at_ns, .lo = sample->flight, .hi = sample->flight, .window = sample->window, .samples = 1,
     };
 
     if (!ds)
         return;
     /* the counters only grow: what came since the last round is this round's */
-    p.ce = add_u16(0, cc->ce - ds->ce);
-    p.ece = add_u16(0, cc->ece_episodes - ds->ece);
-    p.cwr = add_u16(0, cc->cwr - ds->cwr);
-    p.losses = add_u16(0, cc->losses - ds->losses);
-    ds->ce = cc->ce;
-    ds->ece = cc->ece_episodes;
-    ds->cwr = cc->cwr;
-    ds->losses = cc->losses;
+    p.ce = add_u16(0, sample->ce - ds->ce);
+    p.ece = add_u16(0, sample->ece - ds->ece);
+    p.cwr = add_u16(0, sample->cwr - ds->cwr);
+    p.losses = add_u16(0, sample->losses - ds->losses);
+    ds->ce = sample->ce;
+    ds->ece = sample->ece;
+    ds->cwr = sample->cwr;
+    ds->losses = sample->losses;
     add_sample(book, &ds->rounds, &p);
 }
 
-void td_series_segment(td_series_book *book, const td_flight *f, const td_record *rec)
+void td_series_segment(td_series_book *book, const void *dir, int64_t at_ns, uint32_t payload)
 {
-    td_dir_series *ds = series_for(book, f);
-    td_series_point p = { .t_ns = rec->time_ns, .lo = rec->payload_len, .hi = rec->payload_len, .samples = 1 };
+    td_dir_series *ds = series_for(book, dir);
+    td_series_point p = { .t_ns = at_ns, .lo = payload, .hi = payload, .samples = 1 };
 
     if (ds)
         add_sample(book, &ds->sizes, &p);
 }
 
-const td_dir_series *td_series_of(const td_series_book *book, const td_flight *f)
+const td_dir_series *td_series_of(const td_series_book *book, const void *dir)
 {
-    return book && f ? g_hash_table_lookup(book->by_flight, f) : NULL;
+    return book && dir ? g_hash_table_lookup(book->by_dir, dir) : NULL;
 }
 
 uint32_t td_series_len(const td_series *s)

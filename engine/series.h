@@ -8,9 +8,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "record.h"
-
-struct td_flight;
 
 /* A screen is about a thousand pixels wide: more points than this per series add
  * nothing a reader can see. When a series is full, neighbouring points merge in
@@ -45,19 +42,30 @@ typedef struct td_dir_series {
 
 typedef struct td_series_book td_series_book;
 
+/* What a closing round trip tells the history: its flight, the window offered (0 when
+ * unknown) and the direction's congestion counters so far (they only grow). */
+typedef struct td_round_sample {
+    uint32_t flight, window;
+    uint32_t ce, ece, cwr, losses;
+} td_round_sample;
+
 td_series_book *td_series_book_new(void);
 void td_series_book_free(td_series_book *book);
 
-/* flight.c's two hooks: a round trip of f closed at at_ns (its flight, window and
- * the congestion counters read from f), and a data segment of f. */
-void td_series_round(td_series_book *book, const struct td_flight *f, int64_t at_ns);
-void td_series_segment(td_series_book *book, const struct td_flight *f, const td_record *rec);
+/* flight.c's two hooks, for the data direction dir (its td_flight, as a key only): a
+ * round trip closed at at_ns, and a data segment of payload bytes captured at at_ns. */
+void td_series_round(td_series_book *book, const void *dir, int64_t at_ns, const td_round_sample *sample);
+void td_series_segment(td_series_book *book, const void *dir, int64_t at_ns, uint32_t payload);
 
-/* The history of f, NULL when none was recorded (no book, or the budget was spent). */
-const td_dir_series *td_series_of(const td_series_book *book, const struct td_flight *f);
+/* The history of a direction (its td_flight), NULL when none was recorded (no book,
+ * or the budget was spent). */
+const td_dir_series *td_series_of(const td_series_book *book, const void *dir);
 /* The points of a series, the samples not yet making a whole point included as its
  * last point. */
 uint32_t td_series_len(const td_series *s);
+/* Adds point b, which follows a, to a: a then ends where b ends and holds the extremes
+ * and the signals of both (a with no samples becomes b). */
+void td_series_merge(td_series_point *a, const td_series_point *b);
 td_series_point td_series_at(const td_series *s, uint32_t i);
 
 #endif

@@ -99,15 +99,7 @@ static GArray *grouped(const td_series *s)
         td_series_point g = td_series_at(s, i);
         for (uint32_t k = i + 1; k < n && k < i + per; k++) {
             td_series_point p = td_series_at(s, k);
-            g.t_ns = p.t_ns;
-            g.lo = MIN(g.lo, p.lo);
-            g.hi = MAX(g.hi, p.hi);
-            g.window = p.window;
-            g.ce = (uint16_t)MIN(g.ce + p.ce, UINT16_MAX);
-            g.ece = (uint16_t)MIN(g.ece + p.ece, UINT16_MAX);
-            g.cwr = (uint16_t)MIN(g.cwr + p.cwr, UINT16_MAX);
-            g.losses = (uint16_t)MIN(g.losses + p.losses, UINT16_MAX);
-            g.samples += p.samples;
+            td_series_merge(&g, &p);
         }
         g_array_append_val(groups, g);
     }

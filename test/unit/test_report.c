@@ -202,29 +202,30 @@ static void test_no_history_when_off(void)
 static void test_series_decimation(void)
 {
     td_series_book *book = td_series_book_new();
-    td_flight f;
+    int direction;          /* a key, as a td_flight is */
     enum { ROUNDS = 5000 };
 
-    memset(&f, 0, sizeof f);
     for (uint32_t i = 0; i < ROUNDS; i++) {
-        /* a sawtooth from 10 to 59 segments, and one round at 1 segment */
-        f.round_flight = i == 3333 ? MSS : (10 + i % 50) * MSS;
-        td_series_round(book, &f, (int64_t)i * 20 * MS);
+        /* a sawtooth from 10 to 59 segments, and one round at 1 segment; a CWR each */
+        td_round_sample sample = { .flight = i == 3333 ? MSS : (10 + i % 50) * MSS, .cwr = i + 1 };
+        td_series_round(book, &direction, (int64_t)i * 20 * MS, &sample);
     }
-    const td_dir_series *ds = td_series_of(book, &f);
+    const td_dir_series *ds = td_series_of(book, &direction);
     g_assert_nonnull(ds);
-    uint32_t n = td_series_len(&ds->rounds), samples = 0, lo = UINT32_MAX, hi = 0;
+    uint32_t n = td_series_len(&ds->rounds), samples = 0, lo = UINT32_MAX, hi = 0, cwr = 0;
     g_assert_cmpuint(n, <=, TD_SERIES_POINTS + 1);
     g_assert_cmpuint(n, >, TD_SERIES_POINTS / 2);
     for (uint32_t i = 0; i < n; i++) {
         td_series_point p = td_series_at(&ds->rounds, i);
         samples += p.samples;
+        cwr += p.cwr;
         lo = MIN(lo, p.lo);
         hi = MAX(hi, p.hi);
         if (i)
             g_assert_cmpint(p.t_ns, >, td_series_at(&ds->rounds, i - 1).t_ns);
     }
     g_assert_cmpuint(samples, ==, ROUNDS);
+    g_assert_cmpuint(cwr, ==, ROUNDS);
     g_assert_cmpuint(lo, ==, MSS);
     g_assert_cmpuint(hi, ==, 59 * MSS);
     g_assert_cmpint(td_series_at(&ds->rounds, n - 1).t_ns, ==, (int64_t)(ROUNDS - 1) * 20 * MS);
