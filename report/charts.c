@@ -187,21 +187,25 @@ static char *bytes_label(const char *what, double bytes, uint32_t mss)
 }
 
 /* The median round-trip flight of the same client's flows that did not negotiate
- * ECN, from their server's history; < 0 when the client has none recorded. */
-static double client_reference(const td_chart_source *src, const td_flow *flow)
+ * ECN, in the same direction (downloads against downloads), from their history (a
+ * point that merges several round trips counts with its largest); < 0 when the
+ * client has none recorded. */
+static double client_reference(const td_chart_source *src, const td_flow *flow, int sender)
 {
-    GArray *flights = g_array_new(FALSE, FALSE, sizeof(double));
+    GArray *flights;
+    bool from_client = sender == flow->client;
     double median;
 
     if (flow->client < 0)
         return -1;
+    flights = g_array_new(FALSE, FALSE, sizeof(double));
     for (guint i = 0; i < td_engine_flow_count(src->engine); i++) {
         const td_flow *other = td_engine_flow_at(src->engine, i);
         const td_dir_series *ds;
         if (other == flow || other->client < 0 || td_ecn_negotiated((td_ecn_outcome)other->ecn_outcome) ||
             !td_addr_equal(&other->addr[other->client], &flow->addr[flow->client]))
             continue;
-        ds = td_series_of(src->series, td_flow_flight(other, 1 - other->client));
+        ds = td_series_of(src->series, td_flow_flight(other, from_client ? other->client : 1 - other->client));
         for (uint32_t k = 0; ds && k < td_series_len(&ds->rounds); k++) {
             double hi = td_series_at(&ds->rounds, k).hi;
             g_array_append_val(flights, hi);
@@ -229,9 +233,10 @@ static double own_level_before_cut(const td_series *rounds)
 
 /* ECN reaction, window collapse, path loss: the flight per round trip and the
  * signals, with the level it is measured against. */
-static void congestion_chart(td_chart *c, const td_chart_source *src, const td_flow *flow, const td_flight *f,
+static void congestion_chart(td_chart *c, const td_chart_source *src, const td_flow *flow, int sender,
                              const GArray *groups, td_cause cause)
 {
+    const td_flight *f = td_flow_flight(flow, sender);
     bool ecn = cause != TD_CAUSE_PATH_LOSS;
 
     add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
@@ -239,7 +244,7 @@ static void congestion_chart(td_chart *c, const td_chart_source *src, const td_f
     if (f->collapsed)
         add_level(c, "floor", f->cc.collapse_floor, bytes_label("collapse floor", f->cc.collapse_floor, f->mss));
     if (ecn) {
-        double reference = client_reference(src, flow);
+        double reference = client_reference(src, flow, sender);
         if (reference > 0)
             add_level(c, "reference", reference,
                       bytes_label("median flight of the client's flows without ECN", reference, f->mss));
@@ -337,8 +342,10 @@ td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, con
         return NULL;
     }
     if (cause == TD_CAUSE_OFFLOAD_CAPPED) {
-        if (!td_series_len(&ds->sizes))
+        if (!td_series_len(&ds->sizes)) {
+            *why = "no chart: no segment of this flow was recorded";
             return NULL;
+        }
         c = chart_new(TD_CHART_XY, "segment size", FLOW_TIME);
         c->title = g_strdup(cause_title(cause));
         sizes_chart(c, src, flow, diag->sender, ds);
@@ -355,7 +362,7 @@ td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, con
     case TD_CAUSE_WINDOW_COLLAPSE:
     case TD_CAUSE_ECN_LOSS_REACTION:
     case TD_CAUSE_PATH_LOSS:
-        congestion_chart(c, src, flow, f, groups, cause);
+        congestion_chart(c, src, flow, diag->sender, groups, cause);
         break;
     case TD_CAUSE_SENDER_LIMITED:
     case TD_CAUSE_RECEIVE_WINDOW:
