@@ -29,6 +29,7 @@ static td_chart *chart_new(td_chart_kind kind, const char *y_title, const char *
     c->levels = g_array_new(FALSE, FALSE, sizeof(td_chart_level));
     c->marks = g_array_new(FALSE, FALSE, sizeof(td_chart_mark));
     c->rows = g_array_new(FALSE, FALSE, sizeof(td_chart_row));
+    c->silences = g_array_new(FALSE, FALSE, sizeof(td_chart_span));
     return c;
 }
 
@@ -51,6 +52,7 @@ void td_chart_free(td_chart *c)
     g_array_free(c->levels, TRUE);
     g_array_free(c->marks, TRUE);
     g_array_free(c->rows, TRUE);
+    g_array_free(c->silences, TRUE);
     g_free(c->title);
     g_free(c);
 }
@@ -380,45 +382,80 @@ td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, con
     return c;
 }
 
+/* Whether a flow has the host as an endpoint and was open during one of its silences. */
+static bool open_during(const td_flow *flow, const td_addr *host, const GPtrArray *silences)
+{
+    if (!td_addr_equal(&flow->addr[0], host) && !td_addr_equal(&flow->addr[1], host))
+        return false;
+    for (guint i = 0; i < silences->len; i++) {
+        const td_stall *stall = g_ptr_array_index(silences, i);
+        if (flow->first_ns < stall->end_ns && flow->last_ns > stall->start_ns)
+            return true;
+    }
+    return false;
+}
+
+static void add_row(td_chart *c, const td_flow *flow, const td_stall_hit *hit, int64_t zero)
+{
+    td_chart_row row = { g_strdup_printf("stream %u", flow->stream), seconds_since(flow->first_ns, zero),
+                         seconds_since(flow->last_ns, zero), 0, -1, NULL };
+
+    if (hit) {
+        char waited[32];
+        row.wait0 = seconds_since(hit->wait_start_ns, zero);
+        row.wait1 = seconds_since(hit->wait_end_ns, zero);
+        td_format_duration(hit->wait_end_ns - hit->wait_start_ns, waited, sizeof waited);
+        row.wait_label = g_strdup_printf("waited %s", waited);
+    }
+    g_array_append_val(c->rows, row);
+}
+
 td_chart *td_chart_for_stall(const td_chart_source *src, const td_finding *finding)
 {
     const td_stalls *stalls = td_engine_stalls(src->engine);
     td_chart *c = chart_new(TD_CHART_TIMELINE, NULL, "time since the first of these flows began");
+    GPtrArray *silences = g_ptr_array_new(), *flows = g_ptr_array_new();
     int64_t zero = INT64_MAX;
-    const td_stall *stall = NULL;
-    char address[64];
+    char address[64], silent[32];
 
-    for (guint i = 0; i < finding->flows->len; i++)
-        zero = MIN(zero, ((const td_flow *)g_ptr_array_index(finding->flows, i))->first_ns);
-    for (guint i = 0; i < finding->flows->len && i < TIMELINE_ROWS; i++) {
+    /* the silences the finding's flows waited in, each once */
+    for (guint i = 0; i < finding->flows->len; i++) {
         const td_flow *flow = g_ptr_array_index(finding->flows, i);
         const td_stall_hit *hit = td_stalls_hit(stalls, flow->index);
-        td_chart_row row = { g_strdup_printf("stream %u", flow->stream), seconds_since(flow->first_ns, zero),
-                             seconds_since(flow->last_ns, zero), 0, -1, NULL };
-        if (hit) {
-            char waited[32];
-            if (!stall)
-                stall = td_stalls_at(stalls, hit->stall);
-            row.wait0 = seconds_since(hit->wait_start_ns, zero);
-            row.wait1 = seconds_since(hit->wait_end_ns, zero);
-            td_format_duration(hit->wait_end_ns - hit->wait_start_ns, waited, sizeof waited);
-            row.wait_label = g_strdup_printf("waited %s", waited);
-        }
-        g_array_append_val(c->rows, row);
+        if (hit && !g_ptr_array_find(silences, td_stalls_at(stalls, hit->stall), NULL))
+            g_ptr_array_add(silences, (gpointer)td_stalls_at(stalls, hit->stall));
+        g_ptr_array_add(flows, (gpointer)flow);
+    }
+    /* then the host's other flows open meanwhile, which did not wait on it */
+    for (guint i = 0; i < td_engine_flow_count(src->engine); i++) {
+        const td_flow *flow = td_engine_flow_at(src->engine, i);
+        if (!g_ptr_array_find(finding->flows, flow, NULL) && open_during(flow, finding->who, silences))
+            g_ptr_array_add(flows, (gpointer)flow);
+    }
+    for (guint i = 0; i < flows->len && i < TIMELINE_ROWS; i++)
+        zero = MIN(zero, ((const td_flow *)g_ptr_array_index(flows, i))->first_ns);
+    for (guint i = 0; i < flows->len && i < TIMELINE_ROWS; i++) {
+        const td_flow *flow = g_ptr_array_index(flows, i);
+        add_row(c, flow, i < finding->flows->len ? td_stalls_hit(stalls, flow->index) : NULL, zero);
+    }
+    for (guint i = 0; i < silences->len; i++) {
+        const td_stall *stall = g_ptr_array_index(silences, i);
+        td_chart_span span = { seconds_since(stall->start_ns, zero), seconds_since(stall->end_ns, zero) };
+        g_array_append_val(c->silences, span);
     }
     td_addr_format(finding->who, address, sizeof address);
-    if (stall) {
-        char silent[32];
-        c->shade0 = seconds_since(stall->start_ns, zero);
-        c->shade1 = seconds_since(stall->end_ns, zero);
+    if (silences->len == 1) {
+        const td_stall *stall = g_ptr_array_index(silences, 0);
         td_format_duration(stall->end_ns - stall->start_ns, silent, sizeof silent);
-        c->title = g_strdup_printf("Flows of host %s: it sent nothing on any of them for %s (shaded)", address, silent);
+        c->title = g_strdup_printf("Flows of host %s: it sent nothing on any flow for %s (shaded)", address, silent);
     } else {
-        c->shade1 = -1;
-        c->title = g_strdup_printf("Flows of host %s", address);
+        c->title = g_strdup_printf("Flows of host %s: %u silences on every flow (shaded)", address, silences->len);
     }
-    if (finding->flows->len > TIMELINE_ROWS)
-        retitle(c, g_strdup_printf("%s; the first %d of %u flows", c->title, TIMELINE_ROWS, finding->flows->len));
+    if (flows->len > TIMELINE_ROWS)
+        retitle(c, g_strdup_printf("%s; the first %d of %u flows (%u of the finding)", c->title, TIMELINE_ROWS,
+                                   flows->len, finding->flows->len));
+    g_ptr_array_free(silences, TRUE);
+    g_ptr_array_free(flows, TRUE);
     return c;
 }
 
@@ -667,10 +704,12 @@ static void draw_timeline(const td_chart *c, GString *out)
         fr.x1 = MAX(fr.x1, g_array_index(c->rows, td_chart_row, i).x1);
     fr.x1 = fr.x1 > 0 ? fr.x1 * 1.02 : 1;
     x_axis(&fr, c->x_title, out);
-    if (c->shade1 > c->shade0)
+    for (guint i = 0; i < c->silences->len; i++) {
+        const td_chart_span *s = &g_array_index(c->silences, td_chart_span, i);
         g_string_append_printf(out, "<rect class=\"silence\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\">"
-                               "<title>the host sent nothing</title></rect>", px(&fr, c->shade0), TOP,
-                               px(&fr, c->shade1) - px(&fr, c->shade0), fr.h);
+                               "<title>the host sent nothing</title></rect>", px(&fr, s->x0), TOP,
+                               px(&fr, s->x1) - px(&fr, s->x0), fr.h);
+    }
     for (guint i = 0; i < c->rows->len; i++) {
         const td_chart_row *r = &g_array_index(c->rows, td_chart_row, i);
         double y = TOP + i * ROW_HEIGHT + ROW_HEIGHT / 2.0;

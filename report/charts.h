@@ -56,6 +56,11 @@ typedef struct td_chart_row {
     char *wait_label;
 } td_chart_row;
 
+/* A stretch of time: a host's silence. */
+typedef struct td_chart_span {
+    double x0, x1;
+} td_chart_span;
+
 typedef enum td_chart_kind {
     TD_CHART_XY,                /* lines and levels over time, bytes up */
     TD_CHART_TIMELINE,          /* one row per flow, the host's silence shaded */
@@ -70,7 +75,7 @@ typedef struct td_chart {
     GArray *levels;             /* td_chart_level */
     GArray *marks;              /* td_chart_mark */
     GArray *rows;               /* td_chart_row (timeline) */
-    double shade0, shade1;      /* timeline: the host's silence */
+    GArray *silences;           /* td_chart_span (timeline): the host's silences, shaded */
     bool y_log;                 /* bytes on a log scale (a window far above the flight) */
 } td_chart;
 

@@ -250,3 +250,22 @@ def test_report_refuses_other_outputs(tmp_path):
     assert not (tmp_path / "x.html").exists()
     proc = run(["--report", tmp_path / "no-such-dir" / "x.html", CAPTURES / "lab-no-ecn.pcap"], check=False)
     assert proc.returncode == 3 and "cannot write the report" in proc.stderr
+
+
+def test_stall_timeline_shows_each_wait(tmp_path):
+    """lab-host-stall-late-syn-client: six paced downloads and a seventh connection whose
+    SYN-ACK the 4 s drop swallowed, answered after the client's SYN retry 1 s later
+    (Linux's initial retransmission timeout, RFC 6298). One silence shaded, seven rows,
+    each with its wait; the late connection's is that retry's second and its round trip."""
+    capture = "lab-host-stall-late-syn-client.pcap"
+    root = parse(report(tmp_path, CAPTURES / capture))
+    [timeline] = [c for c in by_class(root, "figure", "chart") if c.get("data-cause") == "host-stall"]
+    [svg] = named(timeline, "svg")
+    assert len(by_class(svg, "rect", "silence")) == 1
+    rows = [t.text for t in named(svg, "text") if re.fullmatch(r"stream \d+", t.text or "")]
+    assert sorted(rows) == [f"stream {n}" for n in range(7)]
+    waits = [t.text for t in named(svg, "text") if (t.text or "").startswith("waited ")]
+    assert len(waits) == 7 == len(by_class(svg, "line", "wait"))
+    late = waits[rows.index("stream 6")]
+    seconds = float(late.split()[1]) / (1000 if late.endswith(" ms") else 1)
+    assert 0.95 <= seconds <= 1.2, late
