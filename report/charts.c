@@ -327,8 +327,14 @@ static const char *cause_title(td_cause cause)
 td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, const char **why)
 {
     const td_diagnosis *diag = td_diagnosis_of(src->diagnoses, flow);
-    td_cause cause = (td_cause)diag->cause;
-    const td_flight *f = diag->sender >= 0 ? td_flow_flight(flow, diag->sender) : NULL;
+
+    return td_chart_for_cause(src, flow, diag->sender, (td_cause)diag->cause, why);
+}
+
+td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, int sender, td_cause cause,
+                             const char **why)
+{
+    const td_flight *f = sender >= 0 ? td_flow_flight(flow, sender) : NULL;
     const td_dir_series *ds = td_series_of(src->series, f);
     td_chart *c;
     GArray *groups;
@@ -350,7 +356,7 @@ td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, con
         }
         c = chart_new(TD_CHART_XY, "segment size", FLOW_TIME);
         c->title = g_strdup(cause_title(cause));
-        sizes_chart(c, src, flow, diag->sender, ds);
+        sizes_chart(c, src, flow, sender, ds);
         return c;
     }
     if (!td_series_len(&ds->rounds)) {
@@ -364,7 +370,7 @@ td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, con
     case TD_CAUSE_WINDOW_COLLAPSE:
     case TD_CAUSE_ECN_LOSS_REACTION:
     case TD_CAUSE_PATH_LOSS:
-        congestion_chart(c, src, flow, diag->sender, groups, cause);
+        congestion_chart(c, src, flow, sender, groups, cause);
         break;
     case TD_CAUSE_SENDER_LIMITED:
     case TD_CAUSE_RECEIVE_WINDOW:

@@ -90,6 +90,10 @@ typedef struct td_chart_source {
  * (an ECN blackhole's evidence is its SYNs) or nothing was recorded; *why then says
  * which (static text). */
 td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, const char **why);
+/* The chart a cause calls for, of the data endpoint `sender` sent, whatever the flow's
+ * diagnosis: td_chart_for_flow with the diagnosed cause and sender. */
+td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, int sender, td_cause cause,
+                             const char **why);
 /* The timeline of a host-stall finding: the host's flows, its silence, each wait. */
 td_chart *td_chart_for_stall(const td_chart_source *src, const td_finding *finding);
 void td_chart_free(td_chart *chart);

@@ -35,6 +35,22 @@ static td_chart *chart_of(charted *c)
     return chart;
 }
 
+/* The chart cause calls for, of the server's data, whatever the diagnosis says. */
+static td_chart *chart_as(charted *c, td_cause cause)
+{
+    td_chart_source src = { c->s.engine, NULL, c->book };
+    const char *why = NULL;
+    td_chart *chart;
+
+    if (!c->diagnoses)
+        c->diagnoses = td_diagnose(c->s.engine, NULL);
+    src.diagnoses = c->diagnoses;
+    chart = td_chart_for_cause(&src, c->s.flow, td_flow_server(c->s.flow), cause, &why);
+    g_assert_null(why);
+    g_assert_nonnull(chart);
+    return chart;
+}
+
 static void charted_free(charted *c)
 {
     td_diagnoses_free(c->diagnoses);
@@ -176,6 +192,99 @@ static void test_collapse_floor(void)
     charted_free(&c);
 }
 
+/* No window scaling in the handshake, a 64 KiB window: slow start of 10, 20 and 40
+ * segments, then 45 segments (65,160 bytes) per round trip, all the window holds. The
+ * chart is the flight against the 64 KiB ceiling. */
+static void test_missing_options_ceiling(void)
+{
+    charted c = { 0 };
+    sim_start(&c.s, false, -1, 65535);
+    record(&c);
+    sim_round(&c.s, 10, false);
+    sim_round(&c.s, 20, false);
+    sim_round(&c.s, 40, false);
+    for (int i = 0; i < 30; i++)
+        sim_round(&c.s, 45, false);
+    sim_finish(&c.s);
+
+    td_chart *chart = chart_as(&c, TD_CAUSE_MISSING_OPTIONS);
+    const td_chart_line *flight = line_of(chart, "flight"), *window = line_of(chart, "window");
+    g_assert_nonnull(level_of(chart, "ceiling"));
+    g_assert_cmpfloat(level_of(chart, "ceiling")->y, ==, 65535);
+    g_assert_cmpfloat(y_at(flight, 0), ==, 10.0 * MSS);
+    g_assert_cmpfloat(y_at(flight, 1), ==, 20.0 * MSS);
+    g_assert_cmpfloat(y_at(flight, 2), ==, 40.0 * MSS);
+    g_assert_cmpuint(flight->points->len, >=, 30);
+    for (guint i = flight->points->len - 29; i < flight->points->len; i++)
+        g_assert_cmpfloat(y_at(flight, i), ==, 45.0 * MSS);
+    g_assert_nonnull(window);
+    for (guint i = 0; i < window->points->len; i++)
+        g_assert_cmpfloat(y_at(window, i), ==, 65535);
+    g_assert_false(chart->y_log);
+    td_chart_free(chart);
+    charted_free(&c);
+}
+
+/* The illumos download again, as segment sizes: every one of its 571 segments carries
+ * 1448 bytes (the sim sends nothing else), so the line and the MSS coincide; no other
+ * flow of the sender offloads. */
+static void test_offload_sizes(void)
+{
+    charted c = { 0 };
+    sim_start(&c.s, false, 7, 1 << 20);
+    record(&c);
+    sim_round(&c.s, 10, false);
+    sim_round(&c.s, 20, false);
+    sim_round(&c.s, 40, false);
+    sim_round(&c.s, 5, true);
+    for (int i = 0; i < 100; i++)
+        sim_round(&c.s, 5, false);
+    sim_finish(&c.s);
+
+    td_chart *chart = chart_as(&c, TD_CAUSE_OFFLOAD_CAPPED);
+    const td_chart_line *sizes = line_of(chart, "sizes");
+    const td_dir_series *ds = td_series_of(c.book, server_flight(&c.s));
+    uint32_t samples = 0;
+    g_assert_nonnull(sizes);
+    g_assert_cmpuint(sizes->points->len, >, 0);
+    g_assert_cmpuint(sizes->points->len, <=, TD_CHART_POINTS);
+    for (guint i = 0; i < sizes->points->len; i++)
+        g_assert_cmpfloat(y_at(sizes, i), ==, MSS);
+    for (uint32_t i = 0; i < td_series_len(&ds->sizes); i++)
+        samples += td_series_at(&ds->sizes, i).samples;
+    g_assert_cmpuint(samples, ==, 10 + 20 + 40 + 1 + 5 + 100 * 5);
+    g_assert_null(line_of(chart, "low"));
+    g_assert_cmpfloat(level_of(chart, "mss")->y, ==, MSS);
+    g_assert_null(level_of(chart, "reference"));
+    td_chart_free(chart);
+    charted_free(&c);
+}
+
+/* Three losses, each repaired by one retransmission a dozen round trips apart: the
+ * path-loss chart marks each recovery where it starts. */
+static void test_path_loss_marks(void)
+{
+    charted c = { 0 };
+    sim_start(&c.s, false, 7, 1 << 22);
+    record(&c);
+    sim_round(&c.s, 10, false);
+    sim_round(&c.s, 20, false);
+    for (int loss = 0; loss < 3; loss++) {
+        sim_round(&c.s, 20, true);
+        for (int i = 0; i < 12; i++)
+            sim_round(&c.s, 21 + i, false);
+    }
+    sim_finish(&c.s);
+
+    td_chart *chart = chart_as(&c, TD_CAUSE_PATH_LOSS);
+    g_assert_cmpuint(server_flight(&c.s)->cc.losses, ==, 3);
+    g_assert_cmpuint(marks_of(chart, TD_MARK_LOSS), ==, 3);
+    g_assert_cmpuint(marks_of(chart, TD_MARK_CWR), ==, 0);
+    g_assert_null(level_of(chart, "reference"));        /* no ECN: nothing to compare with */
+    td_chart_free(chart);
+    charted_free(&c);
+}
+
 /* Without a book the engine keeps no history, and a chart says why it has none. */
 static void test_no_history_when_off(void)
 {
@@ -248,6 +357,9 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/report/illumos-plateau", test_illumos_plateau);
     g_test_add_func("/report/collapse-floor", test_collapse_floor);
+    g_test_add_func("/report/missing-options-ceiling", test_missing_options_ceiling);
+    g_test_add_func("/report/offload-sizes", test_offload_sizes);
+    g_test_add_func("/report/path-loss-marks", test_path_loss_marks);
     g_test_add_func("/report/no-history-when-off", test_no_history_when_off);
     g_test_add_func("/report/series-decimation", test_series_decimation);
     g_test_add_func("/report/escape", test_escape);
