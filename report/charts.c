@@ -14,6 +14,8 @@
 /* The timeline shows this many of a stalled host's flows; a note counts the rest. */
 enum { TIMELINE_ROWS = 40 };
 static const char FLOW_TIME[] = "time since the flow's first packet";
+/* An offload-capped flow's chart shows this many of its sender's offloaded flows. */
+enum { OFFLOADED_SHOWN = 2 };
 
 /* The drawing's geometry, in SVG user units (CSS pixels at 100 %). */
 enum { WIDTH = 760, HEIGHT = 300, LEFT = 70, RIGHT = 20, TOP = 20, BOTTOM = 40, ROW_HEIGHT = 18, LEGEND_ROW = 16 };
@@ -117,14 +119,19 @@ static bool merged(const GArray *groups)
 }
 
 /* The largest and, where points hold several samples, the smallest of each group. */
-static void add_ranges(td_chart *c, const GArray *groups, int64_t zero_ns, const char *cls, const char *what)
+static void add_largest(td_chart *c, const GArray *groups, int64_t zero_ns, const char *cls, char *label)
 {
-    GArray *hi = add_line(c, cls, g_strdup(what));
+    GArray *hi = add_line(c, cls, label);
 
     for (guint i = 0; i < groups->len; i++) {
         const td_series_point *p = &g_array_index(groups, td_series_point, i);
         add_xy(hi, seconds_since(p->t_ns, zero_ns), p->hi);
     }
+}
+
+static void add_ranges(td_chart *c, const GArray *groups, int64_t zero_ns, const char *cls, const char *what)
+{
+    add_largest(c, groups, zero_ns, cls, g_strdup(what));
     if (merged(groups)) {
         GArray *lo = add_line(c, "low", g_strdup_printf("%s (smallest of each group)", what));
         for (guint i = 0; i < groups->len; i++) {
@@ -279,14 +286,15 @@ static void ceiling_chart(td_chart *c, const td_flow *flow, const GArray *groups
     add_level(c, "ceiling", 65535, g_strdup("64 KiB: the largest window without scaling"));
 }
 
-/* Offload-capped: the segment sizes against the MSS and the cap, beside the
- * largest segments of the same sender's other flows. */
+/* Offload-capped: the segment sizes against the MSS and the cap, beside the sizes of
+ * the first OFFLOADED_SHOWN of the same sender's offloaded flows (each from its own
+ * first packet) and the largest segment any of them sent. */
 static void sizes_chart(td_chart *c, const td_chart_source *src, const td_flow *flow, int sender,
                         const td_dir_series *ds)
 {
     const td_flight *f = td_flow_flight(flow, sender);
     GArray *groups = grouped(&ds->sizes);
-    uint32_t others = 0;
+    uint32_t others = 0, shown = 0;
 
     add_ranges(c, groups, flow->first_ns, "sizes", "segment size");
     g_array_free(groups, TRUE);
@@ -298,8 +306,16 @@ static void sizes_chart(td_chart *c, const td_chart_source *src, const td_flow *
         const td_flow *other = td_engine_flow_at(src->engine, i);
         for (int e = 0; e < 2 && other != flow; e++) {
             const td_flight *of = td_flow_flight(other, e);
-            if (of && of->seg.result.verdict == TD_OFFLOAD_OFFLOADED && td_addr_equal(&other->addr[e], &flow->addr[sender]))
-                others = MAX(others, of->seg.max_payload);
+            const td_dir_series *ods = td_series_of(src->series, of);
+            if (!of || of->seg.result.verdict != TD_OFFLOAD_OFFLOADED || !td_addr_equal(&other->addr[e], &flow->addr[sender]))
+                continue;
+            others = MAX(others, of->seg.max_payload);
+            if (ods && shown++ < OFFLOADED_SHOWN) {
+                GArray *other_groups = grouped(&ods->sizes);
+                add_largest(c, other_groups, other->first_ns, "other",
+                            g_strdup_printf("largest segments of stream %u (offloaded)", other->stream));
+                g_array_free(other_groups, TRUE);
+            }
         }
     }
     if (others)
