@@ -91,19 +91,25 @@ static unsigned marks_of(const td_chart *chart, td_mark_kind kind)
 
 /* tcpdiag issue 6: slow start of 10, 20 and 40 segments, one retransmission, then
  * the sender holds 5 segments per round trip for 100 round trips under a 1 MB
- * window. The chart is the flight against the window, with the plateau. */
+ * window: 576 segments of 1448 bytes, the retransmission included. */
+static void illumos(charted *c)
+{
+    sim_start(&c->s, false, 7, 1 << 20);
+    record(c);
+    sim_round(&c->s, 10, false);
+    sim_round(&c->s, 20, false);
+    sim_round(&c->s, 40, false);
+    sim_round(&c->s, 5, true);
+    for (int i = 0; i < 100; i++)
+        sim_round(&c->s, 5, false);
+    sim_finish(&c->s);
+}
+
+/* The illumos download as the flight against the window, with the plateau. */
 static void test_illumos_plateau(void)
 {
     charted c = { 0 };
-    sim_start(&c.s, false, 7, 1 << 20);
-    record(&c);
-    sim_round(&c.s, 10, false);
-    sim_round(&c.s, 20, false);
-    sim_round(&c.s, 40, false);
-    sim_round(&c.s, 5, true);
-    for (int i = 0; i < 100; i++)
-        sim_round(&c.s, 5, false);
-    sim_finish(&c.s);
+    illumos(&c);
 
     td_chart *chart = chart_of(&c);
     const td_chart_line *flight = line_of(chart, "flight"), *window = line_of(chart, "window");
@@ -225,21 +231,13 @@ static void test_missing_options_ceiling(void)
     charted_free(&c);
 }
 
-/* The illumos download again, as segment sizes: every one of its 571 segments carries
- * 1448 bytes (the sim sends nothing else), so the line and the MSS coincide; no other
- * flow of the sender offloads. */
+/* The illumos download as segment sizes: every one of its 576 segments carries 1448
+ * bytes (the sim sends nothing else), so the line and the MSS coincide; no other flow
+ * of the sender offloads. */
 static void test_offload_sizes(void)
 {
     charted c = { 0 };
-    sim_start(&c.s, false, 7, 1 << 20);
-    record(&c);
-    sim_round(&c.s, 10, false);
-    sim_round(&c.s, 20, false);
-    sim_round(&c.s, 40, false);
-    sim_round(&c.s, 5, true);
-    for (int i = 0; i < 100; i++)
-        sim_round(&c.s, 5, false);
-    sim_finish(&c.s);
+    illumos(&c);
 
     td_chart *chart = chart_as(&c, TD_CAUSE_OFFLOAD_CAPPED);
     const td_chart_line *sizes = line_of(chart, "sizes");
@@ -252,7 +250,7 @@ static void test_offload_sizes(void)
         g_assert_cmpfloat(y_at(sizes, i), ==, MSS);
     for (uint32_t i = 0; i < td_series_len(&ds->sizes); i++)
         samples += td_series_at(&ds->sizes, i).samples;
-    g_assert_cmpuint(samples, ==, 10 + 20 + 40 + 1 + 5 + 100 * 5);
+    g_assert_cmpuint(samples, ==, 10 + 20 + 40 + (1 + 5) + 100 * 5);
     g_assert_null(line_of(chart, "low"));
     g_assert_cmpfloat(level_of(chart, "mss")->y, ==, MSS);
     g_assert_null(level_of(chart, "reference"));
