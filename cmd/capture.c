@@ -19,7 +19,8 @@ static bool stream_of(td_streams *streams, td_record *rec, const td_decoded *inf
     return td_streams_find(streams, rec, &rec->stream);
 }
 
-static void feed(td_capture *c, td_streams *streams, td_wireshark version, const td_frame *frame)
+static void feed(td_capture *c, td_streams *streams, td_fragments *fragments, td_wireshark version,
+                 const td_frame *frame)
 {
     td_record rec;
     td_decoded info;
@@ -27,7 +28,7 @@ static void feed(td_capture *c, td_streams *streams, td_wireshark version, const
 
     if (frame->link == TD_LINK_UNSUPPORTED)
         c->counts.undecoded_link++;
-    switch (td_decode(frame, version, &rec, &info)) {
+    switch (td_decode(frame, version, fragments, &rec, &info)) {
     case TD_FRAME_SEGMENT:
         if (!stream_of(streams, &rec, &info, false) || !info.recorded) {
             c->counts.malformed++;
@@ -86,34 +87,45 @@ static int earliest(const source *sources, guint count)
     return best;
 }
 
-td_capture *td_capture_analyse_merged(const char *const *paths, guint count, const td_prefs *prefs,
-                                      td_wireshark version, volatile gint *packets)
+td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_folder, guint count,
+                                      const td_prefs *prefs, td_wireshark version, volatile gint *packets)
 {
     td_capture *c = g_new0(td_capture, 1);
     source *sources = g_new0(source, count);
     bool several = count > 1;
     guint opened = 0;
     td_streams *streams;
+    td_fragments *fragments;
     char *error = NULL;
     unsigned batch = 0;
     uint32_t merged_frames = 0;
     bool holds_packets = false;
 
-    c->path = g_strdup(paths[0]);
     for (guint i = 0; i < count; i++) {
         char *failure = NULL;
         sources[i].path = paths[i];
         sources[i].reader = td_reader_open(paths[i], &failure);
+        /* in a folder, only captures count: not one wiretap cannot open, nor one it
+         * opens for its content (JSON, media), which holds no packet */
+        if (in_folder && in_folder[i] && (!sources[i].reader || !td_reader_holds_packets(sources[i].reader))) {
+            if (sources[i].reader)
+                td_reader_close(g_steal_pointer(&sources[i].reader));
+            c->sources_skipped++;
+            g_free(failure);
+            continue;
+        }
         if (!sources[i].reader) {
             if (!error)
                 error = several ? g_strdup_printf("%s: %s", paths[i], failure) : g_strdup(failure);
             g_free(failure);
             continue;
         }
-        opened++;
+        if (!opened++)
+            c->path = g_strdup(paths[i]);
         advance(&sources[i], several, &error);
     }
     if (!opened) {
+        c->path = g_strdup(paths[0]);
         c->error = error;
         c->not_a_capture = true;
         g_free(sources);
@@ -125,13 +137,14 @@ td_capture *td_capture_analyse_merged(const char *const *paths, guint count, con
         c->cfg.flight.series = c->series = td_series_book_new();
     c->engine = td_engine_new(&c->cfg);
     streams = td_streams_new(version);
+    fragments = td_fragments_new();
     for (int i; (i = earliest(sources, count)) >= 0;) {
         td_frame frame = sources[i].next;
         /* a merged capture numbers its frames in the merged order, as the file
          * mergecap writes would; a single file keeps wiretap's numbers */
         if (several)
             frame.number = ++merged_frames;
-        feed(c, streams, version, &frame);
+        feed(c, streams, fragments, version, &frame);
         advance(&sources[i], several, &error);
         if (packets && ++batch == PROGRESS_BATCH) {
             g_atomic_int_add(packets, (gint)batch);
@@ -153,6 +166,7 @@ td_capture *td_capture_analyse_merged(const char *const *paths, guint count, con
     c->not_a_capture = !holds_packets || (error && c->counts.segments == 0 && c->counts.quotes == 0);
     g_free(sources);
     td_streams_free(streams);
+    td_fragments_free(fragments);
     td_engine_finish(c->engine);
     c->hosts = td_hosts_build(c->engine, &prefs->hosts);
     c->diagnoses = td_diagnose(c->engine, c->hosts);
@@ -162,7 +176,7 @@ td_capture *td_capture_analyse_merged(const char *const *paths, guint count, con
 td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
                                volatile gint *packets)
 {
-    return td_capture_analyse_merged(&path, 1, prefs, version, packets);
+    return td_capture_analyse_merged(&path, NULL, 1, prefs, version, packets);
 }
 
 void td_capture_free(td_capture *c)

@@ -21,7 +21,7 @@ typedef struct td_capture_counts {
 } td_capture_counts;
 
 typedef struct td_capture {
-    char *path;
+    char *path;             /* the file's; merged, the first file opened (else the first given) */
     char *error;            /* the file could not be read (whole or in part); g_free'd */
     bool opened;            /* false: nothing was read */
     /* Nothing shows that the file is a packet capture: it could not be opened, or
@@ -36,6 +36,7 @@ typedef struct td_capture {
     td_hosts *hosts;
     td_capture_counts counts;
     char *undecoded_link;   /* wiretap's name of the first link type not decoded, or NULL */
+    guint sources_skipped;  /* merged files found in folders that are not captures: left out */
 } td_capture;
 
 /* Reads the whole file, with the preferences given. *packets (may be NULL) is advanced as frames are read, for
@@ -46,9 +47,12 @@ td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wires
 /* Several files as one capture in time order (dumpcap ring buffers, rotated files),
  * as mergecap would make it: the packets of all the files, earliest first (the
  * file given first on a tie), numbered in that order. path is the first file's; a
- * file that cannot be read is an error, and the others are still analysed. */
-td_capture *td_capture_analyse_merged(const char *const *paths, guint count, const td_prefs *prefs,
-                                      td_wireshark version, volatile gint *packets);
+ * file that cannot be read is an error, and the others are still analysed, except
+ * that a file found in a folder (in_folder[i], or NULL for none) that wiretap cannot
+ * open, or opens for a content without packets (JSON, media), is no capture: it is
+ * left out and counted in sources_skipped. */
+td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_folder, guint count,
+                                      const td_prefs *prefs, td_wireshark version, volatile gint *packets);
 void td_capture_free(td_capture *capture);
 
 #endif

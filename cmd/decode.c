@@ -3,6 +3,7 @@
  * plugin feed the core the same records: where Wireshark numbers a stream, where
  * the plugin finds a segment in the bytes, and the lengths it reads. */
 #include "decode.h"
+#include "fragments.h"
 #include "options.h"
 #include "segment.h"
 
@@ -51,14 +52,21 @@ typedef struct ip_layer {
     uint32_t payload_at;    /* offset of the upper-layer header */
     uint32_t reported_end;  /* end of the datagram as Wireshark's tvb reports it */
     uint8_t  proto;
-    bool     fragment;      /* a piece of a fragmented datagram: Wireshark reassembles, this does not */
+    bool     header_here;   /* the IP header is in these bytes (not after reassembly) */
+    bool     fragment;      /* a piece of a fragmented datagram (fragments.c puts them together) */
     bool     first_piece;   /* ...the one at offset 0, which holds the upper-layer header */
     bool     dissected;     /* Wireshark hands the payload on (not an IPv6 length of 0 without jumbo) */
+    /* a piece's place: its fragmentable bytes start at piece_at, offset bytes into
+     * the datagram's payload; the protocol they carry */
+    uint32_t piece_at, piece_end, piece_offset, ident;
+    uint8_t  piece_proto;
+    bool     more_pieces;
 } ip_layer;
 
 typedef struct cursor {
     const td_frame *frame;
     td_wireshark version;
+    td_fragments *fragments;    /* NULL: pieces are not put together */
     int depth;
     bool quoted;
     td_decoded info;
@@ -93,8 +101,15 @@ static td_frame_kind read_ipv4(const td_frame *f, uint32_t at, uint32_t end, ip_
     ip->reported_end = datagram_end(at, total, end);
     ip->proto = h[9];
     ip->dissected = true;
+    ip->header_here = true;
     ip->fragment = (get16(h + 6) & 0x3fff) != 0;       /* more fragments, or an offset */
     ip->first_piece = (get16(h + 6) & 0x1fff) == 0;
+    ip->more_pieces = (get16(h + 6) & 0x2000) != 0;
+    ip->piece_at = ip->payload_at;
+    ip->piece_end = at + total;
+    ip->piece_offset = (get16(h + 6) & 0x1fffu) * 8;
+    ip->piece_proto = h[9];
+    ip->ident = get16(h + 4);
     return TD_FRAME_SEGMENT;
 }
 
@@ -137,6 +152,7 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
      * reads the segment to the frame's end. */
     ip->reported_end = get16(h + 4) ? datagram_end(at, get16(h + 4) + 40u, end) : end;
     ip->dissected = get16(h + 4) != 0;
+    ip->header_here = true;
     ip->fragment = false;
     ip->first_piece = true;
     next = h[6];
@@ -156,6 +172,17 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
             if (next == IPPROTO_FRAGMENT_N && (get16(x + 2) & 0xfff9) != 0) {
                 ip->fragment = true;       /* an offset or more to come; an atomic fragment is whole */
                 ip->first_piece = (get16(x + 2) & 0xfff8) == 0;
+                ip->more_pieces = (get16(x + 2) & 1) != 0;
+                ip->piece_at = next_at + 8;
+                ip->piece_end = at + 40 + get16(h + 4);
+                ip->piece_offset = get16(x + 2) & 0xfff8u;
+                ip->piece_proto = x[0];
+                ip->ident = get32(x + 4);
+                if (!ip->first_piece) {     /* the rest of its bytes are payload, not headers */
+                    ip->payload_at = ip->piece_at;
+                    ip->proto = ip->piece_proto;
+                    return ip->payload_at <= f->caplen ? TD_FRAME_SEGMENT : TD_FRAME_MALFORMED;
+                }
             }
             if (next == IPPROTO_HOPOPTS_N && !get16(h + 4))
                 ip->dissected = jumbo_end(f, next_at, len, at, end, &ip->reported_end);
@@ -203,7 +230,8 @@ static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
     c->info.recorded = header >= TCP_MIN_HEADER;
     if (!c->info.recorded)
         return TD_FRAME_SEGMENT;
-    td_segment_lengths(rec, f->data + ip->at, at - ip->at, header, (int64_t)f->wire_len - at);
+    td_segment_lengths(rec, ip->header_here ? f->data + ip->at : NULL, at - ip->at, header,
+                       (int64_t)f->wire_len - at);
     /* Options are read from the frame's bytes, trailer included, as the plugin does. */
     uint32_t options_captured = captured > TCP_MIN_HEADER ? captured - TCP_MIN_HEADER : 0;
     uint32_t options_wanted = header - TCP_MIN_HEADER;
@@ -377,6 +405,65 @@ static td_frame_kind decode_udp(cursor *c, const ip_layer *ip, td_record *rec)
     return TD_FRAME_OTHER;
 }
 
+/* What an IP payload carries, by protocol. */
+static td_frame_kind decode_ip_payload(cursor *c, const ip_layer *ip, bool quoted, td_record *rec)
+{
+    switch (ip->proto) {
+    case IPPROTO_TCP_N:
+        return decode_tcp(c, ip, rec);
+    case IPPROTO_IPIP_N:
+    case IPPROTO_IPV6_N:
+        return decode_ip(c, ip->payload_at, ip->reported_end, quoted, rec);
+    case IPPROTO_ICMP_N:
+    case IPPROTO_ICMPV6_N:
+        /* an error about an error is not sent (RFC 1122 §3.2.2), so not read; one
+         * whose header comes from reassembled bytes is not read either */
+        return quoted || !ip->header_here ? TD_FRAME_OTHER : decode_icmp(c, ip, rec);
+    case IPPROTO_GRE_N:
+        return quoted ? TD_FRAME_OTHER : decode_gre(c, ip, rec);
+    case IPPROTO_UDP_N:
+        return quoted ? TD_FRAME_OTHER : decode_udp(c, ip, rec);
+    default:
+        return TD_FRAME_OTHER;
+    }
+}
+
+/* A piece of a fragmented datagram, as Wireshark's IP dissectors take it. A piece
+ * whose bytes were all captured goes to reassembly, and the datagram is read at
+ * the piece that completes it, from the reassembled bytes (no IP header there, so
+ * no ECN codepoint, as in the plugin). IPv4 hands a first piece cut by the snaplen
+ * on as it is, with the upper-layer header it holds; IPv6 does not. */
+static td_frame_kind decode_piece(cursor *c, ip_layer *ip, td_record *rec)
+{
+    const td_frame *f = c->frame;
+    td_fragment_key key = { .src = rec->src, .dst = rec->dst, .ident = ip->ident, .proto = ip->piece_proto };
+    uint32_t whole_len;
+    const uint8_t *whole;
+
+    if (ip->piece_end > f->caplen || ip->piece_end < ip->piece_at) {
+        if (rec->src.len == 4 && ip->first_piece)
+            return decode_ip_payload(c, ip, false, rec);
+        return TD_FRAME_OTHER;
+    }
+    if (!c->fragments)
+        return TD_FRAME_OTHER;
+    whole = td_fragments_add(c->fragments, &key,
+                             &(td_fragment){ ip->piece_offset, ip->more_pieces, f->data + ip->piece_at,
+                                             ip->piece_end - ip->piece_at },
+                             &whole_len);
+    if (!whole)
+        return TD_FRAME_OTHER;
+    /* the datagram's payload as a frame of its own, read from its start */
+    td_frame datagram = { f->link, whole, whole_len, whole_len, f->number, f->time_ns };
+    ip_layer reassembled = { .payload_at = 0, .reported_end = whole_len, .proto = ip->piece_proto,
+                             .dissected = true };
+    cursor inner = *c;
+    inner.frame = &datagram;
+    td_frame_kind kind = decode_ip_payload(&inner, &reassembled, false, rec);
+    c->info = inner.info;
+    return kind;
+}
+
 static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted, td_record *rec)
 {
     const td_frame *f = c->frame;
@@ -389,27 +476,10 @@ static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted
          : (f->data[at] >> 4) == 6 ? read_ipv6(f, at, end, &ip, rec) : TD_FRAME_MALFORMED;
     if (kind != TD_FRAME_SEGMENT)
         return kind;
-    /* Wireshark reassembles fragments (this does not); a quote's own first piece
-     * still carries the quoted header */
+    /* a quote's own first piece still carries the quoted header */
     if (ip.fragment && !(quoted && ip.first_piece))
-        return TD_FRAME_OTHER;
-    switch (ip.proto) {
-    case IPPROTO_TCP_N:
-        return decode_tcp(c, &ip, rec);
-    case IPPROTO_IPIP_N:
-    case IPPROTO_IPV6_N:
-        return decode_ip(c, ip.payload_at, ip.reported_end, quoted, rec);
-    case IPPROTO_ICMP_N:
-    case IPPROTO_ICMPV6_N:
-        /* an error about an error is not sent (RFC 1122 §3.2.2), so not read */
-        return quoted ? TD_FRAME_OTHER : decode_icmp(c, &ip, rec);
-    case IPPROTO_GRE_N:
-        return quoted ? TD_FRAME_OTHER : decode_gre(c, &ip, rec);
-    case IPPROTO_UDP_N:
-        return quoted ? TD_FRAME_OTHER : decode_udp(c, &ip, rec);
-    default:
-        return TD_FRAME_OTHER;
-    }
+        return quoted ? TD_FRAME_OTHER : decode_piece(c, &ip, rec);
+    return decode_ip_payload(c, &ip, quoted, rec);
 }
 
 /* An Ethernet frame from its destination address: any number of 802.1Q / 802.1ad
@@ -479,12 +549,13 @@ static td_frame_kind decode_link(cursor *c, td_record *rec)
     return TD_FRAME_OTHER;
 }
 
-td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_record *rec, td_decoded *info)
+td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_fragments *fragments, td_record *rec,
+                        td_decoded *info)
 {
     /* A captured length above the original one is bogus; Wireshark takes the
      * captured length for both (and says so in an expert item), so this does too. */
     td_frame whole = *frame;
-    cursor c = { &whole, version, 0, false, { false, false, false } };
+    cursor c = { &whole, version, fragments, 0, false, { false, false, false } };
     td_frame_kind kind;
 
     memset(rec, 0, sizeof *rec);

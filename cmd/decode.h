@@ -1,13 +1,14 @@
 /* Raw frame bytes to the td_record the plugin builds from a dissected frame
  * (plugin/packet-tcpdiag.c, read_record), without Wireshark: the link layers met
  * in practice, the tunnels customer captures hold (GRE with ERSPAN, VXLAN, Geneve,
- * MPLS, PPPoE), IPv4, IPv6 with extension headers, TCP with options, and ICMP
+ * MPLS, PPPoE), IPv4, IPv6 with extension headers and fragments, TCP with options, and ICMP
  * errors quoting a TCP segment. No wiretap here, so unit tests and the fuzzer use
  * it alone. */
 #ifndef TCPDIAG_CMD_DECODE_H
 #define TCPDIAG_CMD_DECODE_H
 
 #include <stdint.h>
+#include "fragments.h"
 #include "record.h"
 #include "wireshark.h"
 
@@ -30,8 +31,8 @@ enum { TD_LINK_LAST = TD_LINK_PPP };
 typedef enum td_frame_kind {
     TD_FRAME_SEGMENT,       /* a TCP segment: rec is filled */
     TD_FRAME_QUOTED,        /* an ICMP error quoting a TCP segment: rec has its addresses and ports */
-    TD_FRAME_OTHER,         /* not TCP (ARP, UDP, IP fragments, an ICMP error quoting no TCP header,
-                               a link type or tunnel not decoded) */
+    TD_FRAME_OTHER,         /* not TCP (ARP, UDP, an IP fragment that completes no datagram, an ICMP
+                               error quoting no TCP header, a link type or tunnel not decoded) */
     TD_FRAME_MALFORMED,     /* headers cut short or inconsistent: counted and skipped */
 } td_frame_kind;
 
@@ -62,7 +63,10 @@ typedef struct td_decoded {
 } td_decoded;
 
 /* Fills rec, all but the stream (streams.c numbers it). A quote gets the quoted
- * segment's addresses, ports, flags and sequence numbers. */
-td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_record *rec, td_decoded *info);
+ * segment's addresses, ports, flags and sequence numbers. IP fragments are put
+ * together in fragments (one table per capture), and the datagram they make is
+ * read at the frame that completes it; with NULL, pieces are not put together. */
+td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_fragments *fragments, td_record *rec,
+                        td_decoded *info);
 
 #endif

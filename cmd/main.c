@@ -55,6 +55,7 @@ typedef struct result {
     GPtrArray *findings;        /* --report: its findings for the ranking across captures */
     char *error;
     char *warning;          /* packets skipped that tshark with the plugin would read */
+    guint sources_skipped;  /* merged: files of folders left out, not captures */
     bool not_a_capture;
     bool done;
 } result;
@@ -66,6 +67,7 @@ typedef struct run {
     const td_input *files;
     guint count;
     const char **merged;        /* --merge: every file, analysed as one capture (count is 1) */
+    bool *merged_in_folder;     /* ...and whether it was found in a folder */
     guint merged_count;
     td_format format;
     td_flows_shown shown;
@@ -83,7 +85,8 @@ typedef struct run {
  * memory held for files waiting their turn to print is their text, not their flows. */
 static void analyse(run *r, guint i)
 {
-    td_capture *c = r->merged ? td_capture_analyse_merged(r->merged, r->merged_count, r->prefs, WIRESHARK, &r->packets)
+    td_capture *c = r->merged ? td_capture_analyse_merged(r->merged, r->merged_in_folder, r->merged_count, r->prefs,
+                                                          WIRESHARK, &r->packets)
                               : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
     result *res = &r->results[i];
     GString *text = g_string_new("");
@@ -130,6 +133,7 @@ static void analyse(run *r, guint i)
     res->findings = findings;
     res->error = g_steal_pointer(&c->error);
     res->not_a_capture = c->not_a_capture;
+    res->sources_skipped = c->sources_skipped;
     res->done = true;
     pthread_cond_broadcast(&r->finished);
     pthread_mutex_unlock(&r->lock);
@@ -301,6 +305,7 @@ static int print_results(run *r, bool progress, guint *skipped)
         skip = res->not_a_capture && r->files[i].in_directory;
         if (progress)
             fputs("\r\033[K", stderr);
+        *skipped += res->sources_skipped;
         if (skip)
             (*skipped)++;
         else if (sections) {
@@ -435,8 +440,11 @@ int main(int argc, char **argv)
     r.count = inputs->files->len;
     if (merge && r.count > 1) {
         r.merged = g_new(const char *, r.count);
-        for (guint i = 0; i < r.count; i++)
+        r.merged_in_folder = g_new(bool, r.count);
+        for (guint i = 0; i < r.count; i++) {
             r.merged[i] = r.files[i].path;
+            r.merged_in_folder[i] = r.files[i].in_directory;
+        }
         r.merged_count = r.count;
         r.count = 1;
     }
@@ -461,6 +469,7 @@ int main(int argc, char **argv)
                 "segment before an error\n", skipped, skipped == 1 ? "" : "s");
     g_free(r.results);
     g_free(r.merged);
+    g_free(r.merged_in_folder);
     td_inputs_free(inputs);
     td_reader_cleanup();
     if (fclose(stdout) != 0) {

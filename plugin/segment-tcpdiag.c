@@ -64,8 +64,9 @@ static uint16_t get16(const uint8_t *p)
 }
 
 /* The TCP header after an IPv6 header at ip_at, across extension headers; -1 when
- * there is none in these bytes (another protocol, a later fragment). */
-static int ipv6_tcp_at(const uint8_t *b, int len, int ip_at)
+ * there is none in these bytes (another protocol, a later fragment). *piece: the
+ * datagram's first fragment, more to come. */
+static int ipv6_tcp_at(const uint8_t *b, int len, int ip_at, bool *piece)
 {
     int next = b[ip_at + 6], at = ip_at + IPV6_HEADER;
 
@@ -82,6 +83,7 @@ static int ipv6_tcp_at(const uint8_t *b, int len, int ip_at)
         case 44:        /* fragment: only the first carries the TCP header */
             if ((get16(b + at + 2) & 0xfff8) != 0)
                 return -1;
+            *piece = (get16(b + at + 2) & 1) != 0;
             next = b[at];
             at += 8;
             break;
@@ -97,20 +99,23 @@ static int ipv6_tcp_at(const uint8_t *b, int len, int ip_at)
 }
 
 /* The TCP header that follows an IP header at ip_at carrying the given addresses,
- * -1 when the bytes there are not one. */
-static int tcp_after_ip(const uint8_t *b, int len, int ip_at, const td_addr *src, const td_addr *dst)
+ * -1 when the bytes there are not one. *piece: the IP header is a datagram's first
+ * fragment, more to come (its TCP header is the datagram's, its lengths are not). */
+static int tcp_after_ip(const uint8_t *b, int len, int ip_at, const td_addr *src, const td_addr *dst, bool *piece)
 {
+    *piece = false;
     if (src->len == 4) {
         int ihl = (b[ip_at] & 15) * 4;
         if ((b[ip_at] >> 4) != 4 || ihl < IPV4_MIN_HEADER || ip_at + IPV4_MIN_HEADER > len || b[ip_at + 9] != PROTO_TCP ||
             (get16(b + ip_at + 6) & 0x1fff) != 0 || memcmp(b + ip_at + 12, src->bytes, 4) || memcmp(b + ip_at + 16, dst->bytes, 4))
             return -1;
+        *piece = (get16(b + ip_at + 6) & 0x2000) != 0;
         return ip_at + ihl;
     }
     if ((b[ip_at] >> 4) != 6 || ip_at + IPV6_HEADER > len || memcmp(b + ip_at + 8, src->bytes, 16) ||
         memcmp(b + ip_at + 24, dst->bytes, 16))
         return -1;
-    return ipv6_tcp_at(b, len, ip_at);
+    return ipv6_tcp_at(b, len, ip_at, piece);
 }
 
 static bool ports_at(const uint8_t *b, int len, int tcp_at, uint16_t sport, uint16_t dport)
@@ -118,34 +123,59 @@ static bool ports_at(const uint8_t *b, int len, int tcp_at, uint16_t sport, uint
     return tcp_at >= 0 && tcp_at + 4 <= len && get16(b + tcp_at) == sport && get16(b + tcp_at + 2) == dport;
 }
 
-/* The segment in the frame's own bytes: the IP header with rec's addresses
- * followed by a TCP header with rec's ports. A tunnel's outer header has other
- * addresses or another protocol, so the innermost match is the one Wireshark
- * dissected. After IP reassembly the TCP header opens a reassembled buffer. */
-static bool locate(packet_info *pinfo, tvbuff_t *frame, const td_record *rec, located *at)
+/* The IP header with rec's addresses followed by a TCP header with rec's ports in
+ * tvb's first bytes; *piece as tcp_after_ip says. */
+static bool scan(tvbuff_t *tvb, const td_record *rec, located *at, bool *piece)
 {
-    int len = MIN(tvb_captured_length(frame), SCAN_LIMIT + IPV6_HEADER + 64);
-    const uint8_t *b = len ? tvb_get_ptr(frame, 0, len) : NULL;
+    int len = MIN(tvb_captured_length(tvb), SCAN_LIMIT + IPV6_HEADER + 64);
+    const uint8_t *b = len ? tvb_get_ptr(tvb, 0, len) : NULL;
     int first = rec->src.len == 4 ? 0x40 : 0x60;
 
     for (int ip_at = 0; b && ip_at <= SCAN_LIMIT && ip_at + IPV4_MIN_HEADER <= len; ip_at++) {
         if ((b[ip_at] & 0xf0) != first)
             continue;
-        int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst);
+        int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst, piece);
         if (ports_at(b, len, tcp_at, rec->sport, rec->dport)) {
-            *at = (located){ frame, ip_at, tcp_at };
-            return true;
-        }
-    }
-    for (GSList *src = pinfo->data_src; src; src = src->next) {
-        tvbuff_t *tvb = get_data_source_tvb(src->data);
-        int n = (int)MIN(tvb_captured_length(tvb), 4u);
-        if (tvb != frame && n == 4 && ports_at(tvb_get_ptr(tvb, 0, 4), 4, 0, rec->sport, rec->dport)) {
-            *at = (located){ tvb, -1, 0 };
+            *at = (located){ tvb, ip_at, tcp_at };
             return true;
         }
     }
     return false;
+}
+
+/* The segment Wireshark's TCP dissector read. In the frame's own bytes, the IP
+ * header with rec's addresses followed by a TCP header with rec's ports: a tunnel's
+ * outer header has other addresses or another protocol, so the innermost match is
+ * the one Wireshark dissected. After IP reassembly the segment is in a reassembled
+ * buffer: the TCP header opens it, or, when the datagram was a tunnel's, follows
+ * the inner IP header in it. A first fragment in the frame is the segment only
+ * when nothing was reassembled (IPv4 hands on a first fragment cut by the snaplen). */
+static bool locate(packet_info *pinfo, tvbuff_t *frame, const td_record *rec, located *at)
+{
+    located first_piece;
+    bool piece, have_piece = false;
+
+    if (scan(frame, rec, at, &piece)) {
+        if (!piece)
+            return true;
+        first_piece = *at;
+        have_piece = true;
+    }
+    for (GSList *src = pinfo->data_src; src; src = src->next) {
+        tvbuff_t *tvb = get_data_source_tvb(src->data);
+        int n = (int)MIN(tvb_captured_length(tvb), 4u);
+        if (tvb == frame)
+            continue;
+        if (n == 4 && ports_at(tvb_get_ptr(tvb, 0, 4), 4, 0, rec->sport, rec->dport)) {
+            *at = (located){ tvb, -1, 0 };
+            return true;
+        }
+        if (scan(tvb, rec, at, &piece) && !piece)
+            return true;
+    }
+    if (have_piece)
+        *at = first_piece;
+    return have_piece;
 }
 
 /* tcp.stream: the number Wireshark's TCP dissector gave this segment's
@@ -219,7 +249,8 @@ static bool read_quoted(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
         rec->src.len = rec->dst.len = (uint8_t)alen;
         memcpy(rec->src.bytes, b + src_at, (size_t)alen);
         memcpy(rec->dst.bytes, b + dst_at, (size_t)alen);
-        int tcp_at = tcp_after_ip(b, len, quoted, &rec->src, &rec->dst);
+        bool piece;
+        int tcp_at = tcp_after_ip(b, len, quoted, &rec->src, &rec->dst, &piece);
         if (tcp_at < 0 || tcp_at + 4 > len)
             return false;
         rec->sport = get16(b + tcp_at);
@@ -262,7 +293,8 @@ static bool locate_outermost(packet_info *pinfo, tvbuff_t *frame, td_record *rec
         rec->src.len = rec->dst.len = (uint8_t)alen;
         memcpy(rec->src.bytes, b + ip_at + (version == 4 ? 12 : 8), (size_t)alen);
         memcpy(rec->dst.bytes, b + ip_at + (version == 4 ? 16 : 24), (size_t)alen);
-        int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst);
+        bool piece;
+        int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst, &piece);
         if (tcp_at < 0 || tcp_at + 4 > len)
             continue;
         rec->sport = get16(b + tcp_at);

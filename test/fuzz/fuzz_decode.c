@@ -1,9 +1,9 @@
 /* libFuzzer target for the command's path without wiretap: arbitrary bytes become
  * frames of any link type, which are decoded, numbered as tcp.stream, fed to the
- * engine (keeping the HTML report's history, as --report does), diagnosed and exported
- * through the field table, the reports and the HTML page, as cmd/capture.c,
- * cmd/output.c and report/ do. Hostile frames must not crash, and the state kept must
- * grow with conversations, not frames. */
+ * engine (IP fragments put together as the command does; the HTML report's history
+ * kept, as --report does), diagnosed and exported through the field table, the reports
+ * and the HTML page, as cmd/capture.c, cmd/output.c and report/ do. Hostile frames must
+ * not crash, and the state kept must grow with conversations, not frames. */
 #include <stdint.h>
 #include <string.h>
 #include "decode.h"
@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_hosts_config hosts_cfg;
     td_engine *engine;
     td_streams *streams;
+    td_fragments *fragments = td_fragments_new();
     td_diagnoses *d;
     td_hosts *hosts;
     GString *text = g_string_new(NULL);
@@ -63,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         frame.number = ++number;
         frame.time_ns = (int64_t)number * 1000000;
         at += caplen;
-        switch (td_decode(&frame, version, &rec, &info)) {
+        switch (td_decode(&frame, version, fragments, &rec, &info)) {
         case TD_FRAME_SEGMENT:
             if (info.numbered)
                 rec.stream = td_streams_number(streams, &rec, info.header_fits);
@@ -110,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_hosts_free(hosts);
     td_diagnoses_free(d);
     td_streams_free(streams);
+    td_fragments_free(fragments);
     td_engine_free(engine);
     return 0;
 }

@@ -494,3 +494,28 @@ def test_merge_reads_a_ring_buffer_as_the_whole_capture(tmp_path):
     assert without_file(command.records(*reversed(parts), options=["--merge"])) == expected
     apart = command.flows(*parts)
     assert len(apart) != len([r for r in expected if r["record"] == "flow"])
+
+
+def test_merge_of_a_folder_leaves_out_what_is_not_a_capture(tmp_path):
+    """--merge on a folder: the ring buffer's parts are merged as when named, and
+    files beside them that are not captures (a note that wiretap would open as
+    media, bytes in no known format) are left out and counted, not errors; named
+    on the command line, such a file is an error."""
+    whole = CAPTURES / "lab-host-stall-client.pcap"
+    folder = tmp_path / "ring"
+    folder.mkdir()
+    subprocess.run(["editcap", "-c", "1000", whole, folder / "ring.pcap"], check=True, capture_output=True)
+    parts = sorted(folder.iterdir())
+    (folder / "README.txt").write_text("hello\n")
+    (folder / "zz.bin").write_bytes(b"\x00\x01garbage")
+
+    def without_file(records):
+        return [{k: v for k, v in r.items() if k != "file"} for r in records]
+
+    proc = command.run(["--merge", "--format", "json", folder])
+    merged = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert without_file(merged) == without_file(command.records(whole))
+    assert {r["file"] for r in merged} == {str(parts[0])}
+    assert "2 files in the folders given skipped" in proc.stderr
+    named = command.run(["--merge", "--format", "json"] + parts + [folder / "zz.bin"], check=False)
+    assert named.returncode == 1 and "zz.bin" in named.stderr

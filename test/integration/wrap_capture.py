@@ -143,16 +143,23 @@ def read_pcap(source):
     return endian, struct.unpack(endian + "I", data[20:24])[0], data[:16], records
 
 
+def rewrite(source, target, linktype, frames_of):
+    """Writes target: each record of source (a classic pcap of Ethernet frames) as
+    the frames frames_of(frame, original length, record number from 1) gives, each
+    (bytes, original length), at the record's time; the file's link type linktype."""
+    endian, source_linktype, head, records = read_pcap(source)
+    assert source_linktype == LINKTYPE_ETHERNET, f"{source}: Ethernet captures only"
+    out = [head + struct.pack(endian + "II", 262144, linktype)]     # a snaplen added headers fit in
+    for n, (secs, frac, wire_len, frame) in enumerate(records, 1):
+        for data, length in frames_of(frame, wire_len, n):
+            out.append(struct.pack(endian + "IIII", secs, frac, len(data), length) + data)
+    open(target, "wb").write(b"".join(out))
+
+
 def wrap(encapsulation, source, target):
     """Writes target: source (a classic pcap of Ethernet frames) re-wrapped."""
-    endian, linktype, head, records = read_pcap(source)
-    assert linktype == LINKTYPE_ETHERNET, f"{source}: Ethernet captures only"
-    out = [head + struct.pack(endian + "II", 262144,                  # a snaplen the added headers fit in
-                              LINKTYPE_PPP if encapsulation == "ppp" else LINKTYPE_ETHERNET)]
-    for n, (secs, frac, wire_len, frame) in enumerate(records, 1):
-        wrapped, wrapped_wire = wrap_frame(encapsulation, frame, wire_len, n)
-        out.append(struct.pack(endian + "IIII", secs, frac, len(wrapped), wrapped_wire) + wrapped)
-    open(target, "wb").write(b"".join(out))
+    rewrite(source, target, LINKTYPE_PPP if encapsulation == "ppp" else LINKTYPE_ETHERNET,
+            lambda frame, wire_len, n: [wrap_frame(encapsulation, frame, wire_len, n)])
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ static td_decoded info;
 static td_frame_kind decode(const frame_bytes *f, td_link link, td_record *rec)
 {
     td_frame frame = frame_of(f, link);
-    return td_decode(&frame, TD_WIRESHARK_4_0, rec, &info);
+    return td_decode(&frame, TD_WIRESHARK_4_0, NULL, rec, &info);
 }
 
 static void check_syn(const td_record *rec)
@@ -123,12 +123,12 @@ static void test_cut_records(void)
     ipv4_tcp(&f, &DATA, 0);
     frame = frame_of(&f, TD_LINK_ETHERNET);
     frame.caplen = 14 + 20 + 20;                /* the headers only */
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, NULL, &rec, &fits), ==, TD_FRAME_SEGMENT);
     g_assert_cmpuint(rec.payload_len, ==, 100);
     g_assert_false(rec.payload_from_ip);
 
     frame.wire_len = frame.caplen;
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, NULL, &rec, &fits), ==, TD_FRAME_SEGMENT);
     g_assert_cmpuint(rec.payload_len, ==, 100);
     g_assert_true(rec.payload_from_ip);
 
@@ -138,7 +138,7 @@ static void test_cut_records(void)
     ipv4_tcp(&f, &SYN, 0);
     frame = frame_of(&f, TD_LINK_ETHERNET);
     frame.caplen = 14 + 20 + 16;
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, NULL, &rec, &fits), ==, TD_FRAME_SEGMENT);
     g_assert_true(rec.has_window);
     g_assert_cmpuint(rec.window, ==, 64240);
     g_assert_false(rec.options.complete);
@@ -150,20 +150,20 @@ static void test_cut_records(void)
     /* 14 or 15 bytes: up to 4.4 Wireshark stops before numbering the stream; 4.6
      * numbers it from the flags on. The plugin reads it either way, without a window. */
     frame.caplen = 14 + 20 + 15;
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, NULL, &rec, &fits), ==, TD_FRAME_SEGMENT);
     g_assert_false(fits.numbered);
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_4, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_4, NULL, &rec, &fits), ==, TD_FRAME_SEGMENT);
     g_assert_false(fits.numbered);
     frame.caplen = 14 + 20 + 14;
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_6, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_6, NULL, &rec, &fits), ==, TD_FRAME_SEGMENT);
     g_assert_true(fits.numbered && fits.recorded);
     g_assert_false(rec.has_window);
     g_assert_cmphex(rec.tcp_flags, ==, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR);
     frame.caplen = 14 + 20 + 13;
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_6, &rec, &fits), ==, TD_FRAME_MALFORMED);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_6, NULL, &rec, &fits), ==, TD_FRAME_MALFORMED);
     /* more captured than sent is bogus: Wireshark reads the captured bytes, and so does this */
     frame.caplen = frame.wire_len + 1;
-    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, &rec, &fits), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpint(td_decode(&frame, TD_WIRESHARK_4_0, NULL, &rec, &fits), ==, TD_FRAME_SEGMENT);
     g_assert_true(fits.numbered && fits.recorded);
     g_assert_cmphex(rec.tcp_flags, ==, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR);
 }
