@@ -133,6 +133,8 @@ td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_f
     }
     c->opened = true;
     c->cfg = prefs->engine;
+    if (prefs->keep_history)
+        c->cfg.flight.series = c->series = td_series_book_new();
     c->engine = td_engine_new(&c->cfg);
     streams = td_streams_new(version);
     fragments = td_fragments_new();
@@ -184,6 +186,7 @@ void td_capture_free(td_capture *c)
     td_hosts_free(c->hosts);
     td_diagnoses_free(c->diagnoses);
     td_engine_free(c->engine);
+    td_series_book_free(c->series);
     g_free(c->path);
     g_free(c->error);
     g_free(c->undecoded_link);

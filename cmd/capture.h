@@ -8,6 +8,7 @@
 #include "diagnosis.h"
 #include "hosts.h"
 #include "prefs.h"
+#include "series.h"
 #include "streams.h"
 
 typedef struct td_capture_counts {
@@ -29,6 +30,7 @@ typedef struct td_capture {
      * that yields a few odd records, then fails). */
     bool not_a_capture;
     td_config cfg;          /* the engine keeps a pointer to it */
+    td_series_book *series; /* the report's history (prefs keep_history), else NULL */
     td_engine *engine;
     td_diagnoses *diagnoses;
     td_hosts *hosts;

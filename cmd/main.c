@@ -1,6 +1,6 @@
 /* tcpdiag: the plugin's diagnosis straight from capture files, without tshark.
  *   tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge]
- *           [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...
+ *           [--report FILE.html] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...
  * Files are analysed in parallel (-j) and printed in the order given. A file that
  * cannot be read gets a message on stderr and makes the exit status 1; the other
  * files go on. The manual page (cmd/tcpdiag.1) is the reference for users. */
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "html.h"
 #include "inputs.h"
 #include "output.h"
 #include "prefs.h"
@@ -51,6 +52,7 @@ enum { MAX_JOBS = 1024 };
 typedef struct result {
     GString *text;          /* the file's output, whatever the format */
     td_file_summary *summary;   /* --summary's part of the file */
+    GPtrArray *findings;        /* --report: its findings for the ranking across captures */
     char *error;
     char *warning;          /* packets skipped that tshark with the plugin would read */
     guint sources_skipped;  /* merged: files of folders left out, not captures */
@@ -70,6 +72,7 @@ typedef struct run {
     td_format format;
     td_flows_shown shown;
     bool summary;               /* --summary: one line per file and the findings ranked */
+    const char *report;         /* --report: the HTML file to write, instead of standard output */
     const td_prefs *prefs;
     result *results;
     atomic_uint next;           /* the next file a worker takes */
@@ -88,10 +91,21 @@ static void analyse(run *r, guint i)
     result *res = &r->results[i];
     GString *text = g_string_new("");
     td_file_summary *summary = r->summary ? td_file_summary_of(c) : NULL;
+    GPtrArray *findings = NULL;
     char *warning = NULL;
 
-    /* json and csv say how every file was read, even one that could not be */
-    if (!r->summary) {
+    if (r->report) {
+        /* a merge is named by its first file and how many more */
+        char *name = r->merged && r->merged_count > 1
+                         ? g_strdup_printf("%s and %u more files merged", c->path, r->merged_count - 1)
+                         : g_strdup(c->path);
+        td_html_capture section = { name, i + 1, c->opened ? c->engine : NULL, c->diagnoses, c->hosts, c->series,
+                                    c->error };
+        findings = g_ptr_array_new_with_free_func(td_html_finding_row_free);
+        td_html_section(&section, text, findings);
+        g_free(name);
+    } else if (!r->summary) {
+        /* json and csv say how every file was read, even one that could not be */
         switch (r->format) {
         case TD_FORMAT_TEXT:
             if (c->opened)
@@ -116,6 +130,7 @@ static void analyse(run *r, guint i)
     res->text = text;
     res->warning = warning;
     res->summary = summary;
+    res->findings = findings;
     res->error = g_steal_pointer(&c->error);
     res->not_a_capture = c->not_a_capture;
     res->sources_skipped = c->sources_skipped;
@@ -178,7 +193,7 @@ static void write_out(const char *data, size_t len)
 
 static const char usage_line[] =
     "usage: tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge]\n"
-    "               [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...\n";
+    "               [--report FILE.html] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...\n";
 
 static void print_help(void)
 {
@@ -196,6 +211,8 @@ static void print_help(void)
            "                         only flows with a cause)\n"
            "      --merge            the files are one capture in time order (dumpcap ring buffers):\n"
            "                         analyse them as one, as mergecap would make it\n"
+           "      --report FILE.html write one self-contained HTML page (the findings ranked, a chart\n"
+           "                         of why for each slow flow) instead of the per-file output\n"
            "  -o, --option NAME:VALUE  set a tcpdiag preference as tshark -o does,\n"
            "                         e.g. -o tcpdiag.capture_position:near-client\n"
            "  -h, --help             print this help and exit\n"
@@ -236,12 +253,39 @@ static bool parse_jobs(const char *text, int *jobs)
     return true;
 }
 
+static void free_section(gpointer section)
+{
+    g_string_free(section, TRUE);
+}
+
+/* --report: the page, written whole or not at all (a temporary file renamed). */
+static bool write_report(const run *r, GPtrArray *sections, GPtrArray *findings)
+{
+    GString *page = g_string_new("");
+    char *title = r->count == 1 && !r->merged ? g_strdup(r->files[0].path)
+                                              : g_strdup_printf("%u captures", r->merged ? r->merged_count : r->count);
+    GError *error = NULL;
+    bool written;
+
+    td_html_page(page, title, findings, sections->len, (const GString *const *)sections->pdata);
+    written = g_file_set_contents(r->report, page->str, (gssize)page->len, &error);
+    if (!written) {
+        fprintf(stderr, "tcpdiag: cannot write the report: %s\n", error->message);
+        g_error_free(error);
+    }
+    g_free(title);
+    g_string_free(page, TRUE);
+    return written;
+}
+
 /* Prints each file's output in the order given, as soon as it and the ones before
- * it are done; counts the files of walked folders that were not captures. Returns
- * the exit status. */
+ * it are done (with --report, keeps it for the page); counts the files of walked
+ * folders that were not captures. Returns the exit status. */
 static int print_results(run *r, bool progress, guint *skipped)
 {
     td_summary *summary = r->summary ? td_summary_new() : NULL;
+    GPtrArray *sections = r->report ? g_ptr_array_new_with_free_func(free_section) : NULL;
+    GPtrArray *findings = r->report ? g_ptr_array_new_with_free_func(td_html_finding_row_free) : NULL;
     int status = EXIT_ALL_READ;
 
     if (r->format == TD_FORMAT_CSV && !r->summary) {
@@ -264,7 +308,10 @@ static int print_results(run *r, bool progress, guint *skipped)
         *skipped += res->sources_skipped;
         if (skip)
             (*skipped)++;
-        else {
+        else if (sections) {
+            g_ptr_array_add(sections, g_steal_pointer(&res->text));
+            g_ptr_array_extend_and_steal(findings, g_steal_pointer(&res->findings));
+        } else {
             write_out(res->text->str, res->text->len);
             if (res->summary)
                 td_summary_add(summary, g_steal_pointer(&res->summary));
@@ -275,7 +322,10 @@ static int print_results(run *r, bool progress, guint *skipped)
             fprintf(stderr, "tcpdiag: %s: %s\n", r->files[i].path, res->error);
             status = EXIT_SOME_UNREADABLE;
         }
-        g_string_free(res->text, TRUE);
+        if (res->text)
+            g_string_free(res->text, TRUE);
+        if (res->findings)
+            g_ptr_array_free(res->findings, TRUE);
         td_file_summary_free(res->summary);
         g_free(res->error);
         g_free(res->warning);
@@ -286,6 +336,12 @@ static int print_results(run *r, bool progress, guint *skipped)
         write_out(text->str, text->len);
         g_string_free(text, TRUE);
         td_summary_free(summary);
+    }
+    if (sections) {
+        if (!write_report(r, sections, findings))
+            status = EXIT_OUTPUT_LOST;
+        g_ptr_array_free(sections, TRUE);
+        g_ptr_array_free(findings, TRUE);
     }
     return status;
 }
@@ -302,15 +358,16 @@ int main(int argc, char **argv)
         { "slow", no_argument, NULL, 's' },
         { "flows", no_argument, NULL, 'f' },
         { "merge", no_argument, NULL, 'm' },
+        { "report", required_argument, NULL, 'R' },
         { NULL, 0, NULL, 0 },
     };
-    int jobs = 1, opt, status;
+    int jobs = 1, opt, status, printed;
     td_prefs prefs;
     run r = { .lock = PTHREAD_MUTEX_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER, .prefs = &prefs };
     td_inputs *inputs;
     pthread_t *workers;
     guint nworkers, skipped;
-    bool slow = false, every_flow = false, merge = false;
+    bool slow = false, every_flow = false, merge = false, format_given = false;
 
     td_prefs_defaults(&prefs);
     opterr = 0;     /* the messages below say what is wrong and how to do it */
@@ -323,6 +380,7 @@ int main(int argc, char **argv)
                                    "(0: one per CPU)", optarg, MAX_JOBS);
             break;
         case 'F':
+            format_given = true;
             if (!td_format_parse(optarg, &r.format))
                 return usage_error("unknown format \"%s\": text, json, csv or ek", optarg);
             break;
@@ -348,6 +406,9 @@ int main(int argc, char **argv)
         case 'm':
             merge = true;
             break;
+        case 'R':
+            r.report = optarg;
+            break;
         case 'V':
             printf("tcpdiag " VERSION "\n");
             return EXIT_ALL_READ;
@@ -363,6 +424,9 @@ int main(int argc, char **argv)
         return usage_error("no capture file given");
     if (slow && every_flow)
         return usage_error("--slow and --flows ask for different flows: give one of them");
+    if (r.report && (r.summary || slow || every_flow || format_given))
+        return usage_error("--report writes its own page: it takes no -F, --summary, --slow or --flows");
+    prefs.keep_history = r.report != NULL;
     /* the per-flow records are the fleet's table: all of them unless --slow; the text
      * table is read by a person: the flows with a cause unless --flows */
     r.shown = slow ? TD_SHOW_SLOW : every_flow || r.format != TD_FORMAT_TEXT ? TD_SHOW_ALL : TD_SHOW_WITH_CAUSE;
@@ -394,8 +458,9 @@ int main(int argc, char **argv)
         return EXIT_SOME_UNREADABLE;
     }
     skipped = inputs->skipped;
-    if (print_results(&r, isatty(STDERR_FILENO), &skipped) != EXIT_ALL_READ)
-        status = EXIT_SOME_UNREADABLE;
+    printed = print_results(&r, isatty(STDERR_FILENO), &skipped);
+    if (printed != EXIT_ALL_READ)
+        status = printed;       /* some file unreadable, or the report not written */
     for (guint w = 0; w < nworkers; w++)
         pthread_join(workers[w], NULL);
     g_free(workers);

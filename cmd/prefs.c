@@ -56,6 +56,7 @@ void td_prefs_defaults(td_prefs *p)
 {
     td_config_defaults(&p->engine);
     td_hosts_config_defaults(&p->hosts);
+    p->keep_history = false;
 }
 
 char *td_prefs_names(void)

@@ -11,6 +11,9 @@
 typedef struct td_prefs {
     td_config engine;
     td_hosts_config hosts;
+    /* Not a preference: --report asks each capture to keep the history its charts
+     * draw (engine/series.h); off, the engine keeps none. */
+    bool keep_history;
 } td_prefs;
 
 void td_prefs_defaults(td_prefs *prefs);

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include "record.h"
 
+struct td_series_book;
+
 typedef enum td_ecn_feedback {
     TD_FEEDBACK_NONE = 0,       /* ECN not negotiated: loss is the only signal */
     TD_FEEDBACK_CLASSIC,        /* RFC 3168: sticky ECE until CWR */
@@ -34,6 +36,8 @@ typedef struct td_flight_config {
     unsigned plateau_band_pct;      /* round flights within this share (or one MSS) are flat */
     unsigned collapse_mss;          /* a flight this small while signals keep coming... */
     unsigned collapse_min_rounds;   /* ...for this many round trips is a collapse */
+    /* Where the HTML report's history goes (series.h); NULL, the default: none is kept. */
+    struct td_series_book *series;
 } td_flight_config;
 
 /* What the flow model tells a direction's analysis when its data starts. */

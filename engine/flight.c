@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ecn.h"
+#include "series.h"
 
 /* Round events. */
 enum {
@@ -27,6 +28,7 @@ void td_flight_config_defaults(td_flight_config *cfg)
     cfg->plateau_band_pct = 5;
     cfg->collapse_mss = 4;
     cfg->collapse_min_rounds = 10;
+    cfg->series = NULL;
 }
 
 static bool seq_before(uint32_t a, uint32_t b)
@@ -181,6 +183,15 @@ static void add_to_run(td_flight *f, int64_t ns, bool at_window, const td_flight
         run->min_window = f->window;
 }
 
+/* The HTML report's history (series.h), when one is kept. */
+static void record_round(const td_flight *f, int64_t at_ns, td_series_book *book)
+{
+    td_round_sample sample = { f->round_flight, f->have_edge ? f->window : 0,
+                               f->cc.ce, f->cc.ece_episodes, f->cc.cwr, f->cc.losses };
+
+    td_series_round(book, f, at_ns, &sample);
+}
+
 static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg)
 {
     int64_t ns = at_ns > f->round_start_ns ? at_ns - f->round_start_ns : 0;
@@ -195,6 +206,8 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     EACH_ANALYSIS(f, a)
         if (a->ops->on_round)
             a->ops->on_round(&f->dir, state_of(f, a), f->rounds, f->round_flight, ns, cfg);
+    if (cfg->series)
+        record_round(f, at_ns, cfg->series);
     f->rounds++;
     f->rounds_since_event++;
     f->round_ns_total += ns;
@@ -428,6 +441,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     EACH_ANALYSIS(f, a)
         if (a->ops->on_segment)
             a->ops->on_segment(&f->dir, state_of(f, a), rec);
+    if (cfg->series)
+        td_series_segment(cfg->series, f, rec->time_ns, rec->payload_len);
     if (!measuring(f))
         return;
     if (!started) {

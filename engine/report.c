@@ -112,17 +112,16 @@ static void add_to_finding(GHashTable *by_key, GPtrArray *findings, const td_dia
     }
 }
 
-static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const finding *f, unsigned rank,
-                          GString *out)
+void td_report_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, const td_finding *f, GString *out)
 {
     const td_diagnosis *worst = td_diagnosis_of(d, f->worst);
-    char address[64], evidence[TD_SUMMARY_MAX + 1], cost[128], lost[32];
+    char address[64], evidence[TD_SUMMARY_MAX + 1], cost[128];
     const char *text = evidence;
     unsigned n = f->flows->len;
 
     td_addr_format(f->who, address, sizeof address);
     td_advice_evidence(d, f->worst, evidence, sizeof evidence);
-    g_string_append_printf(out, "%u. %s (%s): ", rank, address, f->role);
+    g_string_append_printf(out, "%s (%s): ", address, f->role);
     if (ecn_cause(worst, f->worst)) {
         /* an ECN cause is the client's: its lottery */
         const td_client_summary *client = td_hosts_client_of(hosts, f->worst);
@@ -138,7 +137,19 @@ static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const fi
     td_advice_cost(worst, cost, sizeof cost);
     if (worst->slowdown > 0)
         g_string_append_printf(out, "; %s %s", n > 1 ? "it was" : "that flow was", cost);
-    g_string_append(out, ".\n");
+    g_string_append_c(out, '.');
+}
+
+static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const finding *f, unsigned rank,
+                          GString *out)
+{
+    const td_diagnosis *worst = td_diagnosis_of(d, f->worst);
+    char lost[32];
+    unsigned n = f->flows->len;
+
+    g_string_append_printf(out, "%u. ", rank);
+    td_report_finding_sentence(d, hosts, f, out);
+    g_string_append_c(out, '\n');
     g_string_append_printf(out, "   Cause: %s; %u flow%s (stream%s", td_cause_name(f->cause), n, n == 1 ? "" : "s",
                            n == 1 ? "" : "s");
     for (guint i = 0; i < n && i < 8; i++)

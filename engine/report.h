@@ -28,6 +28,9 @@ typedef struct td_finding {
 /* The findings of a diagnosed engine, ranked by cost as the report lists them
  * (td_finding*; g_ptr_array_free(findings, TRUE) frees them). */
 GPtrArray *td_report_findings(const td_diagnoses *d);
+/* A finding's sentence as the report's paragraph opens with it, without its rank:
+ * who (role), the flows, the evidence of the one that lost most and its cost. */
+void td_report_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, const td_finding *f, GString *out);
 /* The report's first line without its "tcpdiag: " ("diagnosis of 20 flows: 1 slow,
  * 19 healthy, 0 not diagnosed"), without a newline. */
 void td_report_headline(const td_diagnoses *d, GString *out);

@@ -1,12 +1,14 @@
 /* libFuzzer target for the command's path without wiretap: arbitrary bytes become
  * frames of any link type, which are decoded, numbered as tcp.stream, fed to the
- * engine (IP fragments put together as the command does), diagnosed and exported through the field table and the reports, as
- * cmd/capture.c and cmd/output.c do. Hostile frames must not crash, and the state
- * kept must grow with conversations, not frames. */
+ * engine (IP fragments put together as the command does; the HTML report's history
+ * kept, as --report does), diagnosed and exported through the field table, the reports
+ * and the HTML page, as cmd/capture.c, cmd/output.c and report/ do. Hostile frames must
+ * not crash, and the state kept must grow with conversations, not frames. */
 #include <stdint.h>
 #include <string.h>
 #include "decode.h"
 #include "flowfields.h"
+#include "html.h"
 #include "report.h"
 #include "streams.h"
 
@@ -41,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int sender;
 
     td_config_defaults(&cfg);
+    cfg.flight.series = td_series_book_new();
     engine = td_engine_new(&cfg);
     version = size ? (td_wireshark)(data[0] % (TD_WIRESHARK_4_6 + 1)) : TD_WIRESHARK_4_0;
     streams = td_streams_new(version);
@@ -97,7 +100,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_report_diagnosis_framed(d, hosts, text);
     td_report_flows(d, text);
     td_report_hosts_framed(hosts, text);
+    td_html_capture page = { "fuzz.pcap", 1, engine, d, hosts, cfg.flight.series, NULL };
+    g_string_truncate(text, 0);
+    td_html_section(&page, text, NULL);
+    /* nothing from the frames makes markup: the page's only elements are its own */
+    if (strstr(text->str, "<script") || strstr(text->str, "<img"))
+        __builtin_trap();
     g_string_free(text, TRUE);
+    td_series_book_free(cfg.flight.series);
     td_hosts_free(hosts);
     td_diagnoses_free(d);
     td_streams_free(streams);

@@ -1,0 +1,768 @@
+/* The report's charts: a model of plotted values per slow flow, chosen by its cause,
+ * and its drawing as inline SVG. */
+#include "charts.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "addr.h"
+#include "advice.h"
+#include "ecn.h"
+#include "escape.h"
+#include "median.h"
+
+/* The timeline shows this many of a stalled host's flows; a note counts the rest. */
+enum { TIMELINE_ROWS = 40 };
+static const char FLOW_TIME[] = "time since the flow's first packet";
+/* An offload-capped flow's chart shows this many of its sender's offloaded flows. */
+enum { OFFLOADED_SHOWN = 2 };
+
+/* The drawing's geometry, in SVG user units (CSS pixels at 100 %). */
+enum { WIDTH = 760, HEIGHT = 300, LEFT = 70, RIGHT = 20, TOP = 20, BOTTOM = 40, ROW_HEIGHT = 18, LEGEND_ROW = 16 };
+
+static td_chart *chart_new(td_chart_kind kind, const char *y_title, const char *x_title)
+{
+    td_chart *c = g_new0(td_chart, 1);
+
+    c->kind = kind;
+    c->y_title = y_title;
+    c->x_title = x_title;
+    c->lines = g_array_new(FALSE, FALSE, sizeof(td_chart_line));
+    c->levels = g_array_new(FALSE, FALSE, sizeof(td_chart_level));
+    c->marks = g_array_new(FALSE, FALSE, sizeof(td_chart_mark));
+    c->rows = g_array_new(FALSE, FALSE, sizeof(td_chart_row));
+    c->silences = g_array_new(FALSE, FALSE, sizeof(td_chart_span));
+    return c;
+}
+
+void td_chart_free(td_chart *c)
+{
+    if (!c)
+        return;
+    for (guint i = 0; i < c->lines->len; i++) {
+        td_chart_line *l = &g_array_index(c->lines, td_chart_line, i);
+        g_free(l->label);
+        g_array_free(l->points, TRUE);
+    }
+    for (guint i = 0; i < c->levels->len; i++)
+        g_free(g_array_index(c->levels, td_chart_level, i).label);
+    for (guint i = 0; i < c->rows->len; i++) {
+        g_free(g_array_index(c->rows, td_chart_row, i).label);
+        g_free(g_array_index(c->rows, td_chart_row, i).wait_label);
+    }
+    g_array_free(c->lines, TRUE);
+    g_array_free(c->levels, TRUE);
+    g_array_free(c->marks, TRUE);
+    g_array_free(c->rows, TRUE);
+    g_array_free(c->silences, TRUE);
+    g_free(c->title);
+    g_free(c);
+}
+
+static void retitle(td_chart *c, char *title)
+{
+    g_free(c->title);
+    c->title = title;
+}
+
+static GArray *add_line(td_chart *c, const char *cls, char *label)
+{
+    td_chart_line line = { cls, label, g_array_new(FALSE, FALSE, sizeof(td_xy)) };
+
+    g_array_append_val(c->lines, line);
+    return line.points;
+}
+
+static void add_level(td_chart *c, const char *cls, double y, char *label)
+{
+    td_chart_level level = { cls, label, y };
+
+    g_array_append_val(c->levels, level);
+}
+
+static void add_xy(GArray *points, double x, double y)
+{
+    td_xy p = { x, y };
+
+    g_array_append_val(points, p);
+}
+
+static double seconds_since(int64_t t_ns, int64_t zero_ns)
+{
+    return (double)(t_ns - zero_ns) / 1e9;
+}
+
+/* A series as at most TD_CHART_POINTS groups of neighbouring points, each keeping
+ * its smallest and largest sample, its last window and its signals. */
+static GArray *grouped(const td_series *s)
+{
+    uint32_t n = td_series_len(s), per = (n + TD_CHART_POINTS - 1) / TD_CHART_POINTS;
+    GArray *groups = g_array_new(FALSE, FALSE, sizeof(td_series_point));
+
+    for (uint32_t i = 0; i < n; i += per) {
+        td_series_point g = td_series_at(s, i);
+        for (uint32_t k = i + 1; k < n && k < i + per; k++) {
+            td_series_point p = td_series_at(s, k);
+            td_series_merge(&g, &p);
+        }
+        g_array_append_val(groups, g);
+    }
+    return groups;
+}
+
+static bool merged(const GArray *groups)
+{
+    for (guint i = 0; i < groups->len; i++)
+        if (g_array_index(groups, td_series_point, i).lo != g_array_index(groups, td_series_point, i).hi)
+            return true;
+    return false;
+}
+
+/* The largest and, where points hold several samples, the smallest of each group. */
+static void add_largest(td_chart *c, const GArray *groups, int64_t zero_ns, const char *cls, char *label)
+{
+    GArray *hi = add_line(c, cls, label);
+
+    for (guint i = 0; i < groups->len; i++) {
+        const td_series_point *p = &g_array_index(groups, td_series_point, i);
+        add_xy(hi, seconds_since(p->t_ns, zero_ns), p->hi);
+    }
+}
+
+static void add_ranges(td_chart *c, const GArray *groups, int64_t zero_ns, const char *cls, const char *what)
+{
+    add_largest(c, groups, zero_ns, cls, g_strdup(what));
+    if (merged(groups)) {
+        GArray *lo = add_line(c, "low", g_strdup_printf("%s (smallest of each group)", what));
+        for (guint i = 0; i < groups->len; i++) {
+            const td_series_point *p = &g_array_index(groups, td_series_point, i);
+            add_xy(lo, seconds_since(p->t_ns, zero_ns), p->lo);
+        }
+    }
+}
+
+static void add_mark(td_chart *c, td_mark_kind kind, double x, double y, unsigned count)
+{
+    td_chart_mark m = { kind, x, y, count };
+
+    if (count)
+        g_array_append_val(c->marks, m);
+}
+
+static void add_signals(td_chart *c, const GArray *groups, int64_t zero_ns)
+{
+    for (guint i = 0; i < groups->len; i++) {
+        const td_series_point *p = &g_array_index(groups, td_series_point, i);
+        double x = seconds_since(p->t_ns, zero_ns);
+        add_mark(c, TD_MARK_CE, x, p->hi, p->ce);
+        add_mark(c, TD_MARK_ECE, x, p->hi, p->ece);
+        add_mark(c, TD_MARK_CWR, x, p->hi, p->cwr);
+        add_mark(c, TD_MARK_LOSS, x, p->hi, p->losses);
+    }
+}
+
+/* The window offered beside the flight. One far above the flight (the illumos case:
+ * 7 kB in flight under 1 MB) would flatten the flight to the axis: the chart's bytes
+ * are then on a log scale, where both read. */
+static void add_windows(td_chart *c, const GArray *groups, int64_t zero_ns)
+{
+    GArray *window = NULL;
+    uint32_t flight = 0, largest = 0;
+
+    for (guint i = 0; i < groups->len; i++) {
+        const td_series_point *p = &g_array_index(groups, td_series_point, i);
+        flight = MAX(flight, p->hi);
+        largest = MAX(largest, p->window);
+    }
+    for (guint i = 0; i < groups->len; i++) {
+        const td_series_point *p = &g_array_index(groups, td_series_point, i);
+        if (!p->window)
+            continue;
+        if (!window)
+            window = add_line(c, "window", g_strdup("receive window offered"));
+        add_xy(window, seconds_since(p->t_ns, zero_ns), p->window);
+    }
+    if (largest > 4 * flight) {
+        c->y_log = true;
+        c->y_title = "bytes in flight (log scale)";
+    }
+}
+
+static char *bytes_label(const char *what, double bytes, uint32_t mss)
+{
+    if (mss)
+        return g_strdup_printf("%s %.0f B = %.1f MSS", what, bytes, bytes / mss);
+    return g_strdup_printf("%s %.0f B", what, bytes);
+}
+
+/* The median round-trip flight of the same client's flows that did not negotiate
+ * ECN, in the same direction (downloads against downloads), from their history (a
+ * point that merges several round trips counts with its largest); < 0 when the
+ * client has none recorded. */
+static double client_reference(const td_chart_source *src, const td_flow *flow, int sender)
+{
+    GArray *flights;
+    bool from_client = sender == flow->client;
+    double median;
+
+    if (flow->client < 0)
+        return -1;
+    flights = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint i = 0; i < td_engine_flow_count(src->engine); i++) {
+        const td_flow *other = td_engine_flow_at(src->engine, i);
+        const td_dir_series *ds;
+        if (other == flow || other->client < 0 || td_ecn_negotiated((td_ecn_outcome)other->ecn_outcome) ||
+            !td_addr_equal(&other->addr[other->client], &flow->addr[flow->client]))
+            continue;
+        ds = td_series_of(src->series, td_flow_flight(other, from_client ? other->client : 1 - other->client));
+        for (uint32_t k = 0; ds && k < td_series_len(&ds->rounds); k++) {
+            double hi = td_series_at(&ds->rounds, k).hi;
+            g_array_append_val(flights, hi);
+        }
+    }
+    median = td_median((double *)(void *)flights->data, flights->len);
+    g_array_free(flights, TRUE);
+    return median;
+}
+
+/* The flow's own level before the sender's first answer to a signal: the largest
+ * round-trip flight before it; < 0 when it answered none. */
+static double own_level_before_cut(const td_series *rounds)
+{
+    double level = -1;
+
+    for (uint32_t i = 0; i < td_series_len(rounds); i++) {
+        td_series_point p = td_series_at(rounds, i);
+        if (p.cwr || p.losses)
+            return level;
+        level = MAX(level, (double)p.hi);
+    }
+    return -1;
+}
+
+/* ECN reaction, window collapse, path loss: the flight per round trip and the
+ * signals, with the level it is measured against. */
+static void congestion_chart(td_chart *c, const td_chart_source *src, const td_flow *flow, int sender,
+                             const GArray *groups, td_cause cause)
+{
+    const td_flight *f = td_flow_flight(flow, sender);
+    bool ecn = cause != TD_CAUSE_PATH_LOSS;
+
+    add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
+    add_signals(c, groups, flow->first_ns);
+    if (f->collapsed)
+        add_level(c, "floor", f->cc.collapse_floor, bytes_label("collapse floor", f->cc.collapse_floor, f->mss));
+    if (ecn) {
+        double reference = client_reference(src, flow, sender);
+        if (reference > 0)
+            add_level(c, "reference", reference,
+                      bytes_label("median flight of the client's flows without ECN", reference, f->mss));
+        else if ((reference = own_level_before_cut(&td_series_of(src->series, f)->rounds)) > 0)
+            add_level(c, "reference", reference, bytes_label("its own level before the first cut", reference, f->mss));
+    }
+}
+
+/* Sender-limited, receive window: the flight against the window, and the plateau. */
+static void plateau_chart(td_chart *c, const td_flow *flow, const td_flight *f, const GArray *groups)
+{
+    const td_plateau *plateau = td_flight_plateau(f);
+
+    add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
+    add_windows(c, groups, flow->first_ns);
+    add_signals(c, groups, flow->first_ns);
+    if (plateau) {
+        char rate[32];
+        td_format_rate(td_plateau_ceiling(plateau), rate, sizeof rate);
+        add_level(c, "plateau", plateau->high, bytes_label("plateau", plateau->high, f->mss));
+        retitle(c, g_strdup_printf("%s: a plateau of %u round trips, a ceiling of %s", c->title, plateau->rounds, rate));
+    }
+}
+
+/* Missing options: the window used against the 64 KiB an unscaled window allows. */
+static void ceiling_chart(td_chart *c, const td_flow *flow, const GArray *groups)
+{
+    add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
+    add_windows(c, groups, flow->first_ns);
+    add_level(c, "ceiling", 65535, g_strdup("64 KiB: the largest window without scaling"));
+}
+
+/* Offload-capped: the segment sizes against the MSS and the cap, beside the sizes of
+ * the first OFFLOADED_SHOWN of the same sender's offloaded flows (each from its own
+ * first packet) and the largest segment any of them sent. */
+static void sizes_chart(td_chart *c, const td_chart_source *src, const td_flow *flow, int sender,
+                        const td_dir_series *ds)
+{
+    const td_flight *f = td_flow_flight(flow, sender);
+    GArray *groups = grouped(&ds->sizes);
+    uint32_t others = 0, shown = 0;
+
+    add_ranges(c, groups, flow->first_ns, "sizes", "segment size");
+    g_array_free(groups, TRUE);
+    if (f->mss)
+        add_level(c, "mss", f->mss, bytes_label("MSS", f->mss, 0));
+    if (f->seg.result.cap)
+        add_level(c, "cap", f->seg.result.cap, bytes_label("cap", f->seg.result.cap, f->mss));
+    for (guint i = 0; i < td_engine_flow_count(src->engine); i++) {
+        const td_flow *other = td_engine_flow_at(src->engine, i);
+        for (int e = 0; e < 2 && other != flow; e++) {
+            const td_flight *of = td_flow_flight(other, e);
+            const td_dir_series *ods = td_series_of(src->series, of);
+            if (!of || of->seg.result.verdict != TD_OFFLOAD_OFFLOADED || !td_addr_equal(&other->addr[e], &flow->addr[sender]))
+                continue;
+            others = MAX(others, of->seg.max_payload);
+            if (ods && shown++ < OFFLOADED_SHOWN) {
+                GArray *other_groups = grouped(&ods->sizes);
+                add_largest(c, other_groups, other->first_ns, "other",
+                            g_strdup_printf("largest segments of stream %u (offloaded)", other->stream));
+                g_array_free(other_groups, TRUE);
+            }
+        }
+    }
+    if (others)
+        add_level(c, "reference", others, bytes_label("largest segment of the sender's offloaded flows", others, 0));
+}
+
+static const char *cause_title(td_cause cause)
+{
+    switch (cause) {
+    case TD_CAUSE_WINDOW_COLLAPSE:
+    case TD_CAUSE_ECN_LOSS_REACTION:
+        return "Flight per round trip, with CE marks, ECN echoes, CWRs and losses";
+    case TD_CAUSE_PATH_LOSS:         return "Flight per round trip and losses";
+    case TD_CAUSE_SENDER_LIMITED:
+    case TD_CAUSE_RECEIVE_WINDOW:    return "Flight per round trip against the receive window";
+    case TD_CAUSE_MISSING_OPTIONS:
+        return "Window used against the 64 KiB ceiling; window scaling lets it grow past, as far as the "
+               "receiver's buffer allows (the ceiling throughput is what 64 KiB carry per handshake round trip)";
+    case TD_CAUSE_OFFLOAD_CAPPED:    return "Segment size over time";
+    case TD_CAUSE_APP_LIMITED:       return "Flight per round trip: the gaps are the application's";
+    default:                         return "Flight per round trip";
+    }
+}
+
+td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, const char **why)
+{
+    const td_diagnosis *diag = td_diagnosis_of(src->diagnoses, flow);
+
+    return td_chart_for_cause(src, flow, diag->sender, (td_cause)diag->cause, why);
+}
+
+td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, int sender, td_cause cause,
+                             const char **why)
+{
+    const td_flight *f = sender >= 0 ? td_flow_flight(flow, sender) : NULL;
+    const td_dir_series *ds = td_series_of(src->series, f);
+    td_chart *c;
+    GArray *groups;
+
+    *why = NULL;
+    if (cause == TD_CAUSE_ECN_BLACKHOLE) {
+        *why = "no chart: the evidence is the handshake (the SYNs with ECN setup dropped, the retry without)";
+        return NULL;
+    }
+    if (!ds) {
+        *why = f ? "no chart: this flow's history was not kept (the report's memory budget was spent)"
+                 : "no chart: the flow carried no data";
+        return NULL;
+    }
+    if (cause == TD_CAUSE_OFFLOAD_CAPPED) {
+        if (!td_series_len(&ds->sizes)) {
+            *why = "no chart: no segment of this flow was recorded";
+            return NULL;
+        }
+        c = chart_new(TD_CHART_XY, "segment size", FLOW_TIME);
+        c->title = g_strdup(cause_title(cause));
+        sizes_chart(c, src, flow, sender, ds);
+        return c;
+    }
+    if (!td_series_len(&ds->rounds)) {
+        *why = "no chart: no round trip could be measured on this flow";
+        return NULL;
+    }
+    c = chart_new(TD_CHART_XY, "bytes in flight", FLOW_TIME);
+    c->title = g_strdup(cause_title(cause));
+    groups = grouped(&ds->rounds);
+    switch (cause) {
+    case TD_CAUSE_WINDOW_COLLAPSE:
+    case TD_CAUSE_ECN_LOSS_REACTION:
+    case TD_CAUSE_PATH_LOSS:
+        congestion_chart(c, src, flow, sender, groups, cause);
+        break;
+    case TD_CAUSE_SENDER_LIMITED:
+    case TD_CAUSE_RECEIVE_WINDOW:
+        plateau_chart(c, flow, f, groups);
+        break;
+    case TD_CAUSE_MISSING_OPTIONS:
+        ceiling_chart(c, flow, groups);
+        break;
+    default:
+        add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
+        add_signals(c, groups, flow->first_ns);
+        break;
+    }
+    g_array_free(groups, TRUE);
+    return c;
+}
+
+/* Whether a flow has the host as an endpoint and was open during one of its silences. */
+static bool open_during(const td_flow *flow, const td_addr *host, const GPtrArray *silences)
+{
+    if (!td_addr_equal(&flow->addr[0], host) && !td_addr_equal(&flow->addr[1], host))
+        return false;
+    for (guint i = 0; i < silences->len; i++) {
+        const td_stall *stall = g_ptr_array_index(silences, i);
+        if (flow->first_ns < stall->end_ns && flow->last_ns > stall->start_ns)
+            return true;
+    }
+    return false;
+}
+
+static void add_row(td_chart *c, const td_flow *flow, const td_stall_hit *hit, int64_t zero)
+{
+    td_chart_row row = { g_strdup_printf("stream %u", flow->stream), seconds_since(flow->first_ns, zero),
+                         seconds_since(flow->last_ns, zero), 0, -1, NULL };
+
+    if (hit) {
+        char waited[32];
+        row.wait0 = seconds_since(hit->wait_start_ns, zero);
+        row.wait1 = seconds_since(hit->wait_end_ns, zero);
+        td_format_duration(hit->wait_end_ns - hit->wait_start_ns, waited, sizeof waited);
+        row.wait_label = g_strdup_printf("waited %s", waited);
+    }
+    g_array_append_val(c->rows, row);
+}
+
+td_chart *td_chart_for_stall(const td_chart_source *src, const td_finding *finding)
+{
+    const td_stalls *stalls = td_engine_stalls(src->engine);
+    td_chart *c = chart_new(TD_CHART_TIMELINE, NULL, "time since the first of these flows began");
+    GPtrArray *silences = g_ptr_array_new(), *flows = g_ptr_array_new();
+    int64_t zero = INT64_MAX;
+    char address[64], silent[32];
+
+    /* the silences the finding's flows waited in, each once */
+    for (guint i = 0; i < finding->flows->len; i++) {
+        const td_flow *flow = g_ptr_array_index(finding->flows, i);
+        const td_stall_hit *hit = td_stalls_hit(stalls, flow->index);
+        if (hit && !g_ptr_array_find(silences, td_stalls_at(stalls, hit->stall), NULL))
+            g_ptr_array_add(silences, (gpointer)td_stalls_at(stalls, hit->stall));
+        g_ptr_array_add(flows, (gpointer)flow);
+    }
+    /* then the host's other flows open meanwhile, which did not wait on it */
+    for (guint i = 0; i < td_engine_flow_count(src->engine); i++) {
+        const td_flow *flow = td_engine_flow_at(src->engine, i);
+        if (!g_ptr_array_find(finding->flows, flow, NULL) && open_during(flow, finding->who, silences))
+            g_ptr_array_add(flows, (gpointer)flow);
+    }
+    for (guint i = 0; i < flows->len && i < TIMELINE_ROWS; i++)
+        zero = MIN(zero, ((const td_flow *)g_ptr_array_index(flows, i))->first_ns);
+    for (guint i = 0; i < flows->len && i < TIMELINE_ROWS; i++) {
+        const td_flow *flow = g_ptr_array_index(flows, i);
+        add_row(c, flow, i < finding->flows->len ? td_stalls_hit(stalls, flow->index) : NULL, zero);
+    }
+    for (guint i = 0; i < silences->len; i++) {
+        const td_stall *stall = g_ptr_array_index(silences, i);
+        td_chart_span span = { seconds_since(stall->start_ns, zero), seconds_since(stall->end_ns, zero) };
+        g_array_append_val(c->silences, span);
+    }
+    td_addr_format(finding->who, address, sizeof address);
+    if (silences->len == 1) {
+        const td_stall *stall = g_ptr_array_index(silences, 0);
+        td_format_duration(stall->end_ns - stall->start_ns, silent, sizeof silent);
+        c->title = g_strdup_printf("Flows of host %s: it sent nothing on any flow for %s (shaded)", address, silent);
+    } else {
+        c->title = g_strdup_printf("Flows of host %s: %u silences on every flow (shaded)", address, silences->len);
+    }
+    if (flows->len > TIMELINE_ROWS)
+        retitle(c, g_strdup_printf("%s; the first %d of %u flows (%u of the finding)", c->title, TIMELINE_ROWS,
+                                   flows->len, finding->flows->len));
+    g_ptr_array_free(silences, TRUE);
+    g_ptr_array_free(flows, TRUE);
+    return c;
+}
+
+/* ---- drawing ---- */
+
+/* A step of 1, 2 or 5 times a power of ten that cuts span into about five. */
+static double nice_step(double span)
+{
+    double raw = span / 5, power = pow(10, floor(log10(raw))), f = raw / power;
+
+    return power * (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10);
+}
+
+typedef struct frame {
+    double x0, x1, y1;      /* data ranges (y from 0, or from y0 on a log scale) */
+    double w, h;            /* plot size */
+    bool log;
+    double y0;
+} frame;
+
+static double px(const frame *fr, double x)
+{
+    return LEFT + (x - fr->x0) / (fr->x1 - fr->x0) * fr->w;
+}
+
+static double py(const frame *fr, double y)
+{
+    if (fr->log)
+        return TOP + fr->h - (log10(MAX(y, fr->y0)) - log10(fr->y0)) / (log10(fr->y1) - log10(fr->y0)) * fr->h;
+    return TOP + fr->h - y / fr->y1 * fr->h;
+}
+
+/* Seconds as people read a time axis: ms below two seconds. */
+static void time_tick(GString *out, double seconds, double step)
+{
+    if (step < 0.5)
+        g_string_append_printf(out, "%.0f ms", seconds * 1e3);
+    else
+        g_string_append_printf(out, "%g s", seconds);
+}
+
+static void bytes_tick(GString *out, double bytes, double top)
+{
+    if (top >= 1e7)
+        g_string_append_printf(out, "%g MB", bytes / 1e6);
+    else if (top >= 1e4)
+        g_string_append_printf(out, "%g kB", bytes / 1e3);
+    else
+        g_string_append_printf(out, "%g B", bytes);
+}
+
+static void x_axis(const frame *fr, const char *title, GString *out)
+{
+    double step = nice_step(fr->x1 - fr->x0);
+
+    for (double x = ceil(fr->x0 / step) * step; x <= fr->x1 + step * 1e-9; x += step) {
+        g_string_append_printf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                               "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+                               px(fr, x), TOP, px(fr, x), TOP + fr->h, px(fr, x), TOP + fr->h + 15);
+        time_tick(out, fabs(x) < step * 1e-9 ? 0 : x, step);
+        g_string_append(out, "</text>");
+    }
+    g_string_append_printf(out, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+                           LEFT + fr->w / 2, TOP + fr->h + 32);
+    td_html_escape(out, title);
+    g_string_append(out, "</text>");
+}
+
+static void y_axis(const frame *fr, const char *title, GString *out)
+{
+    double step = nice_step(fr->y1);
+
+    for (double y = fr->log ? fr->y0 : 0; y <= fr->y1 * (1 + 1e-9); y = fr->log ? y * 10 : y + step) {
+        g_string_append_printf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                               "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+                               LEFT, py(fr, y), LEFT + fr->w, py(fr, y), LEFT - 5, py(fr, y) + 4);
+        bytes_tick(out, y, fr->log ? y * 10 : fr->y1);
+        g_string_append(out, "</text>");
+    }
+    g_string_append_printf(out, "<text class=\"axis\" transform=\"translate(14 %.1f) rotate(-90)\" "
+                           "text-anchor=\"middle\">", TOP + fr->h / 2);
+    td_html_escape(out, title);
+    g_string_append(out, "</text>");
+}
+
+static void data_frame(const td_chart *c, frame *fr)
+{
+    fr->x0 = 0;
+    fr->x1 = 0;
+    fr->y1 = 0;
+    for (guint i = 0; i < c->lines->len; i++) {
+        const GArray *points = g_array_index(c->lines, td_chart_line, i).points;
+        for (guint k = 0; k < points->len; k++) {
+            fr->x1 = MAX(fr->x1, g_array_index(points, td_xy, k).x);
+            fr->y1 = MAX(fr->y1, g_array_index(points, td_xy, k).y);
+        }
+    }
+    for (guint i = 0; i < c->levels->len; i++)
+        fr->y1 = MAX(fr->y1, g_array_index(c->levels, td_chart_level, i).y);
+    fr->x1 = fr->x1 > 0 ? fr->x1 * 1.02 : 1;
+    fr->y1 = fr->y1 > 0 ? fr->y1 * 1.1 : 1;
+    fr->log = c->y_log;
+    if (fr->log) {
+        /* from the power of ten below the smallest value to the one above the largest */
+        double smallest = fr->y1;
+        for (guint i = 0; i < c->lines->len; i++) {
+            const GArray *points = g_array_index(c->lines, td_chart_line, i).points;
+            for (guint k = 0; k < points->len; k++)
+                if (g_array_index(points, td_xy, k).y > 0)
+                    smallest = MIN(smallest, g_array_index(points, td_xy, k).y);
+        }
+        fr->y0 = MAX(100, pow(10, floor(log10(smallest))));
+        fr->y1 = pow(10, ceil(log10(fr->y1 / 1.1)));
+    }
+    fr->w = WIDTH - LEFT - RIGHT;
+    fr->h = HEIGHT - TOP - BOTTOM;
+}
+
+static const char *const mark_class[TD_MARK_KINDS] = { "ce", "ece", "cwr", "loss" };
+static const char *const mark_name[TD_MARK_KINDS] = { "CE marks", "ECN echo", "CWR", "loss recovery" };
+
+/* One path per kind of mark, so that a chart of a thousand signals stays a few
+ * kilobytes: CE a tick along the top (where the path marked), an ECN echo a tick
+ * below it, a CWR a triangle on the flight (the sender's answer), a loss a cross. */
+static void draw_marks(const td_chart *c, const frame *fr, td_mark_kind kind, GString *out)
+{
+    unsigned total = 0;
+
+    g_string_append_printf(out, "<path class=\"mark %s\" d=\"", mark_class[kind]);
+    for (guint i = 0; i < c->marks->len; i++) {
+        const td_chart_mark *m = &g_array_index(c->marks, td_chart_mark, i);
+        double x = px(fr, m->x), y = py(fr, m->y);
+        if (m->kind != kind)
+            continue;
+        total += m->count;
+        switch (kind) {
+        case TD_MARK_CE:   g_string_append_printf(out, "M%.1f %dv8", x, TOP); break;
+        case TD_MARK_ECE:  g_string_append_printf(out, "M%.1f %dv8", x, TOP + 10); break;
+        case TD_MARK_CWR:  g_string_append_printf(out, "M%.1f %.1fl-4 -7h8z", x, y - 2); break;
+        case TD_MARK_LOSS: g_string_append_printf(out, "M%.1f %.1fl8 8m0 -8l-8 8", x - 4, y - 12); break;
+        case TD_MARK_KINDS: break;
+        }
+    }
+    g_string_append_printf(out, "\"><title>%s: %u</title></path>", mark_name[kind], total);
+}
+
+/* The legend under the plot: two columns when every label fits in half the width
+ * (about six user units a character). */
+static unsigned legend_columns(const td_chart *c)
+{
+    size_t longest = 0;
+
+    for (guint i = 0; i < c->lines->len; i++)
+        longest = MAX(longest, strlen(g_array_index(c->lines, td_chart_line, i).label));
+    for (guint i = 0; i < c->levels->len; i++)
+        longest = MAX(longest, strlen(g_array_index(c->levels, td_chart_level, i).label));
+    return (longest + 4) * 6 < (WIDTH - LEFT - RIGHT) / 2 ? 2 : 1;
+}
+
+static void legend_entry(GString *out, unsigned *n, unsigned columns, const char *cls, const char *label)
+{
+    int x = LEFT + (int)(*n % columns) * (WIDTH - LEFT - RIGHT) / 2, y = HEIGHT + 4 + (int)(*n / columns) * LEGEND_ROW;
+
+    g_string_append_printf(out, "<line class=\"%s\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+                           "<text class=\"legend\" x=\"%d\" y=\"%d\">", cls, x, y, x + 18, y, x + 22, y + 4);
+    td_html_escape(out, label);
+    g_string_append(out, "</text>");
+    (*n)++;
+}
+
+static unsigned mark_kinds(const td_chart *c, bool seen[TD_MARK_KINDS])
+{
+    unsigned n = 0;
+
+    for (guint i = 0; i < c->marks->len; i++) {
+        td_mark_kind k = g_array_index(c->marks, td_chart_mark, i).kind;
+        n += !seen[k];
+        seen[k] = true;
+    }
+    return n;
+}
+
+static unsigned legend_rows(const td_chart *c)
+{
+    bool seen[TD_MARK_KINDS] = { false };
+
+    unsigned columns = legend_columns(c);
+
+    return (c->lines->len + c->levels->len + mark_kinds(c, seen) + columns - 1) / columns;
+}
+
+static void draw_xy(const td_chart *c, GString *out)
+{
+    frame fr;
+    bool seen[TD_MARK_KINDS] = { false };
+    unsigned legend = 0, columns = legend_columns(c);
+
+    data_frame(c, &fr);
+    x_axis(&fr, c->x_title, out);
+    y_axis(&fr, c->y_title, out);
+    for (guint i = 0; i < c->levels->len; i++) {
+        const td_chart_level *l = &g_array_index(c->levels, td_chart_level, i);
+        g_string_append_printf(out, "<line class=\"level %s\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">"
+                               "<title>", l->cls, LEFT, py(&fr, l->y), LEFT + fr.w, py(&fr, l->y));
+        td_html_escape(out, l->label);
+        g_string_append(out, "</title></line>");
+    }
+    for (guint i = 0; i < c->lines->len; i++) {
+        const td_chart_line *l = &g_array_index(c->lines, td_chart_line, i);
+        g_string_append_printf(out, "<polyline class=\"series %s\" points=\"", l->cls);
+        for (guint k = 0; k < l->points->len; k++) {
+            const td_xy *p = &g_array_index(l->points, td_xy, k);
+            g_string_append_printf(out, "%s%.1f,%.1f", k ? " " : "", px(&fr, p->x), py(&fr, p->y));
+        }
+        g_string_append(out, "\"><title>");
+        td_html_escape(out, l->label);
+        g_string_append(out, "</title></polyline>");
+    }
+    mark_kinds(c, seen);
+    for (int k = 0; k < TD_MARK_KINDS; k++)
+        if (seen[k])
+            draw_marks(c, &fr, (td_mark_kind)k, out);
+    for (guint i = 0; i < c->lines->len; i++)
+        legend_entry(out, &legend, columns, g_array_index(c->lines, td_chart_line, i).cls,
+                     g_array_index(c->lines, td_chart_line, i).label);
+    for (guint i = 0; i < c->levels->len; i++) {
+        const td_chart_level *l = &g_array_index(c->levels, td_chart_level, i);
+        char *cls = g_strdup_printf("level %s", l->cls);
+        legend_entry(out, &legend, columns, cls, l->label);
+        g_free(cls);
+    }
+    for (int k = 0; k < TD_MARK_KINDS; k++)
+        if (seen[k]) {
+            char *cls = g_strdup_printf("key %s", mark_class[k]);
+            legend_entry(out, &legend, columns, cls, mark_name[k]);
+            g_free(cls);
+        }
+}
+
+static void draw_timeline(const td_chart *c, GString *out)
+{
+    /* room on the right for each flow's wait */
+    frame fr = { .x1 = 0, .y1 = 1, .w = WIDTH - LEFT - 100, .h = (double)c->rows->len * ROW_HEIGHT };
+
+    for (guint i = 0; i < c->rows->len; i++)
+        fr.x1 = MAX(fr.x1, g_array_index(c->rows, td_chart_row, i).x1);
+    fr.x1 = fr.x1 > 0 ? fr.x1 * 1.02 : 1;
+    x_axis(&fr, c->x_title, out);
+    for (guint i = 0; i < c->silences->len; i++) {
+        const td_chart_span *s = &g_array_index(c->silences, td_chart_span, i);
+        g_string_append_printf(out, "<rect class=\"silence\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\">"
+                               "<title>the host sent nothing</title></rect>", px(&fr, s->x0), TOP,
+                               px(&fr, s->x1) - px(&fr, s->x0), fr.h);
+    }
+    for (guint i = 0; i < c->rows->len; i++) {
+        const td_chart_row *r = &g_array_index(c->rows, td_chart_row, i);
+        double y = TOP + i * ROW_HEIGHT + ROW_HEIGHT / 2.0;
+        g_string_append_printf(out, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", LEFT - 5, y + 4);
+        td_html_escape(out, r->label);
+        g_string_append_printf(out, "</text><line class=\"run\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+                               px(&fr, r->x0), y, px(&fr, r->x1), y);
+        if (r->wait1 >= r->wait0) {
+            g_string_append_printf(out, "<line class=\"wait\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"><title>",
+                                   px(&fr, r->wait0), y, px(&fr, r->wait1), y);
+            td_html_escape(out, r->wait_label);
+            g_string_append_printf(out, "</title></line><text class=\"legend\" x=\"%.1f\" y=\"%.1f\">",
+                                   px(&fr, r->x1) + 4, y + 4);
+            td_html_escape(out, r->wait_label);
+            g_string_append(out, "</text>");
+        }
+    }
+}
+
+void td_chart_svg(const td_chart *c, GString *out)
+{
+    double height = c->kind == TD_CHART_TIMELINE ? TOP + (double)c->rows->len * ROW_HEIGHT + BOTTOM
+                                                 : HEIGHT + (double)legend_rows(c) * LEGEND_ROW;
+
+    g_string_append_printf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %.0f\" width=\"%d\" height=\"%.0f\" "
+                           "role=\"img\"><title>", WIDTH, height, WIDTH, height);
+    td_html_escape(out, c->title);
+    g_string_append(out, "</title>");
+    if (c->kind == TD_CHART_TIMELINE)
+        draw_timeline(c, out);
+    else
+        draw_xy(c, out);
+    g_string_append(out, "</svg>");
+}

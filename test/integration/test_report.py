@@ -1,0 +1,271 @@
+"""tcpdiag --report: the HTML page as a reader gets it. Loaded in a real browser
+(Debian's chromium, headless: ./run installs it, so a missing browser fails), parsed by
+a strict HTML parser, free of any URL; the seed-story captures' first finding is their
+story (the cause their expected file gives the story's flow, written from how the
+capture was made); every figure equals the NDJSON field it names; text from outside
+(file and folder names) creates no element or attribute; folders, --merge and -j."""
+import json
+import re
+import shutil
+import subprocess
+
+import html5lib
+import pytest
+
+from command import run
+from tshark import CAPTURES, fields
+
+# The seed stories (captures/README.md, captures/lab/README.md): the capture and the
+# flow its story is about, selected as its expected file selects it.
+SEED_STORIES = {
+    # the ECN lottery: the one connection of 20 that negotiated ECN
+    "lottery": ("lab-ecn-1-of-n.pcap", {"tcp.stream": 6}),
+    # one CUBIC download under 30 % CE marks: the window collapses to its floor
+    "collapse": ("lab-cc-cubic-ecn-collapse-client.pcap", {"tcp.stream": 0}),
+    # the server drops all it sends for 4 s under six downloads
+    "host-stall": ("lab-host-stall-client.pcap", {"tcp.stream": 0}),
+    # tcpdiag issue 6: the illumos sender holding 5 MSS after a retransmission
+    "illumos": ("crafted-flight.pcap", {"tcp.port": 40901}),
+    # issues 5 and 6: illumos LSO, capped at the 5 MSS flight
+    "offload": ("crafted-offload.pcap", {"tcp.port": 41001}),
+    # the server's stack leaves out window scaling, SACK and timestamps
+    "missing-options": ("lab-opts-server-omits.pcap", {"tcp.stream": 0}),
+}
+SCREENSHOTS = ("lottery", "collapse", "host-stall", "illumos")
+URL = re.compile(r"(?i)\b(?:https?|ftp|file|data|javascript):|//[\w.-]+\.\w|url\(|@import|<script|<link|<img|"
+                 r"<iframe|<object|<embed|\bsrc=")
+
+
+def chromium(*args, tmp_path):
+    browser = shutil.which("chromium")
+    assert browser, "chromium is missing: ./run installs it (DEBIAN_PACKAGES)"
+    proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path}/profile",
+                           *args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def report(tmp_path, *inputs, options=(), name="report.html"):
+    out = tmp_path / name
+    run(["--report", out, *options, *inputs])
+    return out
+
+
+def parse(path):
+    """The page through html5lib in strict mode: any parse error fails."""
+    return html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(path.read_bytes())
+
+
+def story_stream(capture, select):
+    if "tcp.stream" in select:
+        return select["tcp.stream"]
+    port = str(select["tcp.port"])
+    streams = {r["tcp.stream"] for r in fields(CAPTURES / capture, ["tcp.stream", "tcp.srcport", "tcp.dstport"])
+               if port in (r["tcp.srcport"], r["tcp.dstport"])}
+    assert len(streams) == 1, streams
+    return int(streams.pop())
+
+
+def expected_cause(capture, select):
+    exp = json.loads((CAPTURES / capture).with_suffix(".expected.json").read_text())
+    [flow] = [f for f in exp["flows"] if f["select"] == select]
+    return flow["expect"]["tcpdiag.diag.cause"]
+
+
+def text_of(element):
+    return "".join(element.itertext())
+
+
+def named(root, tag):
+    """Elements by local name: the parser puts <svg> and what it holds in the SVG namespace."""
+    return [e for e in root.iter() if isinstance(e.tag, str) and e.tag.rsplit("}", 1)[-1] == tag]
+
+
+def by_class(root, tag, cls):
+    return [e for e in named(root, tag) if cls in (e.get("class") or "").split()]
+
+
+@pytest.fixture(scope="module")
+def seed_reports(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("seed")
+    return {story: report(tmp, CAPTURES / capture, name=f"{story}.html")
+            for story, (capture, _) in SEED_STORIES.items()}
+
+
+@pytest.mark.parametrize("story", sorted(SEED_STORIES))
+def test_first_finding_is_the_story(seed_reports, story):
+    capture, select = SEED_STORIES[story]
+    root = parse(seed_reports[story])
+    findings = by_class(root, "li", "finding")
+    assert findings, story
+    first = findings[0]
+    assert first.get("data-cause") == expected_cause(capture, select)
+    # the story's flow is the first finding's: charted there, or on its timeline
+    stream = story_stream(capture, select)
+    charted = {int(f.get("data-stream")) for f in by_class(first, "figure", "chart") if f.get("data-stream")}
+    assert stream in charted or f"stream {stream}" in text_of(first), text_of(first)[:500]
+    # the answer first: the capture's headline before any finding
+    [headline] = by_class(root, "p", "headline")
+    assert re.match(r"diagnosis of \d+ flows?: \d+ slow", text_of(headline))
+
+
+@pytest.mark.parametrize("story", sorted(SEED_STORIES))
+def test_every_slow_flow_has_its_chart(seed_reports, story):
+    """One chart per slow flow (a host stall's flows share one timeline), drawn from
+    what was recorded: a line with points, or the timeline's rows."""
+    capture, _ = SEED_STORIES[story]
+    root = parse(seed_reports[story])
+    slow = [r for r in map(json.loads, run(["-F", "json", "--slow", CAPTURES / capture]).stdout.splitlines())
+            if r["record"] == "flow"]
+    charts = by_class(root, "figure", "chart")
+    charted = {int(f.get("data-stream")) for f in charts if f.get("data-stream")}
+    stalled = [r["tcp.stream"] for r in slow if r["tcpdiag.diag.cause"] == "host-stall"]
+    for r in slow:
+        if r["tcpdiag.diag.cause"] not in ("host-stall", "ecn-blackhole"):
+            assert r["tcp.stream"] in charted, r["tcp.stream"]
+    for chart in charts:
+        [svg] = named(chart, "svg")
+        if chart.get("data-cause") == "host-stall":
+            rows = [t for t in named(svg, "text") if re.fullmatch(r"stream \d+", t.text or "")]
+            assert sorted(int(t.text.split()[1]) for t in rows) == sorted(stalled)
+            assert by_class(svg, "rect", "silence")
+        else:
+            flight = by_class(svg, "polyline", "series")
+            assert flight and len(flight[0].get("points").split()) >= 4
+
+
+def test_figures_equal_the_fields(seed_reports):
+    """Every figure carries its field's name and exact value: the NDJSON's."""
+    checked = 0
+    for story, (capture, _) in SEED_STORIES.items():
+        records = {r["tcp.stream"]: r for r in (json.loads(line) for line in
+                                               run(["-F", "json", CAPTURES / capture]).stdout.splitlines())
+                   if r["record"] == "flow"}
+        for ul in by_class(parse(seed_reports[story]), "ul", "figures"):
+            record = records[int(ul.get("data-stream"))]
+            for span in by_class(ul, "span", "figure"):
+                name, value = span.get("data-field"), span.get("data-value")
+                field = record[span.get("data-dir")][name] if span.get("data-dir") else record[name]
+                if isinstance(field, str):
+                    assert value == field
+                elif isinstance(field, float) and name in ("tcpdiag.diag.lost", "tcpdiag.flow.irtt",
+                                                           "tcpdiag.host.stall_duration", "tcpdiag.host.stall_waited"):
+                    assert int(value) == round(field * 1e9), (name, value, field)      # durations: ns
+                else:
+                    assert float(value) == pytest.approx(field, rel=1e-15, abs=0), (name, value, field)
+                checked += 1
+    assert checked >= 60
+
+
+@pytest.mark.parametrize("story", sorted(SEED_STORIES))
+def test_valid_and_self_contained(seed_reports, story):
+    page = seed_reports[story].read_text()
+    parse(seed_reports[story])          # strict: raises on any parse error
+    assert page.startswith("<!DOCTYPE html>")
+    assert not URL.search(page), URL.search(page)
+    root = parse(seed_reports[story])
+    for element in root.iter():
+        assert not any(a.startswith("on") for a in element.keys()), element.tag
+        if element.get("href") is not None:
+            assert element.get("href").startswith("#")
+
+
+@pytest.mark.parametrize("story", sorted(SEED_STORIES))
+def test_browser_shows_findings_and_charts(seed_reports, story, tmp_path):
+    page = seed_reports[story]
+    dom = chromium("--dump-dom", page.as_uri(), tmp_path=tmp_path)
+    root = html5lib.parse(dom, namespaceHTMLElements=False)
+    source = parse(page)
+    assert len(by_class(root, "li", "finding")) == len(by_class(source, "li", "finding")) >= 1
+    charts = by_class(root, "figure", "chart")
+    assert len(charts) == len(by_class(source, "figure", "chart")) >= 1
+    assert all(len(named(c, "svg")) == 1 for c in charts)
+    if story in SCREENSHOTS:
+        png = tmp_path / f"{story}.png"
+        chromium(f"--screenshot={png}", "--window-size=1400,2000", page.as_uri(), tmp_path=tmp_path)
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20000
+
+
+def test_hostile_names_create_nothing(tmp_path):
+    """A file and a folder named to inject markup: the page shows the names as text,
+    the browser's DOM has no element or attribute they made."""
+    folder = tmp_path / '"><svg onload=alert(2)>'
+    folder.mkdir()
+    hostile = folder / "<img src=x onerror=alert(1)>.pcap"
+    shutil.copy(CAPTURES / "lab-ecn-1-of-n.pcap", hostile)
+    shutil.copy(CAPTURES / "lab-no-ecn.pcap", folder / "a&b'c.pcap")
+    page = report(tmp_path, folder)
+    source = parse(page)
+    names = [text_of(h) for h in named(source, "h2")]
+    assert str(hostile) in names and str(folder / "a&b'c.pcap") in names
+    dom = chromium("--dump-dom", page.as_uri(), tmp_path=tmp_path)
+    for root in (source, html5lib.parse(dom, namespaceHTMLElements=False)):
+        assert not named(root, "img") and not named(root, "script")
+        for element in root.iter():
+            assert not any(a.startswith("on") for a in element.keys()), (element.tag, element.keys())
+    assert "&lt;img src=x onerror=alert(1)&gt;" in dom
+
+
+def test_folder_ranks_across_captures_first(tmp_path):
+    """Several captures: the ranking across them by time lost, then a section each
+    in the order given; -j changes nothing."""
+    inputs = [CAPTURES / "lab-ecn-1-of-n.pcap", CAPTURES / "lab-cc-cubic-ecn-collapse-client.pcap",
+              CAPTURES / "lab-no-ecn.pcap"]
+    one = report(tmp_path, *inputs, name="one.html")
+    two = report(tmp_path, *inputs, options=["-j", "2"], name="two.html")
+    assert one.read_bytes() == two.read_bytes()
+    root = parse(one)
+    sections = named(root, "section")
+    assert sections[0].get("class") == "ranking"
+    assert [text_of(named(s, "h2")[0]) for s in sections[1:]] == [str(p) for p in inputs]
+    lost = [int(r.get("data-lost-ns")) for r in by_class(root, "tr", "ranked")]
+    assert len(lost) == 2 and lost == sorted(lost, reverse=True)
+    # the collapse lost 12.8 s, the lottery 1.4 s (their expected files: both window-collapse)
+    assert [r.get("data-cause") for r in by_class(root, "tr", "ranked")] == ["window-collapse"] * 2
+    assert "lab-cc-cubic-ecn-collapse-client.pcap" in text_of(by_class(root, "tr", "ranked")[0])
+
+
+def test_merge_is_one_section(tmp_path):
+    inputs = [CAPTURES / "lab-ecn-1-of-n.pcap", CAPTURES / "lab-no-ecn.pcap"]
+    root = parse(report(tmp_path, *inputs, options=["--merge"]))
+    [section] = by_class(root, "section", "capture")
+    assert text_of(named(section, "h2")[0]) == f"{inputs[0]} and 1 more files merged"
+    assert not by_class(root, "section", "ranking")
+
+
+def test_every_bundled_capture_in_one_page(tmp_path):
+    """All bundled captures (hostile and damaged ones included) as one folder: a valid
+    page of a few MB at most, a section each."""
+    page = report(tmp_path, CAPTURES)
+    root = parse(page)
+    assert len(by_class(root, "section", "capture")) == len(list(CAPTURES.glob("*.pcap")))
+    assert page.stat().st_size < 4_000_000
+    assert not URL.search(page.read_text())
+
+
+def test_report_refuses_other_outputs(tmp_path):
+    for extra in (["-F", "json"], ["--summary"], ["--slow"], ["--flows"]):
+        proc = run(["--report", tmp_path / "x.html", *extra, CAPTURES / "lab-no-ecn.pcap"], check=False)
+        assert proc.returncode == 2 and "--report" in proc.stderr
+    assert not (tmp_path / "x.html").exists()
+    proc = run(["--report", tmp_path / "no-such-dir" / "x.html", CAPTURES / "lab-no-ecn.pcap"], check=False)
+    assert proc.returncode == 3 and "cannot write the report" in proc.stderr
+
+
+def test_stall_timeline_shows_each_wait(tmp_path):
+    """lab-host-stall-late-syn-client: six paced downloads and a seventh connection whose
+    SYN-ACK the 4 s drop swallowed, answered after the client's SYN retry 1 s later
+    (Linux's initial retransmission timeout, RFC 6298). One silence shaded, seven rows,
+    each with its wait; the late connection's is that retry's second and its round trip."""
+    capture = "lab-host-stall-late-syn-client.pcap"
+    root = parse(report(tmp_path, CAPTURES / capture))
+    [timeline] = [c for c in by_class(root, "figure", "chart") if c.get("data-cause") == "host-stall"]
+    [svg] = named(timeline, "svg")
+    assert len(by_class(svg, "rect", "silence")) == 1
+    rows = [t.text for t in named(svg, "text") if re.fullmatch(r"stream \d+", t.text or "")]
+    assert sorted(rows) == [f"stream {n}" for n in range(7)]
+    waits = [t.text for t in named(svg, "text") if (t.text or "").startswith("waited ")]
+    assert len(waits) == 7 == len(by_class(svg, "line", "wait"))
+    late = waits[rows.index("stream 6")]
+    seconds = float(late.split()[1]) / (1000 if late.endswith(" ms") else 1)
+    assert 0.95 <= seconds <= 1.2, late
