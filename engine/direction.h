@@ -38,6 +38,9 @@ typedef struct td_flight_config {
     unsigned collapse_min_rounds;   /* ...for this many round trips is a collapse */
     /* Where the HTML report's history goes (series.h); NULL, the default: none is kept. */
     struct td_series_book *series;
+    /* Keep each round's first segment and flight for td_flight_round_at (the plugin's
+     * per-packet tcpdiag.flight.round); off by default: the command prints no packet. */
+    bool round_log;
 } td_flight_config;
 
 /* What the flow model tells a direction's analysis when its data starts. */

@@ -198,11 +198,13 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     bool at_window = f->round_events & EV_RWND;
 
     f->in_round = false;
-    if (f->rounds == f->round_log_size) {
-        f->round_log_size = f->round_log_size ? 2 * f->round_log_size : 16;
-        f->round_log = g_renew(td_round_sample, f->round_log, f->round_log_size);
+    if (cfg->round_log) {
+        if (f->round_log_len == f->round_log_size) {
+            f->round_log_size = f->round_log_size ? 2 * f->round_log_size : 4;
+            f->round_log = g_renew(td_round_start, f->round_log, f->round_log_size);
+        }
+        f->round_log[f->round_log_len++] = (td_round_start){ f->round_start_frame, f->round_flight };
     }
-    f->round_log[f->rounds] = (td_round_sample){ f->round_start_frame, f->round_flight };
     EACH_ANALYSIS(f, a)
         if (a->ops->on_round)
             a->ops->on_round(&f->dir, state_of(f, a), f->rounds, f->round_flight, ns, cfg);
@@ -568,7 +570,7 @@ const td_plateau *td_flight_plateau(const td_flight *f)
 
 bool td_flight_round_at(const td_flight *f, uint32_t frame, uint32_t *flight)
 {
-    uint32_t low = 0, high = f->rounds;
+    uint32_t low = 0, high = f->round_log_len;
 
     while (low < high) {
         uint32_t mid = low + (high - low) / 2;
@@ -577,7 +579,7 @@ bool td_flight_round_at(const td_flight *f, uint32_t frame, uint32_t *flight)
         else
             high = mid;
     }
-    if (low == f->rounds || f->round_log[low].frame != frame)
+    if (low == f->round_log_len || f->round_log[low].frame != frame)
         return false;
     *flight = f->round_log[low].flight;
     return true;

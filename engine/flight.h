@@ -44,10 +44,12 @@ typedef struct td_plateau {
     td_limit limit;                 /* RWND or SENDER once judged; CWND when not a plateau */
 } td_plateau;
 
-/* One acknowledged round trip: its first data segment and its largest flight. */
-typedef struct td_round_sample {
+/* One acknowledged round trip, for the per-packet tcpdiag.flight.round: its first
+ * data segment and its largest flight. (The report's history, series.h, keeps a
+ * decimated series of its own, and only when asked.) */
+typedef struct td_round_start {
     uint32_t frame, flight;
-} td_round_sample;
+} td_round_start;
 
 typedef struct td_flight {
     /* What the analyses read (direction.h), by name here and as one struct for them. */
@@ -87,8 +89,8 @@ typedef struct td_flight {
     int64_t  longest_pause_ns;      /* the application's longest silence (see limit_ns[APP]) */
     uint32_t longest_pause_end_frame;   /* the segment that ended it */
     td_plateau run, best;
-    td_round_sample *round_log;     /* every round closed (rounds of them), in frame order */
-    uint32_t round_log_size;
+    td_round_start *round_log;      /* every round closed, in frame order (cfg->round_log) */
+    uint32_t round_log_len, round_log_size;
     td_cc    cc;                    /* td_cc_ops' state */
     td_offload seg;                 /* td_offload_ops' state */
 } td_flight;

@@ -366,6 +366,7 @@ static void register_fields(void)
 static void proto_register_tcpdiag(void)
 {
     td_config_defaults(&config);
+    config.flight.round_log = true;     /* tcpdiag.flight.round, on the packet that begins each round */
     proto_tcpdiag = proto_register_protocol("TCP throughput diagnosis", "tcpdiag", "tcpdiag");
     register_fields();
     module_t *module = register_prefs();
