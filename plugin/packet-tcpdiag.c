@@ -13,6 +13,7 @@
 #include "tcpdiag.h"
 #include "fields-tcpdiag.h"
 #include "gui-tcpdiag.h"
+#include "printed-tcpdiag.h"
 #include "segment-tcpdiag.h"
 #include "state-tcpdiag.h"
 #include "advice.h"
@@ -199,12 +200,13 @@ static void add_packet_items(void *ctx, proto_tree *top, td_field_group group, i
 }
 
 /* A filter or column that names any tcpdiag field marks the protocol referenced;
- * a plain field tells whether the tree is shown. (Asking about the protocol
+ * otherwise items are wanted in a tree that is shown, unless tshark prints only
+ * -e fields that are none of them (printed-tcpdiag.c). (Asking about the protocol
  * itself is not enough: tshark -T fields keeps every protocol item.) */
 static bool items_wanted(proto_tree *tree)
 {
     return tree && (proto_registrar_get_nth(proto_tcpdiag)->ref_type != HF_REF_TYPE_NONE ||
-                    proto_field_is_referenced(tree, tcpdiag_hf(TD_F_DIR)));
+                    (proto_field_is_referenced(tree, tcpdiag_hf(TD_F_DIR)) && !tcpdiag_items_unprinted()));
 }
 
 static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
