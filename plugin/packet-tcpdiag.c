@@ -76,11 +76,9 @@ static bool recall_frame(const td_engine *engine, uint32_t frame, td_packet *pkt
 }
 
 static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
-                                bool complete)
+                                const td_handshake *hs, bool complete)
 {
     const td_flow *flow = pkt->flow;
-    td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(flow, &scratch);
     uint32_t frame = pinfo->num;
     int sender = pkt->sender;
     char text[64];
@@ -148,11 +146,9 @@ static void add_outcome_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *t
 }
 
 static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
-                        bool complete)
+                        const td_handshake *hs, bool complete)
 {
     const td_flow *flow = pkt->flow;
-    td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(flow, &scratch);
     uint32_t frame = pinfo->num;
 
     if (frame == flow->ecn_decided_frame && flow->ecn_outcome != TD_ECN_PENDING)
@@ -264,8 +260,11 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         packet_items at = { tvb, pkt, pinfo->num };
         tcpdiag_flow_tree(tree, tvb, &view, pkt->flow, add_packet_items, &at);
     }
-    add_experts(tree, pinfo, tvb, pkt, complete);
-    add_options_experts(tree, pinfo, tvb, pkt, complete);
+    /* A lone SYN's handshake is built on demand (engine/flow.c): once a packet. */
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(pkt->flow, &scratch);
+    add_experts(tree, pinfo, tvb, pkt, hs, complete);
+    add_options_experts(tree, pinfo, tvb, pkt, hs, complete);
     if (complete) {
         tcpdiag_diag_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_flight_experts(tree, pinfo, tvb, pkt->flow);
