@@ -53,13 +53,13 @@ bool tcpdiag_items_unprinted_by(int argc, char *const argv[])
         return false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        if (arg[0] != '-' || arg[1] == '\0')
-            continue;                       /* a capture filter word */
+        /* tshark's getopt stops at the first word that is no option, or after "--":
+         * the rest is a filter, which marks the fields it names referenced. */
+        if (arg[0] != '-' || arg[1] == '\0' || strcmp(arg, "--") == 0)
+            break;
         if (arg[1] == '-') {
             const char *eq = strchr(arg + 2, '=');
             size_t length = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-            if (length == 0)
-                return false;               /* "--": what follows is not read here */
             if (listed(LONG_ARGUMENT, arg + 2, length)) {
                 if (!eq)
                     i++;
