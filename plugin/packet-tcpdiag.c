@@ -335,6 +335,7 @@ static void register_fields(void)
 static void proto_register_tcpdiag(void)
 {
     td_config_defaults(&config);
+    tcpdiag_printed_init();
     proto_tcpdiag = proto_register_protocol("TCP throughput diagnosis", "tcpdiag", "tcpdiag");
     register_fields();
     module_t *module = register_prefs();

@@ -53,13 +53,18 @@ bool tcpdiag_items_unprinted_by(int argc, char *const argv[])
         return false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        /* tshark's getopt stops at the first word that is no option, or after "--":
-         * the rest is a filter, which marks the fields it names referenced. */
-        if (arg[0] != '-' || arg[1] == '\0' || strcmp(arg, "--") == 0)
-            break;
+        /* A word that is no option is passed over, not taken as the end of the
+         * options: tshark splits some values in place as it reads them ("-E
+         * separator=," becomes "separator" and ","), and /proc shows the split.
+         * (tshark's getopt stops at a real filter word; options after one make the
+         * run an error.) */
+        if (arg[0] != '-' || arg[1] == '\0')
+            continue;
         if (arg[1] == '-') {
             const char *eq = strchr(arg + 2, '=');
             size_t length = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+            if (length == 0)
+                return false;               /* "--": what follows is not read here */
             if (listed(LONG_ARGUMENT, arg + 2, length)) {
                 if (!eq)
                     i++;
@@ -91,24 +96,27 @@ static bool read_unprinted(void)
 {
     char *text = NULL;
     gsize size = 0;
-    bool unprinted = false;
+    bool answer;
 
     if (!g_file_get_contents("/proc/self/cmdline", &text, &size, NULL))
         return false;
     GPtrArray *argv = g_ptr_array_new();
     for (gsize at = 0; at < size; at += strlen(text + at) + 1)
         g_ptr_array_add(argv, text + at);
-    unprinted = tcpdiag_items_unprinted_by((int)argv->len, (char *const *)argv->pdata);
+    answer = tcpdiag_items_unprinted_by((int)argv->len, (char *const *)argv->pdata);
     g_ptr_array_free(argv, TRUE);
     g_free(text);
-    return unprinted;
+    return answer;
+}
+
+static bool unprinted;
+
+void tcpdiag_printed_init(void)
+{
+    unprinted = read_unprinted();
 }
 
 bool tcpdiag_items_unprinted(void)
 {
-    static int known = -1;
-
-    if (known < 0)
-        known = read_unprinted();
-    return known == 1;
+    return unprinted;
 }

@@ -5,6 +5,9 @@
 
 #include <stdbool.h>
 
+/* Reads the command line; at registration, before tshark reads its options (it
+ * splits some of their values in place). */
+void tcpdiag_printed_init(void);
 /* True only when the program is tshark printing -T fields and no -e field can be a
  * tcpdiag item or lie beside one (tcpdiag.*, _ws.expert*), with no -X extension
  * that could read the tree: then a shown tree may leave the items out. False in

@@ -32,10 +32,10 @@ static const example EXAMPLES[] = {
     /* not understood, or able to read the whole tree */
     { "tshark -r f.pcap -T fields -e tcp.stream -X lua_script:walk.lua", false },
     { "tshark -r f.pcap -T fields -e tcp.stream --some-future-option", false },
-    /* getopt stops at the first word that is no option: the rest is a filter */
-    { "tshark -r f.pcap -T fields -e tcp.stream -- tcp", true },
-    { "tshark -r f.pcap -T fields -e tcp.stream tcp", true },
-    { "tshark -r f.pcap frame -T fields -e tcp.stream", false },
+    /* an option's value as tshark leaves it once it has split it in place */
+    { "tshark -r f.pcap -T fields -E separator , -E occurrence=a -e tcpdiag.dir", false },
+    { "tshark -r f.pcap -T fields -E separator , -e tcp.stream", true },
+    { "tshark -r f.pcap -T fields -e tcp.stream -- tcp", false },
     { "tshark -r f.pcap -T", false },
     { "wireshark -r f.pcap -T fields -e tcp.stream", false },
     { "", false },
