@@ -73,7 +73,10 @@ bool td_handshake_halves(const td_handshake *hs, int64_t *syn_to_synack, int64_t
  * timestamps, which proves both sides announced them (RFC 7323 §3.2). */
 void td_handshake_announced(const td_handshake *hs, int endpoint, bool later_ts, unsigned *announced,
                             unsigned *known);
-/* Whether an option that works only when both sides announce it is in use. */
+/* Whether an option that works only when both sides announce it (TD_OPT_WSCALE,
+ * _SACK_PERM or _TS) is in use: yes when both SYNs announced it, no when either is
+ * known to have left it out (even if the other's options were cut), unknown
+ * otherwise; later_ts proves timestamps (RFC 7323 §3.2: sent only once negotiated). */
 td_tristate td_handshake_option_used(const td_handshake *hs, bool later_ts, unsigned option);
 
 #endif

@@ -154,21 +154,10 @@ static uint16_t default_mss(const td_addr *addr)
     return addr->len == 16 ? 1220 : 536;
 }
 
-/* What an endpoint announced, with later timestamps of either side as proof. */
-static void announced_by(const td_flow *flow, int endpoint, unsigned *announced, unsigned *known)
+/* Timestamps on a segment after the handshake, of either side, prove them negotiated. */
+static bool later_timestamps(const td_flow *flow)
 {
-    td_handshake scratch;
-    bool later_ts = td_flow_sent(flow, 0)->sent_ts || td_flow_sent(flow, 1)->sent_ts;
-
-    td_handshake_announced(td_flow_hs(flow, &scratch), endpoint, later_ts, announced, known);
-}
-
-td_tristate td_options_used(const td_flow *flow, unsigned option)
-{
-    td_handshake scratch;
-    bool later_ts = td_flow_sent(flow, 0)->sent_ts || td_flow_sent(flow, 1)->sent_ts;
-
-    return td_handshake_option_used(td_flow_hs(flow, &scratch), later_ts, option);
+    return td_flow_sent(flow, 0)->sent_ts || td_flow_sent(flow, 1)->sent_ts;
 }
 
 void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
@@ -178,12 +167,19 @@ void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
     int client = flow->client, server = td_flow_server(flow);
     unsigned announced[2], known[2];
     int64_t to_server, to_client;
+    td_handshake scratch;
+    const td_handshake *hs;
+    bool later_ts;
 
     memset(audit, 0, sizeof *audit);
     if (client < 0)
         return;
-    announced_by(flow, client, &announced[0], &known[0]);
-    announced_by(flow, server, &announced[1], &known[1]);
+    /* A lone SYN's handshake is built on each td_flow_hs: once here, for every
+     * question below (the options audit runs on each SYN of a SYN flood). */
+    hs = td_flow_hs(flow, &scratch);
+    later_ts = later_timestamps(flow);
+    td_handshake_announced(hs, client, later_ts, &announced[0], &known[0]);
+    td_handshake_announced(hs, server, later_ts, &announced[1], &known[1]);
     for (int role = 0; role < 2; role++) {
         if ((known[role] & TD_OPT_MSS) && !(announced[role] & TD_OPT_MSS))
             audit->default_mss[role] = default_mss(&flow->addr[role == 0 ? client : server]);
@@ -196,7 +192,7 @@ void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
         audit->left_out_by_server = audited & ~announced[1];
     audit->settled = true;
     for (int i = 0; i < 3; i++) {
-        audit->used[i] = td_options_used(flow, negotiated[i]);
+        audit->used[i] = td_handshake_option_used(hs, later_ts, negotiated[i]);
         if (audit->used[i] == TD_NO)
             audit->missing |= negotiated[i];
         audit->settled = audit->settled && audit->used[i] != TD_UNKNOWN;

@@ -39,12 +39,6 @@ enum { TD_USED_WSCALE = 0, TD_USED_SACK = 1, TD_USED_TS = 2 };
 
 void td_options_audit_flow(const td_flow *flow, td_options_audit *audit);
 
-/* Whether the flow uses a negotiated option (TD_OPT_WSCALE, _SACK_PERM or _TS):
- * yes when both SYNs announced it, no when either is known to have left it out
- * (even if the other's options were cut), unknown otherwise. Timestamps on any
- * later segment prove their use (RFC 7323 §3.2: sent only once negotiated). */
-td_tristate td_options_used(const td_flow *flow, unsigned option);
-
 /* "mss,wscale,sack_perm,ts,tfo,mptcp,accecn" subset, or "none". */
 void td_options_list(unsigned present, char *buf, size_t size);
 /* The negotiated subset as "mss,wscale,sack,ts" names, or "none". */

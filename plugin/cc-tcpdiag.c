@@ -10,6 +10,7 @@
 #include <epan/prefs.h>
 
 #include "tcpdiag.h"
+#include "fields-tcpdiag.h"
 
 static const td_flight_config *config;
 

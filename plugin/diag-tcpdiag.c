@@ -15,6 +15,8 @@
 #include <epan/prefs.h>
 
 #include "tcpdiag.h"
+#include "fields-tcpdiag.h"
+#include "state-tcpdiag.h"
 #include "advice.h"
 #include "report.h"
 
@@ -135,7 +137,7 @@ static void finding_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, 
 
 void tcpdiag_diag_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
-    const td_diagnoses *d = tcpdiag_diagnoses();
+    const td_diagnoses *d = tcpdiag_state_diagnoses();
     const td_diagnosis *diag = d ? td_diagnosis_of(d, flow) : NULL;
     uint32_t at, place;
     char summary[TD_SUMMARY_MAX + 1];

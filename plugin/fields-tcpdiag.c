@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "tcpdiag.h"
+#include "fields-tcpdiag.h"
 #include "advice.h"
 
 static int hf_ids[TD_FIELD_COUNT];

@@ -14,7 +14,7 @@
 #include <epan/packet.h>
 #include <epan/plugin_if.h>
 
-#include "tcpdiag.h"
+#include "gui-tcpdiag.h"
 
 /* The sequential read of this file is over (reset with the file's state). */
 static bool read_whole;

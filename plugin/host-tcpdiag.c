@@ -13,6 +13,8 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
+#include "fields-tcpdiag.h"
+#include "state-tcpdiag.h"
 #include "advice.h"
 #include "report.h"
 
@@ -23,7 +25,7 @@ static bool at_flow_start(const td_flow *flow, uint32_t frame)
 
 void tcpdiag_host_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
-    const td_hosts *hosts = tcpdiag_hosts();
+    const td_hosts *hosts = tcpdiag_state_hosts();
     const td_client_summary *client;
     char host[64], common[64], slow[32], fast[32];
 
@@ -57,7 +59,7 @@ static void draw_hosts(void *tapdata _U_)
 
     /* tshark draws after its last pass: the capture has been read in full, also
      * without -2. */
-    td_report_hosts_framed(tcpdiag_hosts(), text);
+    td_report_hosts_framed(tcpdiag_state_hosts(), text);
     fputs(text->str, stdout);
     g_string_free(text, TRUE);
 }

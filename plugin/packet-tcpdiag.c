@@ -11,6 +11,11 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
+#include "fields-tcpdiag.h"
+#include "gui-tcpdiag.h"
+#include "printed-tcpdiag.h"
+#include "segment-tcpdiag.h"
+#include "state-tcpdiag.h"
 #include "advice.h"
 #include "options.h"
 
@@ -30,9 +35,6 @@ WS_DLL_PUBLIC uint32_t plugin_describe(void);
 static int proto_tcpdiag = -1;
 static int tcpdiag_tap = -1;
 static dissector_handle_t tcpdiag_handle;
-static td_engine *engine;
-static td_diagnoses *diagnoses;
-static td_hosts *hosts;
 static td_hosts_config hosts_config;
 static td_config config;
 static int capture_position = TD_VANTAGE_UNKNOWN;
@@ -62,7 +64,7 @@ static void remember_frame(uint32_t frame, const td_flow *flow, int sender)
     g_array_index(frame_flows, uint32_t, frame) = (flow->index + 1) | ((uint32_t)sender << SENDER_SHIFT);
 }
 
-static bool recall_frame(uint32_t frame, td_packet *pkt)
+static bool recall_frame(const td_engine *engine, uint32_t frame, td_packet *pkt)
 {
     uint32_t word = frame < frame_flows->len ? g_array_index(frame_flows, uint32_t, frame) : 0;
 
@@ -73,40 +75,10 @@ static bool recall_frame(uint32_t frame, td_packet *pkt)
     return pkt->flow != NULL;
 }
 
-td_engine *tcpdiag_engine(void)
-{
-    return engine;
-}
-
-const td_hosts *tcpdiag_hosts(void)
-{
-    if (!engine)
-        return NULL;
-    if (!td_engine_finished(engine))
-        td_engine_finish(engine);
-    if (!hosts)
-        hosts = td_hosts_build(engine, &hosts_config);
-    return hosts;
-}
-
-/* After the host rules, which the diagnosis reads (one answer). */
-const td_diagnoses *tcpdiag_diagnoses(void)
-{
-    const td_hosts *rules = tcpdiag_hosts();
-
-    if (!rules)
-        return NULL;
-    if (!diagnoses)
-        diagnoses = td_diagnose(engine, rules);
-    return diagnoses;
-}
-
 static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
-                                bool complete)
+                                const td_handshake *hs, bool complete)
 {
     const td_flow *flow = pkt->flow;
-    td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(flow, &scratch);
     uint32_t frame = pinfo->num;
     int sender = pkt->sender;
     char text[64];
@@ -174,11 +146,9 @@ static void add_outcome_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *t
 }
 
 static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
-                        bool complete)
+                        const td_handshake *hs, bool complete)
 {
     const td_flow *flow = pkt->flow;
-    td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(flow, &scratch);
     uint32_t frame = pinfo->num;
 
     if (frame == flow->ecn_decided_frame && flow->ecn_outcome != TD_ECN_PENDING)
@@ -228,12 +198,13 @@ static void add_packet_items(void *ctx, proto_tree *top, td_field_group group, i
 }
 
 /* A filter or column that names any tcpdiag field marks the protocol referenced;
- * a plain field tells whether the tree is shown. (Asking about the protocol
+ * otherwise items are wanted in a tree that is shown, unless tshark prints only
+ * -e fields that are none of them (printed-tcpdiag.c). (Asking about the protocol
  * itself is not enough: tshark -T fields keeps every protocol item.) */
 static bool items_wanted(proto_tree *tree)
 {
     return tree && (proto_registrar_get_nth(proto_tcpdiag)->ref_type != HF_REF_TYPE_NONE ||
-                    proto_field_is_referenced(tree, tcpdiag_hf(TD_F_DIR)));
+                    (proto_field_is_referenced(tree, tcpdiag_hf(TD_F_DIR)) && !tcpdiag_items_unprinted()));
 }
 
 static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -243,7 +214,8 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
     bool visited = PINFO_FD_VISITED(pinfo);
     /* The GUI dissects rows again while it still reads the file: those see what
      * the first pass knows, and the engine is finished only once it is read. */
-    bool complete = visited && tcpdiag_file_read();
+    bool complete = visited && tcpdiag_state_complete();
+    td_engine *engine = tcpdiag_state_engine();
 
     if (!engine)
         return 0;
@@ -269,10 +241,10 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         /* A lone SYN held beyond max_flows joins its flow with the flow's second packet. */
         if (flow->beyond_limit && flow->packets == 2 && flow->first_frame != pinfo->num)
             remember_frame(flow->first_frame, flow, 0);
-    } else if (!recall_frame(pinfo->num, &packet)) {
+    } else if (!recall_frame(engine, pinfo->num, &packet)) {
         return 0;
     } else if (complete) {
-        tcpdiag_diagnoses();
+        tcpdiag_state_diagnoses();
         /* The Statistics tables (table-tcpdiag.c) get each frame's flow, and only
          * once the verdicts are final: a row never shows a half-known cause. */
         if (pkt->sender != QUOTED)
@@ -284,13 +256,17 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         proto_item *ti = proto_tree_add_item(tree, proto_tcpdiag, tvb, 0, 0, ENC_NA);
         proto_item_set_generated(ti);
         tree = proto_item_add_subtree(ti, ett_tcpdiag);
-        td_flow_view view = { engine, complete ? tcpdiag_diagnoses() : NULL, complete ? tcpdiag_hosts() : NULL,
+        td_flow_view view = { engine, complete ? tcpdiag_state_diagnoses() : NULL,
+                              complete ? tcpdiag_state_hosts() : NULL,
                               complete, pinfo->num };
         packet_items at = { tvb, pkt, pinfo->num };
         tcpdiag_flow_tree(tree, tvb, &view, pkt->flow, add_packet_items, &at);
     }
-    add_experts(tree, pinfo, tvb, pkt, complete);
-    add_options_experts(tree, pinfo, tvb, pkt, complete);
+    /* A lone SYN's handshake is built on demand (engine/flow.c): once a packet. */
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(pkt->flow, &scratch);
+    add_experts(tree, pinfo, tvb, pkt, hs, complete);
+    add_options_experts(tree, pinfo, tvb, pkt, hs, complete);
     if (complete) {
         tcpdiag_diag_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_flight_experts(tree, pinfo, tvb, pkt->flow);
@@ -305,19 +281,14 @@ static void tcpdiag_init(void)
 {
     tcpdiag_segment_init();
     config.vantage_override = (td_vantage)capture_position;
-    engine = td_engine_new(&config);
+    tcpdiag_state_open(&config, &hosts_config);
     frame_flows = g_array_sized_new(FALSE, TRUE, (guint)sizeof(uint32_t), 0);
 }
 
 static void tcpdiag_cleanup(void)
 {
     tcpdiag_fields_forget();
-    td_hosts_free(hosts);
-    hosts = NULL;
-    td_diagnoses_free(diagnoses);
-    diagnoses = NULL;
-    td_engine_free(engine);
-    engine = NULL;
+    tcpdiag_state_close();
     g_array_free(frame_flows, TRUE);
     frame_flows = NULL;
 }
@@ -367,6 +338,7 @@ static void proto_register_tcpdiag(void)
 {
     td_config_defaults(&config);
     config.flight.round_log = true;     /* tcpdiag.flight.round, on the packet that begins each round */
+    tcpdiag_printed_init();
     proto_tcpdiag = proto_register_protocol("TCP throughput diagnosis", "tcpdiag", "tcpdiag");
     register_fields();
     module_t *module = register_prefs();

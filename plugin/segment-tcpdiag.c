@@ -16,7 +16,7 @@
 #include <epan/packet.h>
 #include <epan/dissectors/packet-tcp.h>
 
-#include "tcpdiag.h"
+#include "segment-tcpdiag.h"
 #include "options.h"
 #include "segment.h"
 

@@ -9,13 +9,14 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
+#include "state-tcpdiag.h"
 #include "report.h"
 
 static void draw_flows(void *tapdata _U_)
 {
     GString *text = g_string_new("");
 
-    td_report_flows(tcpdiag_diagnoses(), text);
+    td_report_flows(tcpdiag_state_diagnoses(), text);
     fputs(text->str, stdout);
     g_string_free(text, TRUE);
 }
@@ -24,7 +25,7 @@ static void draw_diagnosis(void *tapdata _U_)
 {
     GString *text = g_string_new("");
 
-    td_report_diagnosis_framed(tcpdiag_diagnoses(), tcpdiag_hosts(), text);
+    td_report_diagnosis_framed(tcpdiag_state_diagnoses(), tcpdiag_state_hosts(), text);
     fputs(text->str, stdout);
     g_string_free(text, TRUE);
 }

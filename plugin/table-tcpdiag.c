@@ -20,6 +20,7 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
+#include "state-tcpdiag.h"
 #include "advice.h"
 #include "report.h"
 
@@ -199,7 +200,7 @@ static tap_packet_status flow_packet(void *tapdata, packet_info *pinfo _U_, epan
 {
     stat_data_t *stat = (stat_data_t *)tapdata;
     const td_flow *flow = (const td_flow *)data;
-    const td_diagnoses *d = tcpdiag_diagnoses();
+    const td_diagnoses *d = tcpdiag_state_diagnoses();
     gpointer key = GUINT_TO_POINTER(flow->index + 1);
 
     if (!d || g_hash_table_contains(flows_in_table, key))
@@ -270,7 +271,7 @@ static bool capped(const td_flow *flow)
 static GHashTable *first_frames(const td_hosts *hosts)
 {
     GHashTable *frames = g_hash_table_new(g_direct_hash, g_direct_equal);
-    const td_engine *engine = tcpdiag_engine();
+    const td_engine *engine = tcpdiag_state_engine();
 
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
@@ -354,9 +355,9 @@ static tap_packet_status host_packet(void *tapdata, packet_info *pinfo _U_, epan
 {
     stat_data_t *stat = (stat_data_t *)tapdata;
     stat_tap_table *table = first_table(stat->stat_tap_data, HOST_TABLE);
-    const td_diagnoses *d = tcpdiag_diagnoses();
+    const td_diagnoses *d = tcpdiag_state_diagnoses();
 
-    const td_hosts *hosts = tcpdiag_hosts();
+    const td_hosts *hosts = tcpdiag_state_hosts();
     GHashTable *frames;
 
     if (!d || !hosts || table->num_elements)
