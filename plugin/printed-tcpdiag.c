@@ -13,8 +13,11 @@
 #include <glib.h>
 #include <string.h>
 
-/* tshark's short options that take no argument (tshark -h, 4.0 to 4.6). */
+/* tshark's short options (tshark -h, 4.0 to 4.6): those that take no argument, and
+ * those that take one. Any other letter is not understood: a new option could take
+ * no argument, and reading it as taking one would hide the -e after it. */
 static const char NO_ARGUMENT[] = "2DILPQVghlnpqvx";
+static const char ARGUMENT[] = "ABCEFGHJKMNORSTUWXYabcdefijorstuwyz";
 /* Its long options that take no argument; every other known one takes one. */
 static const char *const LONG_NO_ARGUMENT[] = {
     "color", "no-duplicate-keys", "print", "no-promiscuous-mode", "monitor-mode", "list-interfaces",
@@ -75,6 +78,8 @@ bool tcpdiag_items_unprinted_by(int argc, char *const argv[])
         for (const char *c = arg + 1; *c; c++) {
             if (strchr(NO_ARGUMENT, *c))
                 continue;
+            if (!strchr(ARGUMENT, *c))
+                return false;
             /* The option takes the rest of this word, or the next one. */
             const char *value = c[1] ? c + 1 : i + 1 < argc ? argv[++i] : NULL;
             if (!value)

@@ -32,6 +32,9 @@ static const example EXAMPLES[] = {
     /* not understood, or able to read the whole tree */
     { "tshark -r f.pcap -T fields -e tcp.stream -X lua_script:walk.lua", false },
     { "tshark -r f.pcap -T fields -e tcp.stream --some-future-option", false },
+    /* a short option it does not know might take no argument: the -e after it counts */
+    { "tshark -r f.pcap -Z -e tcpdiag.dir -T fields", false },
+    { "tshark -r f.pcap -T fields -e tcp.stream -k", false },
     /* an option's value as tshark leaves it once it has split it in place */
     { "tshark -r f.pcap -T fields -E separator , -E occurrence=a -e tcpdiag.dir", false },
     { "tshark -r f.pcap -T fields -E separator , -e tcp.stream", true },
