@@ -29,6 +29,7 @@ void td_flight_config_defaults(td_flight_config *cfg)
     cfg->collapse_mss = 4;
     cfg->collapse_min_rounds = 10;
     cfg->series = NULL;
+    cfg->round_log = false;
 }
 
 static bool seq_before(uint32_t a, uint32_t b)
