@@ -566,5 +566,7 @@ td_frame_kind td_decode(const td_frame *frame, td_wireshark version, td_fragment
         whole.wire_len = whole.caplen;
     kind = decode_link(&c, rec);
     *info = c.info;
+    if (fragments)
+        td_fragments_frame_done(fragments);
     return kind;
 }

@@ -29,7 +29,10 @@ struct td_fragments {
     GHashTable *by_key;     /* td_fragment_key* -> pending* */
     GQueue arrival;         /* pending*, oldest first */
     size_t bytes;           /* allocated to pending payloads */
-    uint8_t *completed;     /* the last datagram handed on, freed on the next call */
+    /* the datagrams handed on during the current frame: a tunnel's reassembled
+     * datagram may hold the piece that completes an inner one, so each stays
+     * until the frame is done (td_fragments_frame_done) */
+    GPtrArray *completed;
 };
 
 static guint key_hash(gconstpointer p)
@@ -52,6 +55,7 @@ td_fragments *td_fragments_new(void)
 {
     td_fragments *t = g_new0(td_fragments, 1);
     t->by_key = g_hash_table_new(key_hash, key_equal);
+    t->completed = g_ptr_array_new_with_free_func(g_free);
     g_queue_init(&t->arrival);
     return t;
 }
@@ -72,7 +76,7 @@ void td_fragments_free(td_fragments *t)
     while (!g_queue_is_empty(&t->arrival))
         drop(t, g_queue_peek_head(&t->arrival));
     g_hash_table_destroy(t->by_key);
-    g_free(t->completed);
+    g_ptr_array_free(t->completed, TRUE);
     g_free(t);
 }
 
@@ -141,7 +145,6 @@ const uint8_t *td_fragments_add(td_fragments *t, const td_fragment_key *key, con
     uint32_t end = piece->offset + piece->len;
     pending *p;
 
-    g_clear_pointer(&t->completed, g_free);
     if (end > TD_FRAGMENTS_MAX_DATAGRAM || end < piece->offset)
         return NULL;
     p = find_or_start(t, key);
@@ -165,9 +168,15 @@ const uint8_t *td_fragments_add(td_fragments *t, const td_fragment_key *key, con
     if (!p->have_total || p->n_ranges != 1 || p->ranges[0].start != 0 || p->ranges[0].end != p->total)
         return NULL;
     *whole_len = p->total;
-    t->completed = g_steal_pointer(&p->bytes);
+    const uint8_t *whole = p->bytes;
+    g_ptr_array_add(t->completed, g_steal_pointer(&p->bytes));
     t->bytes -= p->allocated;
     p->allocated = 0;
     drop(t, p);
-    return t->completed;
+    return whole;
+}
+
+void td_fragments_frame_done(td_fragments *t)
+{
+    g_ptr_array_set_size(t->completed, 0);
 }

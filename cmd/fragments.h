@@ -39,9 +39,14 @@ td_fragments *td_fragments_new(void);
 void td_fragments_free(td_fragments *table);
 
 /* Adds a piece. When it completes its datagram, returns the whole payload (valid
- * until the next call) and its length in *whole_len; otherwise NULL. A piece that
- * contradicts its datagram (past its end, or a second end) gives the datagram up. */
+ * until td_fragments_frame_done) and its length in *whole_len; otherwise NULL. A
+ * piece that contradicts its datagram (past its end, or a second end) gives the
+ * datagram up. */
 const uint8_t *td_fragments_add(td_fragments *table, const td_fragment_key *key, const td_fragment *piece,
                                 uint32_t *whole_len);
+
+/* The frame being decoded is done: the datagrams it completed are freed. (One
+ * frame completes at most one datagram per IP layer it nests.) */
+void td_fragments_frame_done(td_fragments *table);
 
 #endif

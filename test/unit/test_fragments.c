@@ -125,6 +125,29 @@ static void test_hostile_holes(void)
     td_fragments_free(t);
 }
 
+/* A tunnel's datagram, itself reassembled, may carry the piece that completes an
+ * inner datagram: that piece's bytes lie in the outer datagram, which must live
+ * until the frame is done (under ASan, freeing it at the next add reads freed memory). */
+static void test_nested_in_one_frame(void)
+{
+    td_fragments *t = td_fragments_new();
+    uint32_t outer_len = 0, inner_len = 0;
+
+    setup_payload();
+    g_assert_null(add(t, 20, 0, 1000, true, &inner_len));             /* the inner datagram's first half */
+    g_assert_null(add(t, 21, 0, 1000, true, &outer_len));
+    const uint8_t *outer = add(t, 21, 1000, 1000, false, &outer_len);  /* the frame that completes both */
+    g_assert_nonnull(outer);
+    td_fragment_key key = key_of(20);
+    const uint8_t *inner = td_fragments_add(t, &key, &(td_fragment){ 1000, false, outer + 1000, 1000 }, &inner_len);
+    g_assert_nonnull(inner);
+    g_assert_cmpuint(inner_len, ==, 2000);
+    g_assert_cmpmem(inner, 2000, payload, 2000);
+    g_assert_cmpmem(outer, 2000, payload, 2000);
+    td_fragments_frame_done(t);
+    td_fragments_free(t);
+}
+
 static void test_bounded(void)
 {
     td_fragments *t = td_fragments_new();
@@ -151,6 +174,7 @@ int main(int argc, char **argv)
     g_test_add_func("/fragments/missing_piece_never_completes", test_missing_piece_never_completes);
     g_test_add_func("/fragments/contradictions", test_contradictions);
     g_test_add_func("/fragments/hostile_holes", test_hostile_holes);
+    g_test_add_func("/fragments/nested_in_one_frame", test_nested_in_one_frame);
     g_test_add_func("/fragments/bounded", test_bounded);
     return g_test_run();
 }
