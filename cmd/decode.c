@@ -54,10 +54,10 @@ typedef struct ip_layer {
     uint8_t  proto;
     bool     header_here;   /* the IP header is in these bytes (not after reassembly) */
     bool     fragment;      /* a piece of a fragmented datagram (fragments.c puts them together) */
-    bool     first_piece;   /* ...the one at offset 0, which holds the upper-layer header */
     bool     dissected;     /* Wireshark hands the payload on (not an IPv6 length of 0 without jumbo) */
     /* a piece's place: its fragmentable bytes start at piece_at, offset bytes into
-     * the datagram's payload; the protocol they carry */
+     * the datagram's payload (0: the first piece, which holds the upper-layer
+     * header; 0 too when the datagram is whole); the protocol they carry */
     uint32_t piece_at, piece_end, piece_offset, ident;
     uint8_t  piece_proto;
     bool     more_pieces;
@@ -103,7 +103,6 @@ static td_frame_kind read_ipv4(const td_frame *f, uint32_t at, uint32_t end, ip_
     ip->dissected = true;
     ip->header_here = true;
     ip->fragment = (get16(h + 6) & 0x3fff) != 0;       /* more fragments, or an offset */
-    ip->first_piece = (get16(h + 6) & 0x1fff) == 0;
     ip->more_pieces = (get16(h + 6) & 0x2000) != 0;
     ip->piece_at = ip->payload_at;
     ip->piece_end = at + total;
@@ -154,7 +153,7 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
     ip->dissected = get16(h + 4) != 0;
     ip->header_here = true;
     ip->fragment = false;
-    ip->first_piece = true;
+    ip->piece_offset = 0;
     next = h[6];
     for (int n = 0; n < MAX_IPV6_EXTENSIONS; n++) {
         const uint8_t *x = f->data + next_at;
@@ -171,14 +170,13 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
             len = next == IPPROTO_FRAGMENT_N ? 8u : next == IPPROTO_AH_N ? (x[1] + 2u) * 4 : (x[1] + 1u) * 8;
             if (next == IPPROTO_FRAGMENT_N && (get16(x + 2) & 0xfff9) != 0) {
                 ip->fragment = true;       /* an offset or more to come; an atomic fragment is whole */
-                ip->first_piece = (get16(x + 2) & 0xfff8) == 0;
                 ip->more_pieces = (get16(x + 2) & 1) != 0;
                 ip->piece_at = next_at + 8;
                 ip->piece_end = at + 40 + get16(h + 4);
                 ip->piece_offset = get16(x + 2) & 0xfff8u;
                 ip->piece_proto = x[0];
                 ip->ident = get32(x + 4);
-                if (!ip->first_piece) {     /* the rest of its bytes are payload, not headers */
+                if (ip->piece_offset) {     /* the rest of its bytes are payload, not headers */
                     ip->payload_at = ip->piece_at;
                     ip->proto = ip->piece_proto;
                     return ip->payload_at <= f->caplen ? TD_FRAME_SEGMENT : TD_FRAME_MALFORMED;
@@ -441,7 +439,7 @@ static td_frame_kind decode_piece(cursor *c, ip_layer *ip, td_record *rec)
     const uint8_t *whole;
 
     if (ip->piece_end > f->caplen || ip->piece_end < ip->piece_at) {
-        if (rec->src.len == 4 && ip->first_piece)
+        if (rec->src.len == 4 && ip->piece_offset == 0)
             return decode_ip_payload(c, ip, false, rec);
         return TD_FRAME_OTHER;
     }
@@ -477,8 +475,10 @@ static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted
     if (kind != TD_FRAME_SEGMENT)
         return kind;
     /* a quote's own first piece still carries the quoted header */
-    if (ip.fragment && !(quoted && ip.first_piece))
-        return quoted ? TD_FRAME_OTHER : decode_piece(c, &ip, rec);
+    if (ip.fragment && !quoted)
+        return decode_piece(c, &ip, rec);
+    if (ip.fragment && ip.piece_offset)
+        return TD_FRAME_OTHER;
     return decode_ip_payload(c, &ip, quoted, rec);
 }
 
