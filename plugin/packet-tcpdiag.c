@@ -288,6 +288,7 @@ static void tcpdiag_init(void)
 static void tcpdiag_cleanup(void)
 {
     tcpdiag_fields_forget();
+    tcpdiag_segment_forget();
     tcpdiag_state_close();
     g_array_free(frame_flows, TRUE);
     frame_flows = NULL;
