@@ -351,20 +351,27 @@ static bool read_quoted(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
     return false;
 }
 
-/* An IP layer after a TCP layer: a TCP payload was dissected as a packet of its
- * own (OpenFlow's packet-in carries an Ethernet frame), and packet_info now holds
- * the inner packet's addresses, protocol and ports. */
-static bool tcp_carries_packet(const packet_info *pinfo)
+/* Where the frame's segment is, from its protocol layers (one walk):
+ * - LAYERS_TCP_CARRIES_PACKET: an IP layer after a TCP layer: a TCP payload was
+ *   dissected as a packet of its own (OpenFlow's packet-in carries an Ethernet
+ *   frame), and packet_info now holds the inner packet's addresses, protocol and
+ *   ports;
+ * - LAYERS_ICMP_ERROR: a TCP header quoted in an ICMP error;
+ * - LAYERS_PLAIN: the segment packet_info names. */
+typedef enum { LAYERS_PLAIN, LAYERS_TCP_CARRIES_PACKET, LAYERS_ICMP_ERROR } layers_kind;
+
+static layers_kind classify_layers(const packet_info *pinfo)
 {
-    bool after_tcp = false;
+    bool after_tcp = false, icmp = false;
 
     for (wmem_list_frame_t *layer = wmem_list_head(pinfo->layers); layer; layer = wmem_list_frame_next(layer)) {
         int proto = GPOINTER_TO_INT(wmem_list_frame_data(layer));
         if (after_tcp && (proto == proto_ip || proto == proto_ipv6))
-            return true;
+            return LAYERS_TCP_CARRIES_PACKET;
         after_tcp = after_tcp || proto == proto_tcp;
+        icmp = icmp || proto == proto_icmp || proto == proto_icmpv6;
     }
-    return false;
+    return icmp ? LAYERS_ICMP_ERROR : LAYERS_PLAIN;
 }
 
 /* The frame's own segment when a TCP payload held another packet: the first IP
@@ -409,17 +416,6 @@ static bool locate_innermost(packet_info *pinfo, tvbuff_t *frame, td_record *rec
     return locate(pinfo, frame, rec, at);
 }
 
-static bool inside_icmp_error(const packet_info *pinfo)
-{
-    for (wmem_list_frame_t *layer = wmem_list_head(pinfo->layers); layer;
-         layer = wmem_list_frame_next(layer)) {
-        int proto = GPOINTER_TO_INT(wmem_list_frame_data(layer));
-        if (proto == proto_icmp || proto == proto_icmpv6)
-            return true;
-    }
-    return false;
-}
-
 tcpdiag_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
 {
     located at;
@@ -428,10 +424,11 @@ tcpdiag_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_r
     memset(rec, 0, sizeof *rec);
     rec->frame = pinfo->num;
     rec->time_ns = (int64_t)pinfo->abs_ts.secs * 1000000000 + pinfo->abs_ts.nsecs;
-    if (tcp_carries_packet(pinfo)) {
+    layers_kind layers = classify_layers(pinfo);
+    if (layers == LAYERS_TCP_CARRIES_PACKET) {
         if (!locate_outermost(pinfo, frame, rec, &at))
             return TD_FRAME_OTHER;
-    } else if (inside_icmp_error(pinfo)) {
+    } else if (layers == LAYERS_ICMP_ERROR) {
         return read_quoted(pinfo, frame, rec) ? TD_FRAME_QUOTED_SEGMENT : TD_FRAME_OTHER;
     } else if (pinfo->ptype != PT_TCP || !(innermost = locate_innermost(pinfo, frame, rec, &at))) {
         return TD_FRAME_OTHER;
