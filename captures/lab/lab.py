@@ -134,6 +134,9 @@ REUSE = dict(port=32000, gap=0.3,
              bytes=[100_000, 300_000, 200_000, 500_000, 400_000, 600_000],
              closes=["server-fin", "server-fin", "client-rst", "client-fin",
                      "server-fin-client-rst", "server-fin"])
+# port-reuse-ipv6: the same over IPv6, three connections, one of each way a pair is held.
+REUSE6 = dict(port=32000, gap=0.3, bytes=[150_000, 350_000, 250_000, 450_000],
+              closes=["server-fin", "client-fin", "client-rst", "server-fin"])
 # What the next connect() from the same port meets after each way of ending.
 REUSE_MEETS = {"server-fin": "server-time-wait", "server-fin-client-rst": "nothing",
                "client-rst": "nothing", "client-fin": "client-time-wait"}
@@ -391,6 +394,14 @@ SCENARIOS = {
               "tcp_ecn 0 / 2; 10 ms delay line each side of the router (40 ms RTT), no bottleneck",
         client_ecn=[0] * len(REUSE["bytes"]), server_ecn=2, cc="cubic", bytes=REUSE["bytes"],
         delay=(10, 10), reuse=REUSE, captures={"": "client"}),
+    "port-reuse-ipv6": dict(
+        story=f"as port-reuse over IPv6 (fd77:1::2 port {REUSE6['port']} to fd77:2::2 port 5001): "
+              f"{len(REUSE6['bytes'])} sequential CUBIC downloads of "
+              f"{', '.join(str(b // 1000) for b in REUSE6['bytes'])} kB from the one client port, "
+              f"ended {', '.join(REUSE6['closes'])}; {REUSE6['gap']:g} s between connections; "
+              "tcp_ecn 0 / 2; 10 ms delay line each side of the router (40 ms RTT)",
+        client_ecn=[0] * len(REUSE6["bytes"]), server_ecn=2, cc="cubic", bytes=REUSE6["bytes"],
+        delay=(10, 10), ip=6, reuse=REUSE6, captures={"": "client"}),
     # crossing: the path is long enough (server side) that the SYN-ACK reaches the client
     # after its 1 s SYN retry; the run fails unless the client's capture shows it so.
     "syn-retry-crossing": dict(
@@ -2018,16 +2029,17 @@ def reuse_rows(pcap):
     """Every frame of a port-reuse capture with tshark's own fields (no plugin): stream,
     sender, flags, raw sequence number and payload length."""
     out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
-                          "-e", "frame.number", "-e", "tcp.stream", "-e", "ip.src", "-e", "tcp.srcport",
+                          "-e", "frame.number", "-e", "tcp.stream", "-e", "ip.src", "-e", "ipv6.src",
+                          "-e", "tcp.srcport",
                           "-e", "tcp.dstport", "-e", "tcp.flags", "-e", "tcp.seq_raw", "-e", "tcp.len"],
                          check=True, text=True, capture_output=True).stdout
     rows = []
     for line in out.splitlines():
         f = line.split("\t")
-        flags = int(f[5], 16)
-        rows.append(dict(frame=int(f[0]), stream=int(f[1]), src=f[2], sport=int(f[3]), dport=int(f[4]),
-                         syn=bool(flags & 0x02), ack=bool(flags & 0x10), fin=bool(flags & 0x01),
-                         rst=bool(flags & 0x04), seq=int(f[6]), len=int(f[7])))
+        flags = int(f[6], 16)
+        rows.append(dict(frame=int(f[0]), stream=int(f[1]), src=f[2] or f[3], sport=int(f[4]),
+                         dport=int(f[5]), syn=bool(flags & 0x02), ack=bool(flags & 0x10),
+                         fin=bool(flags & 0x01), rst=bool(flags & 0x04), seq=int(f[7]), len=int(f[8])))
     return rows
 
 
@@ -2082,7 +2094,8 @@ def reuse_problems(cfg, res, pcap, truths):
         seen = closing(fl, t["client"])
         if seen != CLOSE_SEEN[close]:
             bad.append(f"{tag}: closed by {seen}, {close} is {CLOSE_SEEN[close]}")
-        pair = [f"{t['server']}:{PORT}", f"{t['client']}:{r['port']}"]
+        ends = lambda a, port: f"[{a}]:{port}" if ":" in a else f"{a}:{port}"     # as ss prints them
+        pair = [ends(t["server"], PORT), ends(t["client"], r["port"])]
         if (pair in sv["time_wait_after_close"]) != (close == "server-fin"):
             bad.append(f"{tag}: server TIME_WAIT after {close}: {sv['time_wait_after_close']}")
         after_client_fin = i > 0 and r["closes"][i - 1] == "client-fin"
