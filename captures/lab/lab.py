@@ -127,6 +127,21 @@ STALL_LATE = dict(bytes=10_000, before_lift=0.6,
                   at=STALL["after"] + STALL["seconds"] - 0.6)   # s after the last other connect
 CONTROL_GAP_MAX = 0.2           # host-stall-control: the server is never silent longer (s)
 CONTROL_BUSY_MAX = 1 / 3        # ... and each flow's kernel busy_time is at most this share of it
+# port-reuse: every connection from one client port; how each ends decides what holds the
+# address/port pair when the next SYN comes (peer.py CLOSES). Sizes all differ, so a
+# stream's bytes say which connection it is.
+REUSE = dict(port=32000, gap=0.3,
+             bytes=[100_000, 300_000, 200_000, 500_000, 400_000, 600_000],
+             closes=["server-fin", "server-fin", "client-rst", "client-fin",
+                     "server-fin-client-rst", "server-fin"])
+# port-reuse-ipv6: the same over IPv6, three connections, one of each way a pair is held.
+REUSE6 = dict(port=32000, gap=0.3, bytes=[150_000, 350_000, 250_000, 450_000],
+              closes=["server-fin", "client-fin", "client-rst", "server-fin"])
+# What the next connect() from the same port meets after each way of ending.
+REUSE_MEETS = {"server-fin": "server-time-wait", "server-fin-client-rst": "nothing",
+               "client-rst": "nothing", "client-fin": "client-time-wait"}
+REUSE_SYSCTLS = ("net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_tw_reuse_delay", "net.ipv4.tcp_timestamps")
+TW_ISN_STEP = 65535 + 2         # net/ipv4/tcp_minisocks.c: a SYN a TIME_WAIT accepts gets ISN snd_nxt + this
 
 SCENARIOS = {
     "no-ecn": dict(
@@ -365,6 +380,28 @@ SCENARIOS = {
         client_ecn=[0] * (STALL_N + 1), server_ecn=2, cc="cubic", bytes=2 * STALL_BYTES,
         delay=(10, 10), pace=STALL_PACE, parallel=True, late=STALL_LATE,
         captures=FLIGHT_CAPTURES),
+    # reuse: the client makes every connection from REUSE["port"] (peer.py --bind-port),
+    # ending each as REUSE["closes"] says; bytes may be a list (one per connection).
+    "port-reuse": dict(
+        story=f"one client makes {len(REUSE['bytes'])} sequential CUBIC downloads of "
+              f"{', '.join(str(b // 1000) for b in REUSE['bytes'])} kB, every one from the same "
+              f"address and port ({REUSE['port']}, SO_REUSEADDR + bind before connect) to the "
+              f"same server port; they end in turn {', '.join(REUSE['closes'])} (peer.py CLOSES), "
+              "so the next SYN meets the server's TIME_WAIT socket (accepted: the SYN's sequence "
+              "number is above the one it remembers), nothing, or the client's own TIME_WAIT "
+              "(connect() refused with EADDRNOTAVAIL under tcp_tw_reuse=2, taken over with "
+              f"tcp_tw_reuse=1 after tcp_tw_reuse_delay); {REUSE['gap']:g} s between connections; "
+              "tcp_ecn 0 / 2; 10 ms delay line each side of the router (40 ms RTT), no bottleneck",
+        client_ecn=[0] * len(REUSE["bytes"]), server_ecn=2, cc="cubic", bytes=REUSE["bytes"],
+        delay=(10, 10), reuse=REUSE, captures={"": "client"}),
+    "port-reuse-ipv6": dict(
+        story=f"as port-reuse over IPv6 (fd77:1::2 port {REUSE6['port']} to fd77:2::2 port 5001): "
+              f"{len(REUSE6['bytes'])} sequential CUBIC downloads of "
+              f"{', '.join(str(b // 1000) for b in REUSE6['bytes'])} kB from the one client port, "
+              f"ended {', '.join(REUSE6['closes'])}; {REUSE6['gap']:g} s between connections; "
+              "tcp_ecn 0 / 2; 10 ms delay line each side of the router (40 ms RTT)",
+        client_ecn=[0] * len(REUSE6["bytes"]), server_ecn=2, cc="cubic", bytes=REUSE6["bytes"],
+        delay=(10, 10), ip=6, reuse=REUSE6, captures={"": "client"}),
     # crossing: the path is long enough (server side) that the SYN-ACK reaches the client
     # after its 1 s SYN retry; the run fails unless the client's capture shows it so.
     "syn-retry-crossing": dict(
@@ -635,6 +672,13 @@ def stop_tcpdump(p):
     return stats
 
 
+def tcp_ext(ns):
+    """The namespace's non-zero TcpExt counters (/proc/net/netstat), e.g. TWRecycled."""
+    lines = [line.split() for line in run("cat", "/proc/net/netstat", ns=ns, out=True).splitlines()
+             if line.startswith("TcpExt:")]
+    return {k: int(v) for k, v in zip(lines[0][1:], lines[1][1:]) if int(v)}
+
+
 def read_jsonl(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -686,9 +730,11 @@ def silence_server(stall):
 
 
 def conn_option(cfg, key, n, default=0):
-    """A generator option for n connections: one value for all, or one each when the
-    last connection is a `late` one with its own bytes and no pacing."""
+    """A generator option for n connections: one value for all, or one each (a list, or
+    when the last connection is a `late` one with its own bytes and no pacing)."""
     value = cfg.get(key, default)
+    if isinstance(value, list):
+        return ",".join(map(str, value))
     if not cfg.get("late"):
         return str(value)
     return ",".join([str(value)] * (n - 1) + [str(cfg["late"]["bytes"] if key == "bytes" else 0)])
@@ -698,6 +744,8 @@ def conn_cfg(cfg, index):
     """The configuration that holds for connection `index`: the `late` connection's own
     size and no pacing (what diagnosis_truth and the per-flow checks read)."""
     n = len(cfg["client_ecn"]) if isinstance(cfg["client_ecn"], list) else 1
+    if isinstance(cfg["bytes"], list):
+        return dict(cfg, bytes=cfg["bytes"][index])
     if not cfg.get("late") or index != n - 1:
         return cfg
     return {k: v for k, v in dict(cfg, bytes=cfg["late"]["bytes"]).items() if k != "pace"}
@@ -732,6 +780,10 @@ def do_run(name, cfg, tmp):
             "client": {k: sysctl(NS_CLIENT, k) for k in ("net.ipv4.tcp_ecn", "net.ipv4.tcp_ecn_fallback")},
             "server": {k: sysctl(NS_SERVER, k) for k in ("net.ipv4.tcp_ecn", "net.ipv4.tcp_ecn_fallback")},
         }
+        if cfg.get("reuse"):
+            for k in REUSE_SYSCTLS:
+                result["sysctl"]["client"][k] = sysctl(NS_CLIENT, k)
+                result["sysctl"]["server"][k] = sysctl(NS_SERVER, k)
         if "client_opts" in cfg:
             for k in OPTS_SYSCTLS:
                 sysctl(NS_CLIENT, k, cfg["client_opts"][0])
@@ -762,6 +814,8 @@ def do_run(name, cfg, tmp):
                            "--long-pause-at", ",".join(map(str, cfg["long_pause"][1]))]
         if cfg.get("parallel"):
             server_cmd.append("--concurrent")
+        if cfg.get("reuse"):
+            server_cmd += ["--close", ",".join(cfg["reuse"]["closes"]), "--reuse-log"]
         server = start(*server_cmd, ns=NS_SERVER)
         wait_for(lambda: os.path.exists(server_log) and os.path.getsize(server_log) > 0, "server")
 
@@ -782,6 +836,10 @@ def do_run(name, cfg, tmp):
             client_cmd.append("--parallel")
         if cfg.get("late"):
             client_cmd += ["--late", "1"]
+        if cfg.get("reuse"):
+            r = cfg["reuse"]
+            client_cmd += ["--bind-port", str(r["port"]), "--close", ",".join(r["closes"]),
+                           "--expect", ",".join(map(str, cfg["bytes"])), "--gap", str(r["gap"])]
         t0 = time.monotonic()
         client = start(*client_cmd, ns=NS_CLIENT, stdout=subprocess.PIPE, text=True,
                        stdin=subprocess.PIPE if cfg.get("late") else None)
@@ -810,6 +868,8 @@ def do_run(name, cfg, tmp):
         time.sleep(0.3 + 2 * sum(cfg["delay"]) / 1000)       # last ACKs reach every tap
         result["tcpdump"] = {s: stop_tcpdump(p) for s, p in dumps.items()}
         result["router_counters"] = rule_counters(cfg)
+        if cfg.get("reuse"):
+            result["tcp_ext"] = {"client": tcp_ext(NS_CLIENT), "server": tcp_ext(NS_SERVER)}
         if cfg.get("bottleneck_kbit"):
             result["bottleneck_qdisc"] = run("tc", "-s", "qdisc", "show", "dev", "r-eth0",
                                              ns=NS_ROUTER, out=True).strip()
@@ -1053,6 +1113,8 @@ def flow_expect(cfg, res, t, point):
         offload_expect(cfg, res["kernel_offload"][t["index"]], t, point, e, why)
     if silences(cfg):
         stall_expect(cfg, res, t, point, e, why)
+    if cfg.get("reuse"):
+        reuse_expect(cfg, res, t, e, why)
     return add_diag({"select": {"tcp.stream": t["index"]}, "why": "; ".join(why), "expect": e},
                     conn_cfg(cfg, t["index"]), t["index"])
 
@@ -1963,6 +2025,138 @@ def crossing_problems(cfg, pcap):
     return bad
 
 
+def reuse_rows(pcap):
+    """Every frame of a port-reuse capture with tshark's own fields (no plugin): stream,
+    sender, flags, raw sequence number and payload length."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-e", "frame.number", "-e", "tcp.stream", "-e", "ip.src", "-e", "ipv6.src",
+                          "-e", "tcp.srcport",
+                          "-e", "tcp.dstport", "-e", "tcp.flags", "-e", "tcp.seq_raw", "-e", "tcp.len"],
+                         check=True, text=True, capture_output=True).stdout
+    rows = []
+    for line in out.splitlines():
+        f = line.split("\t")
+        flags = int(f[6], 16)
+        rows.append(dict(frame=int(f[0]), stream=int(f[1]), src=f[2] or f[3], sport=int(f[4]),
+                         dport=int(f[5]), syn=bool(flags & 0x02), ack=bool(flags & 0x10),
+                         fin=bool(flags & 0x01), rst=bool(flags & 0x04), seq=int(f[7]), len=int(f[8])))
+    return rows
+
+
+def closing(fl, client):
+    """Who ended the connection and how, in capture order: e.g. ["server FIN", "client FIN"]."""
+    out = []
+    for r in fl:
+        who = "client" if r["src"] == client else "server"
+        for kind in ("fin", "rst"):
+            if r[kind] and f"{who} {kind.upper()}" not in out:
+                out.append(f"{who} {kind.upper()}")
+    return out
+
+
+# What the capture shows at the end of a connection for each way of ending (peer.py CLOSES).
+CLOSE_SEEN = {"server-fin": ["server FIN", "client FIN"], "server-fin-client-rst": ["server FIN", "client RST"],
+              "client-rst": ["client RST"], "client-fin": ["client FIN", "server FIN"]}
+
+
+def reuse_problems(cfg, res, pcap, truths):
+    """port-reuse, from the generators' logs and tshark's fields: every connection came from
+    the one configured port, each ended as configured (its FINs and RSTs in the capture), the
+    bytes the client read are the bytes the server sent, and what the next SYN met is what
+    the close left: after server-fin the server's TIME_WAIT socket answered it (its SYN-ACK's
+    ISN is that socket's snd_nxt + 65537, net/ipv4/tcp_minisocks.c, where a listener would
+    pick a new one), after client-fin the client's connect() took over its own TIME_WAIT
+    (its ISN is the old snd_nxt + 65537; TcpExt TWRecycled counts it), after a RST nothing
+    held the pair (both ISNs new). Fills res["reuse"] with one record per connection."""
+    r = cfg["reuse"]
+    rows = reuse_rows(pcap)
+    bad = []
+    conns = []
+    for t in truths:
+        i = t["index"]
+        c, sv = res["client"][i], res["server"][i]
+        tag = f"{os.path.basename(pcap)} stream {i}"
+        close = r["closes"][i]
+        if c["local"][1] != r["port"] or sv["remote"][1] != r["port"]:
+            bad.append(f"{tag}: client port {c['local'][1]} / {sv['remote'][1]}, configured {r['port']}")
+        if not c["bytes"] == sv["bytes"] == cfg["bytes"][i]:
+            bad.append(f"{tag}: client read {c['bytes']}, server sent {sv['bytes']}, configured {cfg['bytes'][i]}")
+        if c.get("close") != close or sv.get("close") != close:
+            bad.append(f"{tag}: close {c.get('close')} / {sv.get('close')}, configured {close}")
+        if sv["ended"] != ("reset" if close.endswith("rst") else "eof"):
+            bad.append(f"{tag}: the server's read ended with {sv['ended']} after {close}")
+        fl = [x for x in rows if x["stream"] == i]
+        syn = [x for x in fl if x["syn"] and not x["ack"]]
+        sa = [x for x in fl if x["syn"] and x["ack"]]
+        if len(syn) != 1 or len(sa) != 1:
+            bad.append(f"{tag}: {len(syn)} SYNs, {len(sa)} SYN-ACKs (no retry expected)")
+            continue
+        seen = closing(fl, t["client"])
+        if seen != CLOSE_SEEN[close]:
+            bad.append(f"{tag}: closed by {seen}, {close} is {CLOSE_SEEN[close]}")
+        ends = lambda a, port: f"[{a}]:{port}" if ":" in a else f"{a}:{port}"     # as ss prints them
+        pair = [ends(t["server"], PORT), ends(t["client"], r["port"])]
+        if (pair in sv["time_wait_after_close"]) != (close == "server-fin"):
+            bad.append(f"{tag}: server TIME_WAIT after {close}: {sv['time_wait_after_close']}")
+        after_client_fin = i > 0 and r["closes"][i - 1] == "client-fin"
+        if (pair[::-1] in c["time_wait_before_connect"]) != after_client_fin:
+            bad.append(f"{tag}: client TIME_WAIT before connect: {c['time_wait_before_connect']}")
+        s2c = sum(x["len"] for x in fl if x["src"] == t["server"])
+        conns.append(dict(index=i, client_port=c["local"][1], bytes=c["bytes"], close=close,
+                          capture_close=seen, client_isn=syn[0]["seq"], server_isn=sa[0]["seq"],
+                          syn_frame=syn[0]["frame"], s2c_payload=s2c,
+                          server_retrans=sv["tcp_info"]["total_retrans"]))
+    for prev, cur in zip(conns, conns[1:]):
+        # Sequence space: SYN 1, the payload, FIN 1 (a RST takes none).
+        fin = lambda close, side: int(CLOSE_SEEN[close].count(f"{side} FIN"))
+        server_nxt = (prev["server_isn"] + 1 + prev["bytes"] + fin(prev["close"], "server")) % 2**32
+        client_nxt = (prev["client_isn"] + 1 + fin(prev["close"], "client")) % 2**32
+        by_server_tw = cur["server_isn"] == (server_nxt + TW_ISN_STEP) % 2**32
+        by_client_tw = cur["client_isn"] == (client_nxt + TW_ISN_STEP) % 2**32
+        met = ("server-time-wait" if by_server_tw else "client-time-wait" if by_client_tw else "nothing")
+        cur["syn_met"] = met
+        if met != REUSE_MEETS[prev["close"]]:
+            bad.append(f"stream {cur['index']}: its SYN met {met} (ISNs client {cur['client_isn']}, "
+                       f"server {cur['server_isn']}), after {prev['close']} it must meet "
+                       f"{REUSE_MEETS[prev['close']]}")
+    recycled = sum(REUSE_MEETS[x] == "client-time-wait" for x in r["closes"][:-1])
+    if res["tcp_ext"]["client"].get("TWRecycled", 0) != recycled:
+        bad.append(f"client TcpExt TWRecycled {res['tcp_ext']['client'].get('TWRecycled', 0)}, "
+                   f"{recycled} TIME_WAIT take-overs configured")
+    res["reuse"] = conns
+    return bad
+
+
+def reuse_expect(cfg, res, t, e, why):
+    """port-reuse: the stream carries exactly the bytes the server sent on that connection
+    (docs/fields.md counts retransmissions too: exact when the server's kernel retransmitted
+    nothing), and its SYN met what the previous connection's close left."""
+    c = res["reuse"][t["index"]]
+    size = cfg["bytes"][t["index"]]
+    if c["server_retrans"] == 0:
+        e["tcpdiag.flow.s2c.bytes"] = size
+        why.append(f"the server kernel retransmitted nothing (TCP_INFO total_retrans 0), so "
+                   f"s2c.bytes is exactly the {size} bytes it sent, which the client read")
+    why.append(f"connection {t['index'] + 1} of {len(cfg['bytes'])} from port {c['client_port']}, "
+               f"ended {c['close']}" + (f"; its SYN met {c['syn_met']}" if "syn_met" in c else ""))
+
+
+def reuse_connections(cfg, res):
+    """port-reuse: the ground truth test_port_reuse.py reads, one entry per connection the
+    client made, in connect() order (which is Wireshark's tcp.stream order)."""
+    out = []
+    for c in res["reuse"]:
+        why = (f"the client's connection {c['index'] + 1}, from port {c['client_port']}; the server "
+               f"sent {c['bytes']} bytes on it (both generators' logs); it ended {c['close']}, "
+               f"seen as {', '.join(c['capture_close'])}")
+        if "syn_met" in c:
+            why += f"; its SYN met {c['syn_met']} (the previous connection's ISNs and this one's)"
+        out.append({"tcp.stream": c["index"], "client_port": c["client_port"], "server_port": PORT,
+                    "s2c_bytes": c["bytes"], "close": c["close"], "syn_met": c.get("syn_met"),
+                    "why": why})
+    return out
+
+
 def capture_flight(pcap, t):
     """Flight and offered window of connection t from tshark's own fields: at every
     server data segment, the highest sequence sent so far minus the highest ack the
@@ -2072,6 +2266,8 @@ def scenario(name):
         problems += check_pcap(cfg, res, pcap, truths, point)
         if cfg.get("crossing") and point == "client":
             problems += crossing_problems(cfg, pcap)
+        if cfg.get("reuse"):
+            problems += reuse_problems(cfg, res, pcap, truths)
         if "flight" in cfg:
             res.setdefault("capture_flight", {})[suffix] = [capture_flight(pcap, t) for t in truths]
         if "offload" in cfg:
@@ -2103,6 +2299,8 @@ def scenario(name):
             exp["kernel_reductions"] = [reductions_expect(cfg, k) for k in res["kernel_cc"]]
         if "offload" in cfg:
             exp["senders"] = senders_expect(truths)
+        if cfg.get("reuse"):
+            exp["connections"] = reuse_connections(cfg, res)
         outputs.append((pcap, base, exp))
 
     os.makedirs(LOGS, exist_ok=True)

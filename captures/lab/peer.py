@@ -26,6 +26,9 @@ client: opens COUNT connections one after another (never two at once, so
         before connect(), clamps the receive window from the SYN on. With --late K
         the last K connections each wait for a line on stdin before connecting
         (lab.py opens one at a chosen moment, e.g. while the server is silenced).
+        With --bind-port P every connection is made from the same local port P
+        (SO_REUSEADDR, bind, then connect), and --close says per connection how it
+        ends (see CLOSES; port-reuse).
 
 Both sides log what the kernel reports in TCP_INFO at the end of each connection
 (negotiated ECN, advertised MSS, retransmissions, congestion control).
@@ -35,6 +38,7 @@ import gzip
 import json
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -54,6 +58,42 @@ ECN_SYSCTL = "/proc/sys/net/ipv4/tcp_ecn"
 OPTS_SYSCTLS = {"tcp_window_scaling": "/proc/sys/net/ipv4/tcp_window_scaling",
                 "tcp_sack": "/proc/sys/net/ipv4/tcp_sack",
                 "tcp_timestamps": "/proc/sys/net/ipv4/tcp_timestamps"}
+# How a connection ends (--close, one per connection, given to client and server alike),
+# and so which socket, if any, still holds the address/port pair when the next connect()
+# from the same port comes:
+#   server-fin             the server sends FIN after its last byte; the client reads to
+#                          EOF and closes (FIN): the server is the active closer and its
+#                          socket stays in TIME_WAIT (the client's goes LAST_ACK -> CLOSED)
+#   server-fin-client-rst  the server sends FIN after its last byte; the client reads to
+#                          EOF and aborts (SO_LINGER {1, 0}): a RST ends both sockets
+#   client-rst             the server sends its bytes and waits; the client reads them all
+#                          and aborts (RST) before any FIN: nothing is left on either side
+#   client-fin             the server sends its bytes and waits; the client reads them all
+#                          and closes first (FIN), then the server: the client's socket
+#                          stays in TIME_WAIT. A connect() from a port bound beforehand takes
+#                          it over when it holds a timestamp, whatever tcp_tw_reuse says
+#                          (that sysctl governs ephemeral ports only); without timestamps
+#                          it is refused, EADDRNOTAVAIL (captures/lab/README.md)
+CLOSES = ("server-fin", "server-fin-client-rst", "client-rst", "client-fin")
+LINGER_ABORT = struct.pack("ii", 1, 0)      # struct linger {l_onoff = 1, l_linger = 0}
+
+
+def recv_exactly(sock, n):
+    """Reads n bytes (the peer has not closed yet); returns the byte count."""
+    got = 0
+    while got < n:
+        chunk = sock.recv(min(1 << 16, n - got))
+        if not chunk:
+            break
+        got += len(chunk)
+    return got
+
+
+def time_wait_sockets():
+    """This namespace's TCP sockets in TIME_WAIT, as ss lists them: [local, peer] each."""
+    out = subprocess.run(["ss", "-Htan", "state", "time-wait"], check=True, text=True,
+                         capture_output=True).stdout
+    return [line.split()[-2:] for line in out.splitlines() if line.strip()]
 
 
 def recv_all(sock):
@@ -219,10 +259,10 @@ def write_all(conn, args, payload, pause_at=None):
     return long_pause
 
 
-def per_conn(values, index):
+def per_conn(values, index, kind=int):
     """One value of a comma-separated option given for all connections or one each."""
     parts = values.split(",")
-    return int(parts[index] if len(parts) > 1 else parts[0])
+    return kind(parts[index] if len(parts) > 1 else parts[0])
 
 
 def serve(args):
@@ -232,9 +272,11 @@ def serve(args):
     ccs = args.cc.split(",")
     if len(ccs) > 1 and len(ccs) != args.count:
         sys.exit("--cc needs one value, or one per connection")
-    for option in (args.bytes, args.pace):
+    for option in (args.bytes, args.pace, args.close):
         if "," in option and len(option.split(",")) != args.count:
-            sys.exit("--bytes and --pace need one value, or one per connection")
+            sys.exit("--bytes, --pace and --close need one value, or one per connection")
+    if set(args.close.split(",")) - set(CLOSES):
+        sys.exit(f"--close: one of {', '.join(CLOSES)}")
     ls.bind((args.bind, args.port))
     ls.listen(16)
     log = open(args.log, "a") if args.log else sys.stdout
@@ -258,7 +300,8 @@ def serve(args):
         conn, peer = ls.accept()
         ls.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, ccs[(served + 1) % len(ccs)].encode())
         conn_args = argparse.Namespace(**{**vars(args), "bytes": per_conn(args.bytes, served),
-                                          "pace": per_conn(args.pace, served)})
+                                          "pace": per_conn(args.pace, served),
+                                          "close": per_conn(args.close, served, str)})
         job = (conn_args, log, series, lock, payload, conn, peer, served,
                pause_at[served] if pause_at else None)
         if args.concurrent:
@@ -295,7 +338,8 @@ def serve_conn(args, log, series, lock, payload, conn, peer, index, pause_at):
     long_pause = write_all(conn, args, payload, pause_at)
     if long_pause:
         extra.update(long_pause=long_pause, first_write=first_write)
-    conn.shutdown(socket.SHUT_WR)           # FIN after the last byte
+    if args.close.startswith("server-fin"):
+        conn.shutdown(socket.SHUT_WR)       # FIN after the last byte
     if series:
         poller.written.set()
         poller.join(60)
@@ -306,16 +350,29 @@ def serve_conn(args, log, series, lock, payload, conn, peer, index, pause_at):
         with lock:
             write_samples(series, index, t_accept, poller.samples)
     conn.settimeout(30)
-    while conn.recv(4096):                  # wait for the client's FIN
-        pass
+    ended = "eof"
+    try:
+        while conn.recv(4096):              # wait for the client's FIN (or RST)
+            pass
+    except ConnectionResetError:
+        ended = "reset"
     info = tcp_info(conn)
     local = conn.getsockname()
+    cc = cc_of(conn)
+    end = time.time()
+    conn.close()
+    if args.reuse_log:
+        # After server-fin the socket is already in TIME_WAIT here (the client's FIN
+        # came in FIN_WAIT_2); the next SYN from the same port meets it.
+        extra.update(close=args.close, ended=ended, closed_at=time.time(),
+                     time_wait_after_close=time_wait_sockets())
+    elif ended != "eof":
+        raise RuntimeError(f"connection {index}: the client reset it")
     with lock:
         emit(log, {"event": "served", "index": index, "local": [local[0], local[1]],
-                   "remote": [peer[0], peer[1]], "bytes": args.bytes, "cc": cc_of(conn),
-                   "pace_Bps": args.pace, "start": start, "end": time.time(),
+                   "remote": [peer[0], peer[1]], "bytes": args.bytes, "cc": cc,
+                   "pace_Bps": args.pace, "start": start, "end": end,
                    "tcp_info": info, **extra})
-    conn.close()
 
 
 def read_sysctl(path):
@@ -336,6 +393,15 @@ def client(args):
     opts = [int(x) for x in args.opts_schedule.split(",")] if args.opts_schedule else []
     if opts and len(opts) != args.count:
         sys.exit("--opts-schedule needs one value per connection")
+    closes = args.close.split(",") if args.close else []
+    expect = [int(x) for x in args.expect.split(",")] if args.expect else []
+    for schedule_ in (closes, expect):
+        if schedule_ and len(schedule_) != args.count:
+            sys.exit("--close and --expect need one value per connection")
+    if set(closes) - set(CLOSES):
+        sys.exit(f"--close: one of {', '.join(CLOSES)}")
+    if {"client-rst", "client-fin"} & set(closes) and not expect:
+        sys.exit("--close client-*: the client must know how many bytes to read (--expect)")
     log = open(args.log, "a") if args.log else sys.stdout
     lock = threading.Lock()     # parallel readers share the log
     readers = []
@@ -357,6 +423,12 @@ def client(args):
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.rcvbuf)
             extra.update(rcvbuf_set=args.rcvbuf,
                          rcvbuf_readback=s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
+        if args.bind_port:
+            # What still holds the pair in this namespace (the previous connection's
+            # TIME_WAIT after client-fin), then the same local port again.
+            extra["time_wait_before_connect"] = time_wait_sockets()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", args.bind_port))
         start = time.time()
         t0 = time.monotonic()
         s.connect((args.connect, args.port))
@@ -368,24 +440,34 @@ def client(args):
         record = {"event": "conn", "index": i, "local": [local[0], local[1]],
                   "remote": [remote[0], remote[1]], "tcp_ecn_sysctl": ecn_sysctl,
                   "start": start, "connect_s": t_conn - t0, **extra}
+        close = closes[i] if closes else None
+        if close:
+            record["close"] = close
+        how = (close, expect[i] if expect else 0)
         if args.parallel:
-            readers.append(threading.Thread(target=download, args=(s, t0, record, log, lock)))
+            readers.append(threading.Thread(target=download, args=(s, t0, record, log, lock, *how)))
             readers[-1].start()
         else:
-            download(s, t0, record, log, lock)
+            download(s, t0, record, log, lock, *how)
             if args.gap:
                 time.sleep(args.gap)
     for r in readers:
         r.join()
 
 
-def download(s, t0, record, log, lock):
-    """Reads connection s to EOF, then logs its record with what the transfer took."""
-    got = recv_all(s)
+def download(s, t0, record, log, lock, close=None, expect=0):
+    """Reads connection s to EOF (or, when the client closes first, its `expect` bytes),
+    closes it as `close` says (see CLOSES), then logs its record with what the transfer
+    took."""
+    got = recv_exactly(s, expect) if close in ("client-rst", "client-fin") else recv_all(s)
     end = time.time()
     duration = time.monotonic() - t0
     info = tcp_info(s)
+    if close in ("client-rst", "server-fin-client-rst"):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, LINGER_ABORT)     # close() sends RST
     s.close()
+    if close:
+        record["closed_at"] = time.time()
     with lock:
         emit(log, {**record, "end": end, "duration_s": duration, "bytes": got,
                    "throughput_Bps": got / duration, "tcp_info": info})
@@ -412,6 +494,11 @@ def main():
     s.add_argument("--concurrent", action="store_true", help="serve each connection in its own thread")
     s.add_argument("--count", type=int, default=0, help="exit after this many (0: never)")
     s.add_argument("--tcpinfo", help="poll TCP_INFO every ~1 ms; samples to this .csv.gz")
+    s.add_argument("--close", default="server-fin", help="how each connection ends, or one "
+                   "per connection in accept order: " + ", ".join(CLOSES) + " (server-fin*: "
+                   "FIN after the last byte; client-*: wait for the client's FIN or RST)")
+    s.add_argument("--reuse-log", action="store_true", help="log each connection's close and "
+                   "the TIME_WAIT sockets after it (and accept a client's RST)")
     s.add_argument("--log")
     c = sub.add_parser("client")
     c.add_argument("--connect", required=True)
@@ -424,6 +511,12 @@ def main():
     c.add_argument("--late", type=int, default=0, help="the last LATE connections each wait "
                    "for a line on stdin before connecting")
     c.add_argument("--gap", type=float, default=0.05, help="seconds between connections")
+    c.add_argument("--bind-port", type=int, default=0, help="make every connection from this "
+                   "local port (SO_REUSEADDR, bind, connect)")
+    c.add_argument("--close", help="how each connection ends, one per connection: "
+                   + ", ".join(CLOSES) + " (default: as server-fin)")
+    c.add_argument("--expect", help="bytes per connection, which the client reads before "
+                   "closing first (--close client-rst / client-fin)")
     c.add_argument("--parallel", action="store_true", help="connect one after another, then "
                    "read all connections at once")
     c.add_argument("--log")
