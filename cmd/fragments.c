@@ -1,6 +1,7 @@
 /* The fragment reassembly table (fragments.h): pending datagrams by key, each with
  * its bytes so far and the ranges of them that arrived, oldest first for eviction. */
 #include "fragments.h"
+#include "addr.h"
 
 #include <glib.h>
 #include <string.h>
@@ -38,17 +39,14 @@ struct td_fragments {
 static guint key_hash(gconstpointer p)
 {
     const td_fragment_key *k = p;
-    guint h = k->ident * 2654435761u ^ k->proto;
-    for (int i = 0; i < k->src.len; i++)
-        h = h * 31 + k->src.bytes[i] + k->dst.bytes[i];
-    return h;
+    return (k->ident * 2654435761u ^ k->proto) + td_addr_hash(&k->src) * 31 + td_addr_hash(&k->dst);
 }
 
 static gboolean key_equal(gconstpointer a, gconstpointer b)
 {
     const td_fragment_key *x = a, *y = b;
-    return x->ident == y->ident && x->proto == y->proto && x->src.len == y->src.len &&
-           memcmp(x->src.bytes, y->src.bytes, x->src.len) == 0 && memcmp(x->dst.bytes, y->dst.bytes, x->dst.len) == 0;
+    return x->ident == y->ident && x->proto == y->proto && td_addr_equal(&x->src, &y->src) &&
+           td_addr_equal(&x->dst, &y->dst);
 }
 
 td_fragments *td_fragments_new(void)

@@ -18,6 +18,7 @@
 #include <epan/dissectors/packet-tcp.h>
 
 #include "segment-tcpdiag.h"
+#include "addr.h"
 #include "options.h"
 #include "segment.h"
 
@@ -42,7 +43,7 @@ static int proto_icmpv6 = -1;
  * (about 1,200 instructions: Wireshark builds a key and hashes it, twice for the
  * direction opposite the one that opened it). A remembered answer is used only
  * when Wireshark's TCP dissector is known to have used the same conversation for
- * this very frame, see stream_of. */
+ * this very frame, see stream_of_segment. */
 typedef struct stream_memo {
     conversation_t *conv;       /* NULL: empty slot */
     uint32_t stream;
@@ -232,11 +233,6 @@ static bool stream_of(const packet_info *pinfo, const td_addr *a, uint16_t a_por
     return conversation_of(pinfo, a, a_port, b, b_port, stream) != NULL;
 }
 
-static bool same_addr(const td_addr *x, const td_addr *y)
-{
-    return x->len == y->len && !memcmp(x->bytes, y->bytes, x->len);
-}
-
 /* Either direction of a pair lands in the same slot. */
 static stream_memo *memo_slot(const td_record *rec)
 {
@@ -255,9 +251,9 @@ static stream_memo *memo_slot(const td_record *rec)
 static bool memo_holds(const stream_memo *m, const td_record *rec)
 {
     if (m->port[0] == rec->sport && m->port[1] == rec->dport)
-        return same_addr(&m->addr[0], &rec->src) && same_addr(&m->addr[1], &rec->dst);
-    return m->port[0] == rec->dport && m->port[1] == rec->sport && same_addr(&m->addr[0], &rec->dst) &&
-           same_addr(&m->addr[1], &rec->src);
+        return td_addr_equal(&m->addr[0], &rec->src) && td_addr_equal(&m->addr[1], &rec->dst);
+    return m->port[0] == rec->dport && m->port[1] == rec->sport && td_addr_equal(&m->addr[0], &rec->dst) &&
+           td_addr_equal(&m->addr[1], &rec->src);
 }
 
 /* rec's stream, its addresses, ports and flags read. The remembered conversation
