@@ -53,15 +53,22 @@ typedef struct ip_layer {
     uint32_t reported_end;  /* end of the datagram as Wireshark's tvb reports it */
     uint8_t  proto;
     bool     header_here;   /* the IP header is in these bytes (not after reassembly) */
-    bool     fragment;      /* a piece of a fragmented datagram (fragments.c puts them together) */
     bool     dissected;     /* Wireshark hands the payload on (not an IPv6 length of 0 without jumbo) */
     /* a piece's place: its fragmentable bytes start at piece_at, offset bytes into
      * the datagram's payload (0: the first piece, which holds the upper-layer
-     * header; 0 too when the datagram is whole); the protocol they carry */
+     * header; 0 too when the datagram is whole); the protocol they carry; whether
+     * pieces follow (false when whole) */
     uint32_t piece_at, piece_end, piece_offset, ident;
     uint8_t  piece_proto;
     bool     more_pieces;
 } ip_layer;
+
+/* A piece of a fragmented datagram (fragments.c puts them together): an offset or
+ * more to come. An atomic fragment (RFC 6946: neither) is whole. */
+static bool is_piece(const ip_layer *ip)
+{
+    return ip->more_pieces || ip->piece_offset != 0;
+}
 
 typedef struct cursor {
     const td_frame *frame;
@@ -102,7 +109,6 @@ static td_frame_kind read_ipv4(const td_frame *f, uint32_t at, uint32_t end, ip_
     ip->proto = h[9];
     ip->dissected = true;
     ip->header_here = true;
-    ip->fragment = (get16(h + 6) & 0x3fff) != 0;       /* more fragments, or an offset */
     ip->more_pieces = (get16(h + 6) & 0x2000) != 0;
     ip->piece_at = ip->payload_at;
     ip->piece_end = at + total;
@@ -152,7 +158,7 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
     ip->reported_end = get16(h + 4) ? datagram_end(at, get16(h + 4) + 40u, end) : end;
     ip->dissected = get16(h + 4) != 0;
     ip->header_here = true;
-    ip->fragment = false;
+    ip->more_pieces = false;
     ip->piece_offset = 0;
     next = h[6];
     for (int n = 0; n < MAX_IPV6_EXTENSIONS; n++) {
@@ -169,7 +175,6 @@ static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_
                 return TD_FRAME_MALFORMED;
             len = next == IPPROTO_FRAGMENT_N ? 8u : next == IPPROTO_AH_N ? (x[1] + 2u) * 4 : (x[1] + 1u) * 8;
             if (next == IPPROTO_FRAGMENT_N && (get16(x + 2) & 0xfff9) != 0) {
-                ip->fragment = true;       /* an offset or more to come; an atomic fragment is whole */
                 ip->more_pieces = (get16(x + 2) & 1) != 0;
                 ip->piece_at = next_at + 8;
                 ip->piece_end = at + 40 + get16(h + 4);
@@ -475,9 +480,9 @@ static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted
     if (kind != TD_FRAME_SEGMENT)
         return kind;
     /* a quote's own first piece still carries the quoted header */
-    if (ip.fragment && !quoted)
+    if (is_piece(&ip) && !quoted)
         return decode_piece(c, &ip, rec);
-    if (ip.fragment && ip.piece_offset)
+    if (ip.piece_offset)
         return TD_FRAME_OTHER;
     return decode_ip_payload(c, &ip, quoted, rec);
 }

@@ -18,7 +18,8 @@ static td_fragment_key key_of(uint32_t ident)
     return key;
 }
 
-/* bytes[i] = i % 251, so that a piece put in the wrong place shows */
+/* bytes[i] = i % 251 (filled once, in main), so that a piece put in the wrong
+ * place shows */
 static uint8_t payload[3000];
 
 static const uint8_t *add(td_fragments *t, uint32_t ident, uint32_t offset, uint32_t len, bool more, uint32_t *whole)
@@ -40,7 +41,6 @@ static void test_in_any_order(void)
     td_fragments *t = td_fragments_new();
     uint32_t whole = 0;
 
-    setup_payload();
     for (int o = 0; o < 6; o++) {
         for (int i = 0; i < 3; i++) {
             int piece = orders[o][i];
@@ -62,7 +62,6 @@ static void test_overlap_and_duplicates(void)
     td_fragments *t = td_fragments_new();
     uint32_t whole = 0;
 
-    setup_payload();
     g_assert_null(add(t, 7, 0, 1200, true, &whole));
     g_assert_null(add(t, 7, 0, 1200, true, &whole));          /* a duplicate */
     g_assert_null(add(t, 7, 2000, 1000, false, &whole));
@@ -81,7 +80,6 @@ static void test_missing_piece_never_completes(void)
     td_fragments *t = td_fragments_new();
     uint32_t whole = 0;
 
-    setup_payload();
     g_assert_null(add(t, 1, 0, 1000, true, &whole));
     g_assert_null(add(t, 1, 2000, 1000, false, &whole));
     g_assert_null(add(t, 2, 1000, 1000, true, &whole));        /* another datagram's piece */
@@ -93,7 +91,6 @@ static void test_contradictions(void)
     td_fragments *t = td_fragments_new();
     uint32_t whole = 0;
 
-    setup_payload();
     /* two ends: given up, so the middle piece completes nothing */
     g_assert_null(add(t, 3, 0, 1000, true, &whole));
     g_assert_null(add(t, 3, 2000, 1000, false, &whole));
@@ -114,7 +111,6 @@ static void test_hostile_holes(void)
     td_fragments *t = td_fragments_new();
     uint32_t whole = 0;
 
-    setup_payload();
     /* 8-byte pieces with 8-byte holes between them: beyond the ranges a datagram
      * may hold, it is given up; filling the holes then completes nothing */
     for (uint32_t at = 0; at < 2048; at += 16)
@@ -133,7 +129,6 @@ static void test_nested_in_one_frame(void)
     td_fragments *t = td_fragments_new();
     uint32_t outer_len = 0, inner_len = 0;
 
-    setup_payload();
     g_assert_null(add(t, 20, 0, 1000, true, &inner_len));             /* the inner datagram's first half */
     g_assert_null(add(t, 21, 0, 1000, true, &outer_len));
     const uint8_t *outer = add(t, 21, 1000, 1000, false, &outer_len);  /* the frame that completes both */
@@ -153,7 +148,6 @@ static void test_bounded(void)
     td_fragments *t = td_fragments_new();
     uint32_t whole = 0;
 
-    setup_payload();
     /* datagram 0's first piece, then more pending datagrams than the table keeps:
      * datagram 0 is pushed out, so its last piece completes nothing */
     g_assert_null(add(t, 0, 0, 1000, true, &whole));
@@ -169,6 +163,7 @@ static void test_bounded(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    setup_payload();
     g_test_add_func("/fragments/in_any_order", test_in_any_order);
     g_test_add_func("/fragments/overlap_and_duplicates", test_overlap_and_duplicates);
     g_test_add_func("/fragments/missing_piece_never_completes", test_missing_piece_never_completes);
