@@ -6,8 +6,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "flowfields.h"
-#include "report.h"
+#include "field_values.h"
+#include "text.h"
 
 bool td_format_parse(const char *name, td_format *format)
 {
@@ -44,13 +44,13 @@ static void flows_table(const td_capture *c, td_flows_shown shown, GString *out)
 {
     switch (shown) {
     case TD_SHOW_ALL:
-        td_report_flows(c->diagnoses, out);
+        td_text_flows(c->diagnoses, out);
         break;
     case TD_SHOW_WITH_CAUSE:
-        td_report_flows_where(c->diagnoses, has_cause, "healthy, cause none; --flows shows every flow", out);
+        td_text_flows_where(c->diagnoses, has_cause, "healthy, cause none; --flows shows every flow", out);
         break;
     case TD_SHOW_SLOW:
-        td_report_flows_where(c->diagnoses, is_slow, "not slow, cause none or unknown (--slow)", out);
+        td_text_flows_where(c->diagnoses, is_slow, "not slow, cause none or unknown (--slow)", out);
         break;
     }
 }
@@ -62,9 +62,9 @@ void td_output_text(const td_capture *c, td_flows_shown shown, GString *out)
     g_string_append_printf(out, "tcpdiag: %s: %" PRIu64 " frames, %" PRIu64 " TCP segments, %" PRIu64
                            " ICMP quotes, %" PRIu64 " other, %" PRIu64 " malformed (skipped)\n",
                            c->path, n->frames, n->segments, n->quotes, n->other, n->malformed);
-    td_report_diagnosis_framed(c->diagnoses, c->hosts, out);
+    td_text_diagnosis_framed(c->diagnoses, c->hosts, out);
     flows_table(c, shown, out);
-    td_report_hosts_framed(c->hosts, out);
+    td_text_hosts_framed(c->hosts, out);
 }
 
 /* One field of one flow, its value already rendered for the output at hand. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "negotiation.h"
+#include "ecn_outcome.h"
 
 /* Flows live in slabs of SLAB_FLOWS, in first-appearance order: no allocation
  * header per flow, no pointer array, stable addresses. */

@@ -10,7 +10,7 @@
 #include <epan/prefs.h>
 
 #include "tcpdiag.h"
-#include "fields-tcpdiag.h"
+#include "tree-tcpdiag.h"
 
 static const td_flight_config *config;
 

@@ -4,7 +4,7 @@
  * the fix, on the evidence packet of its flow that lost most; a Note on each other
  * flow of the finding; a Note per host-wide stall; one Chat with the capture's
  * headline ("diagnosis of 20 flows: ...") on the first flow's first packet. The
- * stall preferences. The items are the field table's (engine/fields.c). */
+ * stall preferences. The items are the field table's (engine/field_table.c). */
 
 #include "ws_compat.h"
 
@@ -15,10 +15,10 @@
 #include <epan/prefs.h>
 
 #include "tcpdiag.h"
-#include "fields-tcpdiag.h"
+#include "tree-tcpdiag.h"
 #include "state-tcpdiag.h"
 #include "advice.h"
-#include "report.h"
+#include "text.h"
 
 /* The report's findings of the capture being shown, and per flow index its
  * finding's rank (from 1; 0 for a flow in none) and whether it is the finding's
@@ -62,7 +62,7 @@ static void index_findings(const td_diagnoses *d)
         return;
     forget_findings();
     findings_of = d;
-    findings = td_report_findings(d);
+    findings = td_text_findings(d);
     rank_of_flow = g_array_new(FALSE, TRUE, sizeof(uint32_t));
     g_array_set_size(rank_of_flow, flows);
     for (guint rank = 1; rank <= findings->len; rank++) {
@@ -105,7 +105,7 @@ static void capture_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, 
     if (pinfo->num != first_frame_of_capture)
         return;
     headline = g_string_new("Capture: ");
-    td_report_headline(d, headline);
+    td_text_headline(d, headline);
     proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_CAPTURE), tvb, 0, 0, "%s", headline->str);
     g_string_free(headline, TRUE);
 }

@@ -9,7 +9,7 @@
 #include <epan/prefs.h>
 
 #include "tcpdiag.h"
-#include "fields-tcpdiag.h"
+#include "tree-tcpdiag.h"
 #include "advice.h"
 
 static unsigned sender_warn_mss = 16;

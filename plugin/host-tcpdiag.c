@@ -13,10 +13,10 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
-#include "fields-tcpdiag.h"
+#include "tree-tcpdiag.h"
 #include "state-tcpdiag.h"
 #include "advice.h"
-#include "report.h"
+#include "text.h"
 
 static bool at_flow_start(const td_flow *flow, uint32_t frame)
 {
@@ -59,7 +59,7 @@ static void draw_hosts(void *tapdata _U_)
 
     /* tshark draws after its last pass: the capture has been read in full, also
      * without -2. */
-    td_report_hosts_framed(tcpdiag_state_hosts(), text);
+    td_text_hosts_framed(tcpdiag_state_hosts(), text);
     fputs(text->str, stdout);
     g_string_free(text, TRUE);
 }

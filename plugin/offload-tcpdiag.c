@@ -6,7 +6,7 @@
 #include <epan/packet.h>
 
 #include "tcpdiag.h"
-#include "fields-tcpdiag.h"
+#include "tree-tcpdiag.h"
 
 static const char *cause_text(td_cap_cause cause)
 {

@@ -11,7 +11,7 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
-#include "fields-tcpdiag.h"
+#include "tree-tcpdiag.h"
 #include "gui-tcpdiag.h"
 #include "printed-tcpdiag.h"
 #include "segment-tcpdiag.h"

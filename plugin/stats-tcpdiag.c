@@ -10,13 +10,13 @@
 
 #include "tcpdiag.h"
 #include "state-tcpdiag.h"
-#include "report.h"
+#include "text.h"
 
 static void draw_flows(void *tapdata _U_)
 {
     GString *text = g_string_new("");
 
-    td_report_flows(tcpdiag_state_diagnoses(), text);
+    td_text_flows(tcpdiag_state_diagnoses(), text);
     fputs(text->str, stdout);
     g_string_free(text, TRUE);
 }
@@ -25,7 +25,7 @@ static void draw_diagnosis(void *tapdata _U_)
 {
     GString *text = g_string_new("");
 
-    td_report_diagnosis_framed(tcpdiag_state_diagnoses(), tcpdiag_state_hosts(), text);
+    td_text_diagnosis_framed(tcpdiag_state_diagnoses(), tcpdiag_state_hosts(), text);
     fputs(text->str, stdout);
     g_string_free(text, TRUE);
 }

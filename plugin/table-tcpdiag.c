@@ -22,7 +22,7 @@
 #include "tcpdiag.h"
 #include "state-tcpdiag.h"
 #include "advice.h"
-#include "report.h"
+#include "text.h"
 
 enum flow_column {
     COL_RANK, COL_STREAM, COL_FLOW, COL_CAUSE, COL_LOST, COL_SLOWDOWN, COL_FRAME, COL_DURATION, COL_PACKETS,
@@ -174,7 +174,7 @@ static void add_flow_row(stat_tap_table *table, const td_diagnoses *d, const td_
 
     const char *fix = td_advice_fix(d, flow);
 
-    td_report_endpoints(flow, endpoints, sizeof endpoints);
+    td_text_endpoints(flow, endpoints, sizeof endpoints);
     td_advice_summary(d, flow, summary, sizeof summary);
     row[COL_RANK] = uint_item(rank_of(d, flow));
     row[COL_STREAM] = uint_item(flow->stream);
@@ -187,9 +187,9 @@ static void add_flow_row(stat_tap_table *table, const td_diagnoses *d, const td_
     row[COL_SLOWDOWN] = float_item(diag->slowdown > 0 ? diag->slowdown : 0);
     row[COL_FIX] = text_item(fix ? fix : "-");
     row[COL_ECN] = text_item(td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
-    row[COL_LIMIT] = text_item(td_report_limit(flow));
-    row[COL_REACTION] = text_item(td_report_reaction(flow));
-    row[COL_OFFLOAD] = text_item(td_report_offload(flow));
+    row[COL_LIMIT] = text_item(td_text_limit(flow));
+    row[COL_REACTION] = text_item(td_text_reaction(flow));
+    row[COL_OFFLOAD] = text_item(td_text_offload(flow));
     row[COL_FRAME] = uint_item(diag->evidence_frame ? diag->evidence_frame : flow->first_frame);
     row[COL_SUMMARY] = text_item(summary);
     append_row(table, row);

@@ -7,7 +7,7 @@
 
 #include <glib.h>
 #include "diagnosis.h"
-#include "report.h"
+#include "text.h"
 #include "series.h"
 
 /* A chart draws at most this many points per line: about one per two pixels of its

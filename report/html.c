@@ -1,4 +1,4 @@
-/* The HTML report's page and sections: the findings in the order report.c ranks
+/* The HTML report's page and sections: the findings in the order text.c ranks
  * them, a chart per slow flow (charts.c), the figures read from the field table. */
 #include "html.h"
 
@@ -9,8 +9,8 @@
 #include "advice.h"
 #include "charts.h"
 #include "escape.h"
-#include "flowfields.h"
-#include "report.h"
+#include "field_values.h"
+#include "text.h"
 
 /* Light on screen and on paper; no font, image or anything else to fetch. */
 static const char STYLE[] =
@@ -130,16 +130,16 @@ static void readable(GString *out, const td_field_value *v, const char *unit)
         g_string_append(out, buf);
         return;
     case TD_FIELD_DOUBLE:
-        switch (td_fields[v->id].show) {
-        case TD_SHOW_RATE:
+        switch (td_fields[v->id].label_style) {
+        case TD_LABEL_RATE:
             td_format_rate(v->dbl, buf, sizeof buf);
             g_string_append(out, buf);
             return;
-        case TD_SHOW_SECONDS:
+        case TD_LABEL_SECONDS:
             td_format_duration((int64_t)llround(v->dbl * 1e9), buf, sizeof buf);
             g_string_append(out, buf);
             return;
-        case TD_SHOW_RATIO:
+        case TD_LABEL_RATIO:
             g_string_append_printf(out, "%.2f", v->dbl);
             break;
         default:
@@ -174,7 +174,7 @@ static void figure_item(GString *out, const figures *f, td_field_id id, const ch
         return;
     g_string_append(out, "<li>");
     /* the label's unit is the field's; the value reads in bit/s or s */
-    if (unit_in_label && (td_fields[id].show == TD_SHOW_RATE || td_fields[id].show == TD_SHOW_SECONDS))
+    if (unit_in_label && (td_fields[id].label_style == TD_LABEL_RATE || td_fields[id].label_style == TD_LABEL_SECONDS))
         g_string_append_len(out, label, unit_in_label - label);
     else
         text(out, label);
@@ -283,7 +283,7 @@ static void endpoints(GString *out, const td_flow *flow)
 {
     char buf[128];
 
-    td_report_endpoints(flow, buf, sizeof buf);
+    td_text_endpoints(flow, buf, sizeof buf);
     text(out, buf);
 }
 
@@ -373,7 +373,7 @@ static void finding_item(GString *out, const td_html_capture *c, const td_findin
     char lost[32];
     guint n = f->flows->len;
 
-    td_report_finding_sentence(c->diagnoses, c->hosts, f, sentence);
+    td_text_finding_sentence(c->diagnoses, c->hosts, f, sentence);
     g_string_append_printf(out, "<li class=\"finding\" id=\"capture-%u-finding-%u\" data-cause=\"%s\">"
                            "<p class=\"sentence\">", c->index, rank, td_cause_name(f->cause));
     text(out, sentence->str);
@@ -470,13 +470,13 @@ void td_html_section(const td_html_capture *c, GString *out, GPtrArray *rows)
         g_string_free(headline, TRUE);
         return;
     }
-    findings = td_report_findings(c->diagnoses);
+    findings = td_text_findings(c->diagnoses);
     for (guint i = 0; i < findings->len; i++) {
         const td_finding *f = g_ptr_array_index(findings, i);
         if (slow(f->cause) && f->lost_ns > 0)
             lost += f->lost_ns;
     }
-    td_report_headline(c->diagnoses, headline);
+    td_text_headline(c->diagnoses, headline);
     g_string_append(out, "<p class=\"headline\"><b>");
     text(out, headline->str);
     g_string_append(out, "</b>");

@@ -2,7 +2,7 @@
  * nothing else, with the answer first (per capture its flows, slow flows, time lost
  * and findings ranked by it; for several captures the ranking across them before the
  * sections), then a chart of why for each slow flow and the healthy flows in a table.
- * Every figure is read through the field table (engine/fields.h) and carries its
+ * Every figure is read through the field table (engine/field_table.h) and carries its
  * field's name, so it equals what the plugin and the NDJSON say. */
 #ifndef TCPDIAG_REPORT_HTML_H
 #define TCPDIAG_REPORT_HTML_H

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 #include "decode.h"
-#include "flowfields.h"
+#include "field_values.h"
 #include "html.h"
-#include "report.h"
+#include "text.h"
 #include "streams.h"
 
 /* Each frame: 2 bytes of length (caplen), 1 byte of link type and flags, then the
@@ -97,9 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_field_sink sink = { .value = check_field };
     for (guint i = 0; i < td_engine_flow_count(engine); i++)
         td_flow_fields(&view, td_engine_flow_at(engine, i), &sink);
-    td_report_diagnosis_framed(d, hosts, text);
-    td_report_flows(d, text);
-    td_report_hosts_framed(hosts, text);
+    td_text_diagnosis_framed(d, hosts, text);
+    td_text_flows(d, text);
+    td_text_hosts_framed(hosts, text);
     td_html_capture page = { "fuzz.pcap", 1, engine, d, hosts, cfg.flight.series, NULL };
     g_string_truncate(text, 0);
     td_html_section(&page, text, NULL);

@@ -6,7 +6,7 @@
 #include "addr.h"
 #include "advice.h"
 #include "options.h"
-#include "report.h"
+#include "text.h"
 
 enum { RECORD_BYTES = 16 };
 
@@ -107,7 +107,7 @@ static void check_diagnosis(const td_engine *engine)
         if (td_diagnoses_stall_active(d, i) < td_stalls_at(td_engine_stalls(engine), i)->flows_hit)
             __builtin_trap();
     check_hosts(engine, hosts);
-    td_report_diagnosis(d, hosts, report);
+    td_text_diagnosis(d, hosts, report);
     td_hosts_free(hosts);
     g_string_free(report, TRUE);
     td_diagnoses_free(d);

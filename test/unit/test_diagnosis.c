@@ -4,7 +4,7 @@
 #include <string.h>
 #include "advice.h"
 #include "downloads.h"
-#include "report.h"
+#include "text.h"
 
 /* Same addresses, as long as IPv6 makes them: ffff:...:ffff:ff0N for 10.0.0.N. */
 static void to_ipv6(fixture *f)
@@ -53,7 +53,7 @@ static char *report(const fixture *f)
 {
     GString *out = g_string_new(NULL);
 
-    td_report_diagnosis(f->d, f->hosts, out);
+    td_text_diagnosis(f->d, f->hosts, out);
     return g_string_free(out, FALSE);
 }
 

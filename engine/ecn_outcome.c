@@ -1,5 +1,5 @@
 /* A flow's ECN outcome from its handshake, settled as soon as the packets prove it. */
-#include "negotiation.h"
+#include "ecn_outcome.h"
 
 #include <stddef.h>
 

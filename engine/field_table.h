@@ -2,10 +2,10 @@
  * described once (name, type, label, description, scope, the subtree it sits in,
  * how its label reads). The plugin registers its fields and builds its tree from
  * it, the command writes its JSON, CSV and ek columns from it, and docs/fields.md
- * is checked against it (test/unit/test_fields_doc.py). Values come from the
- * readers in flowfields.c, which name fields by id, never by name. */
-#ifndef TCPDIAG_FIELDS_H
-#define TCPDIAG_FIELDS_H
+ * is checked against it (test/unit/test_field_table_doc.py). Values come from the
+ * readers in field_values.c, which name fields by id, never by name. */
+#ifndef TCPDIAG_FIELD_TABLE_H
+#define TCPDIAG_FIELD_TABLE_H
 
 #include <stdbool.h>
 
@@ -51,13 +51,13 @@ typedef enum td_field_group {
 } td_field_group;
 
 /* How a tree label reads the value (the field itself keeps the exact value). */
-typedef enum td_field_show {
-    TD_SHOW_PLAIN,          /* as Wireshark prints the type */
-    TD_SHOW_DURATION,       /* 1.42 s, 120 ms; below 10 ms three decimals of a ms */
-    TD_SHOW_RATIO,          /* two decimals */
-    TD_SHOW_RATE,           /* bytes per second, labelled in bit/s units first */
-    TD_SHOW_SECONDS,        /* a double of seconds, labelled as a duration */
-} td_field_show;
+typedef enum td_field_label {
+    TD_LABEL_PLAIN,          /* as Wireshark prints the type */
+    TD_LABEL_DURATION,       /* 1.42 s, 120 ms; below 10 ms three decimals of a ms */
+    TD_LABEL_RATIO,          /* two decimals */
+    TD_LABEL_RATE,           /* bytes per second, labelled in bit/s units first */
+    TD_LABEL_SECONDS,        /* a double of seconds, labelled as a duration */
+} td_field_label;
 
 typedef enum td_field_id {
     /* tcpdiag.diag */
@@ -120,7 +120,7 @@ typedef struct td_field_def {
     const char     *description;    /* NULL: none */
     td_field_scope  scope;
     td_field_group  group;
-    td_field_show   show;
+    td_field_label  label_style;
 } td_field_def;
 
 extern const td_field_def td_fields[TD_FIELD_COUNT];

@@ -1,6 +1,6 @@
-/* The readers of the field table (flowfields.h): one function per subtree decides
+/* The readers of the field table (field_values.h): one function per subtree decides
  * which fields a flow carries, under which conditions, and reads their values. */
-#include "flowfields.h"
+#include "field_values.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -1,12 +1,12 @@
-/* The one table of tcpdiag's fields and expert items (see fields.h): every name,
+/* The one table of tcpdiag's fields and expert items (see field_table.h): every name,
  * type, label and description is written here and nowhere else in C. */
-#include "fields.h"
+#include "field_table.h"
 
 #include <stddef.h>
 
-#define FLOW(group, show)   TD_SCOPE_FLOW, TD_GROUP_##group, TD_SHOW_##show
-#define DIR(group, show)    TD_SCOPE_DIRECTION, TD_GROUP_##group, TD_SHOW_##show
-#define PACKET(show)        TD_SCOPE_PACKET, TD_GROUP_TOP, TD_SHOW_##show
+#define FLOW(group, show)   TD_SCOPE_FLOW, TD_GROUP_##group, TD_LABEL_##show
+#define DIR(group, show)    TD_SCOPE_DIRECTION, TD_GROUP_##group, TD_LABEL_##show
+#define PACKET(show)        TD_SCOPE_PACKET, TD_GROUP_TOP, TD_LABEL_##show
 
 #define SHARE_OF_TIME "Share of the measured time"
 #define CODEPOINT_COUNT "Data segments with this IP ECN codepoint"

@@ -1,8 +1,8 @@
-/* engine/flowfields.c: the readers of the field table the command exports. The values are
+/* engine/field_values.c: the readers of the field table the command exports. The values are
  * the core's own (the parity test holds them to the plugin's on every capture);
  * here: the names, the directions, and which fields a flow carries. */
 #include "download_sim.h"
-#include "flowfields.h"
+#include "field_values.h"
 
 typedef struct seen {
     GHashTable *flow_wide;      /* name → count */

@@ -1,14 +1,14 @@
-/* The plugin's side of the field table (fields-tcpdiag.c): the hf, subtree and
- * expert registrations built from engine/fields.c, and the items of the tcpdiag
+/* The plugin's side of the field table (tree-tcpdiag.c): the hf, subtree and
+ * expert registrations built from engine/field_table.c, and the items of the tcpdiag
  * tree, each labelled by its field's row. */
-#ifndef TCPDIAG_FIELDS_GLUE_H
-#define TCPDIAG_FIELDS_GLUE_H
+#ifndef TCPDIAG_TREE_GLUE_H
+#define TCPDIAG_TREE_GLUE_H
 
 #include <epan/expert.h>
 #include <epan/packet.h>
 
-#include "fields.h"
-#include "flowfields.h"
+#include "field_table.h"
+#include "field_values.h"
 
 void tcpdiag_fields_register(int proto);
 int tcpdiag_hf(td_field_id id);

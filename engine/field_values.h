@@ -1,15 +1,15 @@
 /* The readers of the field table: which per-flow fields a flow carries and their
- * values, by field id (fields.h), for every front end: the plugin builds its tree
+ * values, by field id (field_table.h), for every front end: the plugin builds its tree
  * from them, the tcpdiag command its JSON, CSV and ek records. Presence follows one
  * rule for all: a value is given only once it is final (view->complete, or what a
  * single pass already knows for good). Per-packet fields (tcpdiag.dir,
  * tcpdiag.cc.event...) are the plugin's, not read here. */
-#ifndef TCPDIAG_FLOWFIELDS_H
-#define TCPDIAG_FLOWFIELDS_H
+#ifndef TCPDIAG_FIELD_VALUES_H
+#define TCPDIAG_FIELD_VALUES_H
 
 #include <stdint.h>
 #include "diagnosis.h"
-#include "fields.h"
+#include "field_table.h"
 #include "hosts.h"
 
 typedef struct td_field_value {

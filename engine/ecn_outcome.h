@@ -1,8 +1,8 @@
 /* A flow's ECN outcome from its handshake, settled as soon as the packets seen
  * prove it (RFC 3168 §6.1.1, RFC 9768 §3.1): the negotiation table of ecn.c
  * applied to the SYNs and SYN-ACK that handshake.c kept. */
-#ifndef TCPDIAG_NEGOTIATION_H
-#define TCPDIAG_NEGOTIATION_H
+#ifndef TCPDIAG_ECN_OUTCOME_H
+#define TCPDIAG_ECN_OUTCOME_H
 
 #include <stdbool.h>
 #include <stdint.h>

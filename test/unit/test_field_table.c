@@ -1,12 +1,12 @@
-/* engine/fields.c: every field id and expert id has its row, and every name is
+/* engine/field_table.c: every field id and expert id has its row, and every name is
  * spelled once. With an argument, prints the table instead (name, type, scope,
  * label, description; experts as name, "expert", group / severity, summary), one
- * tab-separated line each, for test_fields_doc.py. */
+ * tab-separated line each, for test_field_table_doc.py. */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "fields.h"
+#include "field_table.h"
 
 static const char *const type_names[] = {
     [TD_TYPE_STRING] = "string", [TD_TYPE_UINT8] = "uint8", [TD_TYPE_UINT16] = "uint16",

@@ -1,6 +1,6 @@
-/* The plugin's side of the field table (engine/fields.c): the hf, subtree and
+/* The plugin's side of the field table (engine/field_table.c): the hf, subtree and
  * expert registrations built from it, and the tcpdiag tree built from the
- * readers' values (engine/flowfields.c), each item labelled as people read it. */
+ * readers' values (engine/field_values.c), each item labelled as people read it. */
 
 #include "ws_compat.h"
 
@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "fields-tcpdiag.h"
+#include "tree-tcpdiag.h"
 #include "advice.h"
 
 static int hf_ids[TD_FIELD_COUNT];
@@ -120,21 +120,21 @@ static bool value_label(const td_field_def *def, const td_field_value *v, char *
 {
     char part[32];
 
-    switch (def->show) {
-    case TD_SHOW_RATIO:
+    switch (def->label_style) {
+    case TD_LABEL_RATIO:
         g_snprintf(text, size, "%.2f", v->dbl);
         return true;
-    case TD_SHOW_RATE:      /* the bit/s units people read first, the field's own unit after */
+    case TD_LABEL_RATE:      /* the bit/s units people read first, the field's own unit after */
         td_format_rate(v->dbl, part, sizeof part);
         g_snprintf(text, size, "%s (%.0f B/s)", part, v->dbl);
         return true;
-    case TD_SHOW_SECONDS:
+    case TD_LABEL_SECONDS:
         td_format_duration((int64_t)(v->dbl * 1e9), text, size);
         return true;
-    case TD_SHOW_DURATION:
+    case TD_LABEL_DURATION:
         duration_text(v->ns, text, size);
         return true;
-    case TD_SHOW_PLAIN:
+    case TD_LABEL_PLAIN:
         break;
     }
     return false;

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""docs/fields.md against the field table (engine/fields.c), and the table as the
+"""docs/fields.md against the field table (engine/field_table.c), and the table as the
 only place C spells a field name.
 
-  test_fields_doc.py TABLE_PROGRAM SOURCE_DIR
+  test_field_table_doc.py TABLE_PROGRAM SOURCE_DIR
 
-TABLE_PROGRAM --print lists the table (test_fields.c). Every field of the table has
+TABLE_PROGRAM --print lists the table (test_field_table.c). Every field of the table has
 a row in the doc with its type and a meaning, every field the doc's tables list is in
 the table, every expert item is documented with its group and severity; and no C
-file outside engine/fields.c and test/ holds a "tcpdiag.<field>" string."""
+file outside engine/field_table.c and test/ holds a "tcpdiag.<field>" string."""
 import pathlib
 import re
 import subprocess
@@ -84,7 +84,7 @@ def spelled_outside_table(root, pattern):
     for path in sorted(root.rglob("*.[ch]")):
         relative = path.relative_to(root)
         if relative.parts[0] in ("test", "build") or relative.parts[0].startswith("build") \
-                or relative == pathlib.Path("engine/fields.c"):
+                or relative == pathlib.Path("engine/field_table.c"):
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             if pattern.search(line):
@@ -97,7 +97,7 @@ def main():
     fields, experts = table(program)
     problems = check_doc(fields, experts, (root / "docs" / "fields.md").read_text())
     pattern = field_name_pattern(list(fields) + list(experts))
-    problems += [f"field name outside engine/fields.c: {hit}" for hit in spelled_outside_table(root, pattern)]
+    problems += [f"field name outside engine/field_table.c: {hit}" for hit in spelled_outside_table(root, pattern)]
     for problem in problems:
         print(problem)
     return 1 if problems else 0

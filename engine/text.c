@@ -1,6 +1,6 @@
 /* The reports both front ends print: the findings ranked by cost, the per-flow table
  * and the per-host rules. */
-#include "report.h"
+#include "text.h"
 
 #include <string.h>
 
@@ -112,7 +112,7 @@ static void add_to_finding(GHashTable *by_key, GPtrArray *findings, const td_dia
     }
 }
 
-void td_report_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, const td_finding *f, GString *out)
+void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, const td_finding *f, GString *out)
 {
     const td_diagnosis *worst = td_diagnosis_of(d, f->worst);
     char address[64], evidence[TD_SUMMARY_MAX + 1], cost[128];
@@ -148,7 +148,7 @@ static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const fi
     unsigned n = f->flows->len;
 
     g_string_append_printf(out, "%u. ", rank);
-    td_report_finding_sentence(d, hosts, f, out);
+    td_text_finding_sentence(d, hosts, f, out);
     g_string_append_c(out, '\n');
     g_string_append_printf(out, "   Cause: %s; %u flow%s (stream%s", td_cause_name(f->cause), n, n == 1 ? "" : "s",
                            n == 1 ? "" : "s");
@@ -200,7 +200,7 @@ static void write_undiagnosed(const td_diagnoses *d, GString *out)
     g_hash_table_destroy(counts);
 }
 
-void td_report_not_kept(const td_engine *engine, GString *out)
+void td_text_not_kept(const td_engine *engine, GString *out)
 {
     uint64_t not_kept = td_engine_not_kept(engine);
 
@@ -232,7 +232,7 @@ static tally count_flows(const td_diagnoses *d)
     return t;
 }
 
-GPtrArray *td_report_findings(const td_diagnoses *d)
+GPtrArray *td_text_findings(const td_diagnoses *d)
 {
     const td_engine *engine = td_diagnoses_engine(d);
     GHashTable *by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -249,7 +249,7 @@ GPtrArray *td_report_findings(const td_diagnoses *d)
     return findings;
 }
 
-void td_report_headline(const td_diagnoses *d, GString *out)
+void td_text_headline(const td_diagnoses *d, GString *out)
 {
     tally t = count_flows(d);
     char application[64] = "";
@@ -261,15 +261,15 @@ void td_report_headline(const td_diagnoses *d, GString *out)
                            t.flows - t.slow - t.by_application - t.healthy);
 }
 
-void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out)
+void td_text_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out)
 {
-    GPtrArray *findings = td_report_findings(d);
+    GPtrArray *findings = td_text_findings(d);
     tally t = count_flows(d);
 
     g_string_append(out, "tcpdiag: ");
-    td_report_headline(d, out);
+    td_text_headline(d, out);
     g_string_append(out, "\n");
-    td_report_not_kept(td_diagnoses_engine(d), out);
+    td_text_not_kept(td_diagnoses_engine(d), out);
     if (!t.slow)
         g_string_append_printf(out, "No slow flow: %s.\n",
                                t.by_application ? "the network held none back; the flows below waited on their application"
@@ -280,17 +280,17 @@ void td_report_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *
     g_ptr_array_free(findings, TRUE);
 }
 
-void td_report_diagnosis_framed(const td_diagnoses *d, const td_hosts *hosts, GString *out)
+void td_text_diagnosis_framed(const td_diagnoses *d, const td_hosts *hosts, GString *out)
 {
     g_string_append(out, "\n" TD_REPORT_RULE "\n");
     if (d)
-        td_report_diagnosis(d, hosts, out);
+        td_text_diagnosis(d, hosts, out);
     else
         g_string_append(out, "tcpdiag: diagnosis\n(no capture analysed)\n");
     g_string_append(out, TD_REPORT_RULE "\n");
 }
 
-void td_report_endpoints(const td_flow *flow, char *buf, size_t size)
+void td_text_endpoints(const td_flow *flow, char *buf, size_t size)
 {
     char a[72], b[72];
     int from = td_flow_roles_known(flow) ? flow->client : 0;
@@ -306,19 +306,19 @@ static const td_flight *main_flight(const td_flow *flow)
     return sender < 0 ? NULL : td_flow_flight(flow, sender);
 }
 
-const char *td_report_reaction(const td_flow *flow)
+const char *td_text_reaction(const td_flow *flow)
 {
     const td_flight *f = main_flight(flow);
     return !f ? "no-data" : f->unknown_reason ? "unknown" : td_reaction_name(f->cc.reaction);
 }
 
-const char *td_report_offload(const td_flow *flow)
+const char *td_text_offload(const td_flow *flow)
 {
     const td_flight *f = main_flight(flow);
     return f ? td_offload_verdict_name(f->seg.result.verdict) : "no-data";
 }
 
-const char *td_report_limit(const td_flow *flow)
+const char *td_text_limit(const td_flow *flow)
 {
     const td_flight *f = main_flight(flow);
     const char *why;
@@ -336,12 +336,12 @@ static void format_plateau(const td_flow *flow, char *plateau, size_t plateau_si
         g_strlcpy(plateau, "-", plateau_size);
 }
 
-void td_report_flows(const td_diagnoses *d, GString *out)
+void td_text_flows(const td_diagnoses *d, GString *out)
 {
-    td_report_flows_where(d, NULL, NULL, out);
+    td_text_flows_where(d, NULL, NULL, out);
 }
 
-void td_report_flows_where(const td_diagnoses *d, bool (*keep)(td_cause cause), const char *left_out_why,
+void td_text_flows_where(const td_diagnoses *d, bool (*keep)(td_cause cause), const char *left_out_why,
                            GString *out)
 {
     const td_engine *engine = d ? td_diagnoses_engine(d) : NULL;
@@ -365,20 +365,20 @@ void td_report_flows_where(const td_diagnoses *d, bool (*keep)(td_cause cause), 
             left_out++;
             continue;
         }
-        td_report_endpoints(flow, endpoints, sizeof endpoints);
+        td_text_endpoints(flow, endpoints, sizeof endpoints);
         format_plateau(flow, plateau, sizeof plateau);
         td_options_audit_flow(flow, &audit);
         if (audit.settled)
             td_options_missing_list(audit.missing, missing, sizeof missing);
         g_string_append_printf(out, "%-6u %-50s %9.3fs %8u  %-14s %-16s %-8s %-18s %-12s %-12s %-18s\n",
                                flow->stream, endpoints, (double)(flow->last_ns - flow->first_ns) / 1e9, flow->packets,
-                               td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome), missing, td_report_limit(flow), plateau,
-                               td_report_reaction(flow), td_report_offload(flow), td_cause_name(cause));
+                               td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome), missing, td_text_limit(flow), plateau,
+                               td_text_reaction(flow), td_text_offload(flow), td_cause_name(cause));
     }
     if (left_out)
         g_string_append_printf(out, "(%u flow%s left out: %s)\n", left_out, left_out == 1 ? "" : "s",
                                left_out_why ? left_out_why : "not asked for");
-    td_report_not_kept(engine, out);
+    td_text_not_kept(engine, out);
     g_string_append(out, TD_REPORT_RULE "\n");
 }
 
@@ -432,7 +432,7 @@ static void report_senders(const td_hosts *hosts, GString *out)
     }
 }
 
-void td_report_hosts_framed(const td_hosts *hosts, GString *out)
+void td_text_hosts_framed(const td_hosts *hosts, GString *out)
 {
     g_string_append(out, "\n" TD_REPORT_RULE "\n");
     if (!hosts) {
