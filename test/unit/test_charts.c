@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <string.h>
 #include "charts.h"
+#include "svg.h"
 #include "download_sim.h"
 #include "escape.h"
 
