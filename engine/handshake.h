@@ -1,6 +1,7 @@
 /* The TCP handshake of one flow: the SYNs, SYN-ACKs and the client's ACK as the
  * capture saw them, their options, and the two halves of the handshake's round trip.
- * It knows records and nothing of flows: flow.c hands it every record and keeps it. */
+ * It knows records and nothing of flows: flow.c keeps it and hands it the records
+ * that can still change it (the first of flow.c's analyses). */
 #ifndef TCPDIAG_HANDSHAKE_H
 #define TCPDIAG_HANDSHAKE_H
 
