@@ -1,7 +1,9 @@
-/* td_addr as a GLib hash key: hashing and comparing endpoint addresses. */
+/* Endpoint addresses: hashing and comparing them as GLib keys, and writing them as text. */
 #include "addr.h"
 
+#include <arpa/inet.h>
 #include <string.h>
+#include <sys/socket.h>
 
 guint td_addr_hash(gconstpointer key)
 {
@@ -16,4 +18,18 @@ gboolean td_addr_equal(gconstpointer x, gconstpointer y)
 {
     const td_addr *a = x, *b = y;
     return a->len == b->len && memcmp(a->bytes, b->bytes, MIN(a->len, sizeof a->bytes)) == 0;
+}
+
+void td_addr_format(const td_addr *addr, char *buf, size_t size)
+{
+    const char *text = NULL;
+
+    if (size == 0)
+        return;
+    if (addr->len == 4)
+        text = inet_ntop(AF_INET, addr->bytes, buf, (socklen_t)size);
+    else if (addr->len == 16)
+        text = inet_ntop(AF_INET6, addr->bytes, buf, (socklen_t)size);
+    if (!text)
+        g_strlcpy(buf, "?", size);
 }

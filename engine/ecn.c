@@ -11,11 +11,6 @@ unsigned td_ecn_bits(uint16_t tcp_flags)
            ((tcp_flags & TD_TH_ECE) ? ECE : 0);
 }
 
-bool td_ecn_syn_requests(uint16_t syn_flags)
-{
-    return td_ecn_bits(syn_flags) != 0;
-}
-
 bool td_ecn_is_setup_request(uint16_t syn_flags)
 {
     unsigned bits = td_ecn_bits(syn_flags);
@@ -64,12 +59,6 @@ td_ecn_outcome td_ecn_classify(uint16_t syn_flags, uint16_t synack_flags, td_ip_
         }
     }
     return TD_ECN_INVALID;              /* reserved SYN combinations */
-}
-
-bool td_ecn_negotiated(td_ecn_outcome outcome)
-{
-    return outcome == TD_ECN_CLASSIC || outcome == TD_ECN_ACCECN ||
-           outcome == TD_ECN_ACCECN_CLASSIC;
 }
 
 td_ecn_data_use td_ecn_data_use_of(td_ecn_outcome outcome, const uint32_t codepoint_count[4])

@@ -32,7 +32,10 @@ typedef enum td_ecn_data_use {
 unsigned td_ecn_bits(uint16_t tcp_flags);
 
 /* True when a SYN asks for ECN in any form (classic, AccECN or reserved). */
-bool td_ecn_syn_requests(uint16_t syn_flags);
+static inline bool td_ecn_syn_requests(uint16_t syn_flags)
+{
+    return (syn_flags & (TD_TH_AE | TD_TH_CWR | TD_TH_ECE)) != 0;
+}
 
 /* True for the two well-formed setup SYNs: classic (0,1,1) and AccECN (1,1,1). */
 bool td_ecn_is_setup_request(uint16_t syn_flags);
@@ -41,7 +44,10 @@ bool td_ecn_is_setup_request(uint16_t syn_flags);
  * SYN codepoint the SYN-ACK reports (RFC 9768 §3.1.1); untouched otherwise. */
 td_ecn_outcome td_ecn_classify(uint16_t syn_flags, uint16_t synack_flags, td_ip_ecn *feedback);
 
-bool td_ecn_negotiated(td_ecn_outcome outcome);
+static inline bool td_ecn_negotiated(td_ecn_outcome outcome)
+{
+    return outcome == TD_ECN_CLASSIC || outcome == TD_ECN_ACCECN || outcome == TD_ECN_ACCECN_CLASSIC;
+}
 
 td_ecn_data_use td_ecn_data_use_of(td_ecn_outcome outcome, const uint32_t codepoint_count[4]);
 

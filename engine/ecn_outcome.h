@@ -1,6 +1,8 @@
 /* A flow's ECN outcome from its handshake, settled as soon as the packets seen
  * prove it (RFC 3168 §6.1.1, RFC 9768 §3.1): the negotiation table of ecn.c
- * applied to the SYNs and SYN-ACK that handshake.c kept. */
+ * applied to the SYNs and SYN-ACK that handshake.c kept. The one place the outcome
+ * is decided: flow.c's ecn analysis asks it after each record while the outcome
+ * is pending, and once more when the capture ends. */
 #ifndef TCPDIAG_ECN_OUTCOME_H
 #define TCPDIAG_ECN_OUTCOME_H
 

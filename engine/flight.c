@@ -1,5 +1,58 @@
 /* Bytes in flight per round trip, plateaus and the limiting factor of one data
- * direction; it walks the analyses that ride on its round trips (direction.h). */
+ * direction; it walks the analyses that ride on its round trips (direction.h).
+ *
+ * Overview, as Linux tcp_bbr.c opens with one.
+ *
+ * Every question tcpdiag asks of a transfer (is it held by the receiver's window,
+ * by the congestion window, by the sender, by the application; did it cut its
+ * rate when marked; is it capped below what offload could send) is a question
+ * about what the sender did one round trip after it learnt something. Packets are
+ * the wrong unit for that: a burst of forty segments and a single one are both
+ * one decision. So the flight is measured per round trip, the sender's own unit
+ * of decision, and everything else here is bookkeeping for it.
+ *
+ * A round opens with the first data segment that sends new bytes while no round
+ * is open, and ends at that segment's end sequence. It closes when the sender has
+ * learnt that all of it was acknowledged: when an ACK covering round_end has
+ * reached the sender, not when the capture sees it. Its flight is the largest
+ * nxt - una seen while it was open: the bytes the sender let be outstanding,
+ * which is the window it was working with whatever the capture point.
+ *
+ * Why "reached the sender": a capture next to the receiver sees an ACK half a
+ * round trip before the sender acts on it, and would count the segments the
+ * sender sent meanwhile, under its older window, as the flight of the new one.
+ * ACKs therefore wait in a ring until they have reached the sender, by one of two
+ * clocks:
+ *   - with timestamps, each data segment names the newest ACK its sender had (the
+ *     TSval it echoes): that ACK, and those before it, are delivered then, and the
+ *     time between sampling the ACK and the data answering it measures the lag;
+ *   - without, an ACK is delivered ack_lag_ns after it was seen, the handshake
+ *     half between capture point and sender (flight_context.c) less the peer's
+ *     turnaround; data beyond the window the sender is thought to know proves a
+ *     later ACK had already arrived and delivers it early.
+ * A capture next to the sender has no lag, one in the middle a part of it: the
+ * same rounds come out at any capture point, only the clock differs.
+ *
+ * What the rounds drive, each at its hook in direction.h:
+ *   - plateaus: rounds whose flights stay within a band make a run; a run of
+ *     plateau_min_rounds is a plateau, judged at its end as the receiver's (most
+ *     rounds reached the window), the congestion window's (it sits where the
+ *     flight stood at the last signal: CUBIC probing back to W_max) or the
+ *     sender's (neither);
+ *   - limit: each round's duration is attributed to what held it (the receive
+ *     window, the congestion window after a signal, the sender on a plateau, the
+ *     application for silences with nothing outstanding), and the largest share
+ *     is the direction's limit;
+ *   - congestion (congestion.c): the flight one and two rounds after each answer
+ *     to a signal says whether the sender cut, and by how much; rounds at a few
+ *     MSS while signals keep coming make a collapse;
+ *   - offload (offload.c): rounds with several MSS in flight are the ones where a
+ *     sender with offload would send super-packets;
+ *   - series (series.c): one sample per round for the report's charts, and the
+ *     round log for the plugin's per-packet tcpdiag.flight.round.
+ * Those analyses keep their state inside td_flight and never call flight.c back:
+ * flight.c alone knows when a round closes or an ACK reaches the sender, deep in
+ * its own bookkeeping, so it walks them in the order of `analyses` below. */
 #include "flight.h"
 
 #include <glib.h>

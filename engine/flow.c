@@ -1,12 +1,12 @@
-/* The flow table and each record's dispatch: flows by tcp.stream, lone SYNs, roles,
- * vantage and per-direction tallies. */
+/* The flow table and each record's dispatch: flows by tcp.stream (lone SYNs kept
+ * small, and held in a ring beyond max_flows), each record handed once to every
+ * analysis in a fixed order, and the queries on a flow. */
 #include "flow.h"
 
-#include <arpa/inet.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "ecn_outcome.h"
+#include "flight_context.h"
 
 /* Flows live in slabs of SLAB_FLOWS, in first-appearance order: no allocation
  * header per flow, no pointer array, stable addresses. */
@@ -230,16 +230,6 @@ static void settle_ecn(td_flow *flow, const td_ecn_decision *d)
     flow->ecn_reason = d->reason;
 }
 
-static void update_ecn_outcome(td_flow *flow, const td_record *rec)
-{
-    td_handshake scratch;
-    td_ecn_decision d;
-
-    if (flow->ecn_outcome == TD_ECN_PENDING &&
-        td_ecn_decide(td_flow_hs(flow, &scratch), flow->beyond_limit, rec->frame, &flow->accecn_feedback, &d))
-        settle_ecn(flow, &d);
-}
-
 static void note_data(td_flow *flow, const td_record *rec, int sender)
 {
     td_dir_stats *dir = &flow->more->sent[sender];
@@ -276,130 +266,147 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
         dir->first_frame_without_ts = rec->frame;
 }
 
-/* The receiver's window shift: its announced one when both sides announced
- * window scaling, 0 when either did not, -1 when that cannot be read. */
-static int receiver_wscale(const td_flow *flow, int receiver)
+/* The analyses a record meets once its flow is found and counted, in this order,
+ * each once: after the kernel's tcp_congestion_ops, one entry per analysis with a
+ * hook per record and one for when the capture has been read. A record's path is
+ * a star from here: no analysis calls flow.c back or hands the record on.
+ *
+ *   handshake  the SYNs, SYN-ACK and client's ACK, and the roles they settle;
+ *   tallies    what each endpoint sent: data, codepoints, timestamps (the options
+ *              audit, options.c, reads them when asked);
+ *   ecn        the ECN outcome, as soon as the handshake so far proves it
+ *              (ecn_outcome.c): after the handshake, which it reads;
+ *   flight     each data direction's rounds (flight.c), and through them
+ *              congestion and offload (direction.h): after ecn, whose outcome
+ *              tells a direction's first data how CE marks are echoed;
+ *   stall      the host-wide silences (stall.c): after the tallies, whose payload
+ *              counts tell waiting from idle.
+ *
+ * A flow that is still one SYN (flow->more NULL) meets them too: handshake,
+ * tallies and flight keep their state in flow->more and let it pass; ecn reads
+ * the handshake its SYN makes, stall the host-wide side of the SYN. */
+typedef struct flow_analysis {
+    void (*on_record)(td_engine *engine, td_flow *flow, const td_record *rec, int sender);
+    /* The capture has been read: settle what is pending. NULL when nothing can be. */
+    void (*on_end)(td_engine *engine, td_flow *flow);
+} flow_analysis;
+
+/* Once the client's ACK is in, only a SYN or SYN-ACK can change the handshake:
+ * the records of the transfer pass by. */
+static void handshake_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
 {
-    uint8_t shift = flow->more->hs.opts[receiver].wscale;
-
-    bool later_ts = flow->more->sent[0].sent_ts || flow->more->sent[1].sent_ts;
-
-    switch (td_handshake_option_used(&flow->more->hs, later_ts, TD_OPT_WSCALE)) {
-    case TD_YES:     return shift > 14 ? 14 : shift;     /* RFC 7323 §2.3 */
-    case TD_NO:      return 0;
-    case TD_UNKNOWN: break;
-    }
-    return -1;
+    if (flow->more && (!flow->more->hs.ack_frame || (rec->tcp_flags & TD_TH_SYN)))
+        td_handshake_record(&flow->more->hs, rec, sender, &flow->client);
 }
 
-enum { TURNAROUND_ALLOWANCE_NS = 1000000 };
-
-/* How far this capture is from the direction's sender: the handshake half that
- * spans capture point ↔ sender is the time an ACK seen here takes to matter. */
-static const char *flight_context(const td_flow *flow, int sender, const td_config *cfg,
-                                  td_flight_context *ctx)
+static void tallies_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
 {
-    int64_t to_server = 0, to_client = 0;
-    bool halves = td_flow_handshake_halves(flow, &to_server, &to_client);
-    bool from_server = sender != flow->client;
-    td_vantage vantage = td_flow_vantage(flow, cfg);
-    td_vantage near_sender = from_server ? TD_VANTAGE_NEAR_SERVER : TD_VANTAGE_NEAR_CLIENT;
-    td_vantage near_receiver = from_server ? TD_VANTAGE_NEAR_CLIENT : TD_VANTAGE_NEAR_SERVER;
-
-    if (!td_flow_roles_known(flow))
-        return "handshake not captured: who sends and how far the sender is are unknown";
-    memset(ctx, 0, sizeof *ctx);
-    if (halves && vantage != near_sender) {
-        /* The half also holds the peer's SYN-ACK turnaround, which an ACK-clocked
-         * sender does not spend: allow for up to 1 ms of it. */
-        int64_t half = from_server ? to_server : to_client;
-        ctx->ack_lag_ns = half - MIN(half / 16, TURNAROUND_ALLOWANCE_NS);
-    } else if (vantage != near_sender) {
-        return "handshake incomplete: how long ACKs take to reach the sender is unknown";
-    }
-    ctx->seen_from = vantage == near_sender     ? TD_SEEN_SENDER
-                     : vantage == near_receiver ? TD_SEEN_RECEIVER
-                     : vantage == TD_VANTAGE_MIDDLE ? TD_SEEN_MIDDLE : TD_SEEN_UNKNOWN;
-    ctx->rcv_wscale = receiver_wscale(flow, 1 - sender);
-    const td_handshake *hs = &flow->more->hs;
-    ctx->timestamps = hs->opts_seen[0] && hs->opts_seen[1] && (hs->opts[0].present & hs->opts[1].present & TD_OPT_TS);
-    if (hs->opts[1 - sender].present & TD_OPT_MSS)
-        ctx->peer_mss = hs->opts[1 - sender].mss;
-    ctx->feedback = flow->ecn_outcome == TD_ECN_ACCECN ? TD_FEEDBACK_ACCECN
-                    : td_ecn_negotiated(flow->ecn_outcome) ? TD_FEEDBACK_CLASSIC : TD_FEEDBACK_NONE;
-    return NULL;
-}
-
-/* Without a handshake, data that carries timestamps still says which ACK it
- * answers (RFC 7323): flight and congestion signals can be measured from there,
- * with the window scale and the vantage point unknown. */
-static const char *midflow_context(const td_record *rec, const char *why, td_flight_context *ctx)
-{
-    if (!rec->options.ts_valid)
-        return why;
-    memset(ctx, 0, sizeof *ctx);
-    ctx->seen_from = TD_SEEN_UNKNOWN;
-    ctx->timestamps = true;
-    ctx->rcv_wscale = -1;
-    ctx->no_handshake = true;
-    return NULL;
-}
-
-/* A flow without its handshake shows ECN in use by its flags: AE only exists in
- * AccECN; ECT data, ECE on ACKs or CWR on data mean classic ECN. */
-static void learn_feedback(td_flow *flow, const td_record *rec)
-{
-    td_ecn_feedback feedback;
-
-    if (flow->more->hs.synack_frame)
+    if (!flow->more)
         return;
-    if (rec->tcp_flags & TD_TH_AE)
-        feedback = TD_FEEDBACK_ACCECN;
-    else if ((rec->tcp_flags & (TD_TH_ECE | TD_TH_CWR)) || (rec->payload_len && rec->has_ip_ecn && rec->ip_ecn))
-        feedback = TD_FEEDBACK_CLASSIC;
-    else
-        return;
-    for (int sender = 0; sender < 2; sender++)
-        if (flow->more->flight[sender])
-            td_flight_learn_feedback(flow->more->flight[sender], feedback);
+    if (rec->payload_len)
+        note_data(flow, rec, sender);
+    note_timestamps(flow, rec, sender);
 }
 
-static void note_flight(td_engine *engine, td_flow *flow, const td_record *rec, int from)
+static void ecn_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec,
+                       int sender G_GNUC_UNUSED)
+{
+    td_handshake scratch;
+    td_ecn_decision d;
+
+    if (flow->ecn_outcome == TD_ECN_PENDING &&
+        td_ecn_decide(td_flow_hs(flow, &scratch), flow->beyond_limit, rec->frame, &flow->accecn_feedback, &d))
+        settle_ecn(flow, &d);
+}
+
+static void ecn_end(td_engine *engine G_GNUC_UNUSED, td_flow *flow)
+{
+    td_handshake scratch;
+    td_ecn_decision d;
+
+    if (flow->ecn_outcome != TD_ECN_PENDING)
+        return;
+    td_ecn_decide_at_end(td_flow_hs(flow, &scratch), &flow->accecn_feedback, &d);
+    settle_ecn(flow, &d);
+}
+
+/* A direction's first data segment: its flight starts with what the handshake
+ * tells (flight_context.h). */
+static td_flight *flight_begin(const td_engine *engine, const td_flow *flow, const td_record *rec, int sender)
+{
+    const td_flow_more *more = flow->more;
+    bool later_ts = more->sent[0].sent_ts || more->sent[1].sent_ts;
+    td_flight_context ctx;
+    td_vantage vantage = td_vantage_infer(&more->hs, engine->cfg->vantage_dominance_pct,
+                                          engine->cfg->vantage_min_delay_us, engine->cfg->vantage_override);
+    const char *why = td_flight_context_of(&more->hs, flow->client, sender, later_ts, vantage,
+                                           (td_ecn_outcome)flow->ecn_outcome, rec, &ctx);
+    td_flight *flight = g_new(td_flight, 1);
+
+    td_flight_begin(flight, why ? NULL : &ctx, why);
+    return flight;
+}
+
+static void flight_record(td_engine *engine, td_flow *flow, const td_record *rec, int from)
 {
     const td_flight_config *cfg = &engine->cfg->flight;
-    td_flight **flight = flow->more->flight;
+    td_flight **flight;
 
     if (rec->tcp_flags & TD_TH_SYN)
-        return;
-    if (rec->payload_len) {
-        if (!flight[from]) {
-            td_flight_context ctx;
-            const char *why = flight_context(flow, from, engine->cfg, &ctx);
-            if (why && !flow->more->hs.synack_frame)
-                why = midflow_context(rec, why, &ctx);
-            flight[from] = g_new(td_flight, 1);
-            td_flight_begin(flight[from], why ? NULL : &ctx, why);
-        }
+        return;                 /* a lone SYN, the one record without flow->more, among them */
+    flight = flow->more->flight;
+    if (rec->payload_len && !flight[from])
+        flight[from] = flight_begin(engine, flow, rec, from);
+    if (!flow->more->hs.synack_frame) {
+        td_ecn_feedback shown = td_flight_feedback_shown(rec);
+        for (int sender = 0; sender < 2 && shown != TD_FEEDBACK_NONE; sender++)
+            if (flight[sender])
+                td_flight_learn_feedback(flight[sender], shown);
     }
-    learn_feedback(flow, rec);
     if (rec->payload_len)
         td_flight_data(flight[from], rec, cfg);
     if (flight[1 - from])
         td_flight_ack(flight[1 - from], rec, cfg);
 }
 
+static void flight_end(td_engine *engine, td_flow *flow)
+{
+    for (int sender = 0; sender < 2; sender++)
+        if (td_flow_flight(flow, sender))
+            td_flight_finish(td_flow_flight(flow, sender), &engine->cfg->flight);
+}
+
+static void stall_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
+{
+    if (!flow->more)
+        td_stalls_packet(engine->stalls, NULL, flow->index, sender, rec, 0, 0);
+    else
+        td_stalls_packet(engine->stalls, flow->more->silence, flow->index, sender, rec,
+                     flow->more->sent[sender].payload_bytes, flow->more->sent[1 - sender].payload_bytes);
+}
+
+static const flow_analysis analyses[] = {
+    { handshake_record, NULL },
+    { tallies_record, NULL },
+    { ecn_record, ecn_end },
+    { flight_record, flight_end },
+    { stall_record, NULL },
+};
+
+static void dispatch(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(analyses); i++)
+        analyses[i].on_record(engine, flow, rec, sender);
+}
+
 /* The flow's first packet is a SYN without payload: it keeps only that. */
 static td_flow *lone_syn(td_engine *engine, td_flow *flow, const td_record *rec)
 {
-    td_silence lone[2];     /* the host-wide side of the SYN still counts */
-
     flow->packets = 1;
     flow->last_frame = rec->frame;
     flow->last_ns = rec->time_ns;
     keep_lone_syn(flow, rec, 0);
-    update_ecn_outcome(flow, rec);
-    td_silence_init(lone);
-    td_stalls_packet(engine->stalls, lone, flow->index, 0, rec, 0, 0);
+    dispatch(engine, flow, rec, 0);
     return flow;
 }
 
@@ -474,24 +481,7 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
     if (rec->time_ns > flow->last_ns || flow->packets == 1)
         flow->last_ns = rec->time_ns;
 
-    if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == TD_TH_SYN) {
-        if (td_handshake_syn(&more->hs, rec, from) && flow->client < 0)
-            flow->client = (int8_t)from;
-    } else if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == (TD_TH_SYN | TD_TH_ACK)) {
-        td_handshake_synack(&more->hs, rec, from);
-        if (flow->client < 0)
-            flow->client = (int8_t)(1 - from);
-    } else if (from == flow->client && more->hs.synack_frame && !more->hs.ack_frame &&
-               (rec->tcp_flags & TD_TH_ACK)) {
-        td_handshake_ack(&more->hs, rec);
-    }
-    if (rec->payload_len)
-        note_data(flow, rec, from);
-    note_timestamps(flow, rec, from);
-    update_ecn_outcome(flow, rec);
-    note_flight(engine, flow, rec, from);
-    td_stalls_packet(engine->stalls, more->silence, flow->index, from, rec, more->sent[from].payload_bytes,
-                     more->sent[1 - from].payload_bytes);
+    dispatch(engine, flow, rec, from);
     *sender = from;
     return flow;
 }
@@ -515,19 +505,10 @@ static void flow_span(uint32_t flow_index, const void *engine, int64_t *first_ns
 
 void td_engine_finish(td_engine *engine)
 {
-    for (guint i = 0; i < engine->nflows; i++) {
-        td_flow *flow = flow_at(engine, i);
-        td_handshake scratch;
-        const td_handshake *hs = td_flow_hs(flow, &scratch);
-        for (int sender = 0; sender < 2; sender++)
-            if (td_flow_flight(flow, sender))
-                td_flight_finish(td_flow_flight(flow, sender), &engine->cfg->flight);
-        td_ecn_decision d;
-        if (flow->ecn_outcome != TD_ECN_PENDING)
-            continue;
-        td_ecn_decide_at_end(hs, &flow->accecn_feedback, &d);
-        settle_ecn(flow, &d);
-    }
+    for (guint i = 0; i < engine->nflows; i++)
+        for (size_t a = 0; a < G_N_ELEMENTS(analyses); a++)
+            if (analyses[a].on_end)
+                analyses[a].on_end(engine, flow_at(engine, i));
     if (engine->held) {
         engine->not_kept += g_hash_table_size(engine->held_by_stream);
         g_hash_table_destroy(engine->held_by_stream);
@@ -635,58 +616,13 @@ bool td_flow_handshake_halves(const td_flow *flow, int64_t *syn_to_synack, int64
     return flow->more && td_handshake_halves(&flow->more->hs, syn_to_synack, synack_to_ack);
 }
 
-/* The SYN → SYN-ACK half spans capture point ↔ server, the SYN-ACK → ACK half
- * capture point ↔ client. A capture next to the client sees almost the whole
- * RTT in the first half, one next to the server in the second. */
 td_vantage td_flow_vantage(const td_flow *flow, const td_config *cfg)
 {
-    int64_t to_server, to_client, total, min_delay;
-
-    if (cfg->vantage_override != TD_VANTAGE_UNKNOWN)
-        return cfg->vantage_override;
-    if (!td_flow_handshake_halves(flow, &to_server, &to_client))
-        return TD_VANTAGE_UNKNOWN;
-    total = to_server + to_client;
-    min_delay = (int64_t)cfg->vantage_min_delay_us * 1000;
-    if (total <= 0)
-        return TD_VANTAGE_UNKNOWN;
-    if (to_server * 100 >= total * (int64_t)cfg->vantage_dominance_pct &&
-        to_server - to_client >= min_delay)
-        return TD_VANTAGE_NEAR_CLIENT;
-    if (to_client * 100 >= total * (int64_t)cfg->vantage_dominance_pct &&
-        to_client - to_server >= min_delay)
-        return TD_VANTAGE_NEAR_SERVER;
-    if (to_server >= min_delay && to_client >= min_delay)
-        return TD_VANTAGE_MIDDLE;
-    return TD_VANTAGE_UNKNOWN;
+    return td_vantage_infer(flow->more ? &flow->more->hs : NULL, cfg->vantage_dominance_pct, cfg->vantage_min_delay_us,
+                            cfg->vantage_override);
 }
 
 td_ecn_data_use td_flow_ecn_data_use(const td_flow *flow, int sender)
 {
     return td_ecn_data_use_of((td_ecn_outcome)flow->ecn_outcome, td_flow_sent(flow, sender)->ecn_count);
-}
-
-const char *td_vantage_name(td_vantage vantage)
-{
-    switch (vantage) {
-    case TD_VANTAGE_NEAR_CLIENT: return "near-client";
-    case TD_VANTAGE_NEAR_SERVER: return "near-server";
-    case TD_VANTAGE_MIDDLE:      return "middle";
-    case TD_VANTAGE_UNKNOWN:     break;
-    }
-    return "unknown";
-}
-
-void td_addr_format(const td_addr *addr, char *buf, size_t size)
-{
-    const char *text = NULL;
-
-    if (size == 0)
-        return;
-    if (addr->len == 4)
-        text = inet_ntop(AF_INET, addr->bytes, buf, (socklen_t)size);
-    else if (addr->len == 16)
-        text = inet_ntop(AF_INET6, addr->bytes, buf, (socklen_t)size);
-    if (!text)
-        g_strlcpy(buf, "?", size);
 }

@@ -1,21 +1,17 @@
-/* The flow model every analysis stands on: endpoints, client/server roles, the
- * handshake and its timings, and the vantage point those timings imply. */
+/* The flow model every analysis stands on: the flow table (endpoints,
+ * client/server roles, the handshake, per-direction counts and each analysis'
+ * state), the engine that feeds it records, and the queries on a flow. */
 #ifndef TCPDIAG_FLOW_H
 #define TCPDIAG_FLOW_H
 
 #include <glib.h>
+#include "addr.h"
 #include "ecn.h"
 #include "flight.h"
 #include "handshake.h"
 #include "record.h"
 #include "stall.h"
-
-typedef enum td_vantage {
-    TD_VANTAGE_UNKNOWN = 0,
-    TD_VANTAGE_NEAR_CLIENT,
-    TD_VANTAGE_NEAR_SERVER,
-    TD_VANTAGE_MIDDLE,
-} td_vantage;
+#include "vantage.h"
 
 /* Thresholds an analyst can tune (Wireshark preferences in the glue). */
 typedef struct td_config {
@@ -154,13 +150,10 @@ const char *td_flow_data_sender(const td_flow *flow);
 /* The data direction that carried most payload (the transfer an analyst cares
  * about): its sender's endpoint index, -1 when no direction carried data. */
 int td_flow_busiest_sender(const td_flow *flow);
+/* The capture point's vantage for this flow (vantage.h), with cfg's thresholds. */
 td_vantage td_flow_vantage(const td_flow *flow, const td_config *cfg);
 /* Handshake halves at the capture point, in ns; false when not measurable. */
 bool td_flow_handshake_halves(const td_flow *flow, int64_t *syn_to_synack, int64_t *synack_to_ack);
 td_ecn_data_use td_flow_ecn_data_use(const td_flow *flow, int sender);
-
-const char *td_vantage_name(td_vantage vantage);
-/* Writes the address as text (dotted quad or RFC 5952 IPv6) into buf. */
-void td_addr_format(const td_addr *addr, char *buf, size_t size);
 
 #endif

@@ -12,18 +12,9 @@ void td_handshake_init(td_handshake *hs)
     hs->syn_ip_ecn = hs->synack_ip_ecn = -1;
 }
 
-td_syn_options td_syn_options_of(const td_tcp_options *o)
-{
-    td_syn_options s = { o->complete, o->present, o->unknown, o->wscale, o->mss };
-    return s;
-}
-
-int8_t td_record_ip_ecn(const td_record *rec)
-{
-    return rec->has_ip_ecn ? (int8_t)(rec->ip_ecn & 3) : -1;
-}
-
-bool td_handshake_syn(td_handshake *hs, const td_record *rec, int sender)
+/* A SYN from endpoint `sender`; false when it is a stale copy of an answered one
+ * (the handshake is left alone). */
+static bool syn(td_handshake *hs, const td_record *rec, int sender)
 {
     if (hs->ack_frame && rec->seq == hs->syn_isn)
         return false;           /* a stale copy of an answered SYN */
@@ -80,9 +71,8 @@ static void remember_synack(td_handshake *hs, const td_record *rec)
     hs->synacks[TD_SYNACKS_KEPT - 1] = (td_synack_sent){ rec->time_ns, rec->options.tsval, rec->options.ts_valid };
 }
 
-void td_handshake_synack(td_handshake *hs, const td_record *rec, int sender)
+static void synack(td_handshake *hs, const td_record *rec, int sender)
 {
-
     remember_synack(hs, rec);
     if (hs->synack_frame && !hs->synack_crossed)
         return;
@@ -98,7 +88,7 @@ void td_handshake_synack(td_handshake *hs, const td_record *rec, int sender)
 /* The client's first ACK after the SYN-ACK answers the SYN-ACK whose timestamp
  * it echoes (one that crossed a retry, when it does); without timestamps, the
  * SYN-ACK of the handshake. */
-void td_handshake_ack(td_handshake *hs, const td_record *rec)
+static void ack(td_handshake *hs, const td_record *rec)
 {
     hs->ack_frame = rec->frame;
     hs->ack_ns = rec->time_ns;
@@ -108,15 +98,23 @@ void td_handshake_ack(td_handshake *hs, const td_record *rec)
             hs->acked_synack_ns = hs->synacks[i].ns;
 }
 
-bool td_handshake_halves(const td_handshake *hs, int64_t *syn_to_synack, int64_t *synack_to_ack)
+void td_handshake_record(td_handshake *hs, const td_record *rec, int sender, int8_t *client)
 {
-    if (!hs->last_syn_frame || !hs->synack_frame || !hs->ack_frame)
-        return false;
-    if (hs->synack_ns < hs->last_syn_ns || hs->ack_ns < hs->acked_synack_ns)
-        return false;           /* timestamps out of order: nothing to infer */
-    *syn_to_synack = hs->synack_ns - hs->last_syn_ns;
-    *synack_to_ack = hs->ack_ns - hs->acked_synack_ns;
-    return true;
+    switch (rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) {
+    case TD_TH_SYN:
+        if (syn(hs, rec, sender) && *client < 0)
+            *client = (int8_t)sender;
+        break;
+    case TD_TH_SYN | TD_TH_ACK:
+        synack(hs, rec, sender);
+        if (*client < 0)
+            *client = (int8_t)(1 - sender);
+        break;
+    case TD_TH_ACK:
+        if (sender == *client && hs->synack_frame && !hs->ack_frame)
+            ack(hs, rec);
+        break;
+    }
 }
 
 void td_handshake_announced(const td_handshake *hs, int endpoint, bool later_ts, unsigned *announced,

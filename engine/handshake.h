@@ -1,6 +1,7 @@
 /* The TCP handshake of one flow: the SYNs, SYN-ACKs and the client's ACK as the
  * capture saw them, their options, and the two halves of the handshake's round trip.
- * It knows records and nothing of flows: flow.c feeds it and keeps it. */
+ * It knows records and nothing of flows: flow.c keeps it and hands it the records
+ * that can still change it (the first of flow.c's analyses). */
 #ifndef TCPDIAG_HANDSHAKE_H
 #define TCPDIAG_HANDSHAKE_H
 
@@ -20,7 +21,11 @@ typedef struct td_syn_options {
     uint16_t mss;
 } td_syn_options;
 
-td_syn_options td_syn_options_of(const td_tcp_options *options);
+static inline td_syn_options td_syn_options_of(const td_tcp_options *o)
+{
+    td_syn_options s = { o->complete, o->present, o->unknown, o->wscale, o->mss };
+    return s;
+}
 
 /* SYN-ACKs with distinct timestamps a handshake keeps: the first, a timer's
  * retransmission, and the answer to a retried SYN. */
@@ -58,16 +63,26 @@ typedef struct td_handshake {
 /* A handshake with nothing seen yet. */
 void td_handshake_init(td_handshake *hs);
 /* The IP header's ECN codepoint of a record, -1 when not known. */
-int8_t td_record_ip_ecn(const td_record *rec);
-/* A SYN from endpoint `sender`; false when it is a stale copy of an answered one
- * (the handshake is left alone). */
-bool td_handshake_syn(td_handshake *hs, const td_record *rec, int sender);
-/* A SYN-ACK from endpoint `sender`. */
-void td_handshake_synack(td_handshake *hs, const td_record *rec, int sender);
-/* The client's first ACK after the SYN-ACK. */
-void td_handshake_ack(td_handshake *hs, const td_record *rec);
+static inline int8_t td_record_ip_ecn(const td_record *rec)
+{
+    return rec->has_ip_ecn ? (int8_t)(rec->ip_ecn & 3) : -1;
+}
+/* A record of the flow from endpoint `sender`: a SYN, a SYN-ACK or the client's
+ * first ACK after the SYN-ACK updates the handshake, and the first SYN or SYN-ACK
+ * that counts settles the roles: *client, the client's endpoint index, is set
+ * when it is still -1. Other records leave both alone. */
+void td_handshake_record(td_handshake *hs, const td_record *rec, int sender, int8_t *client);
 /* The halves at the capture point, in ns; false when not measurable. */
-bool td_handshake_halves(const td_handshake *hs, int64_t *syn_to_synack, int64_t *synack_to_ack);
+static inline bool td_handshake_halves(const td_handshake *hs, int64_t *syn_to_synack, int64_t *synack_to_ack)
+{
+    if (!hs->last_syn_frame || !hs->synack_frame || !hs->ack_frame)
+        return false;
+    if (hs->synack_ns < hs->last_syn_ns || hs->ack_ns < hs->acked_synack_ns)
+        return false;           /* timestamps out of order: nothing to infer */
+    *syn_to_synack = hs->synack_ns - hs->last_syn_ns;
+    *synack_to_ack = hs->ack_ns - hs->acked_synack_ns;
+    return true;
+}
 /* What endpoint announced in its SYN or SYN-ACK (TD_OPT_* bits), and which options'
  * presence is known at all. later_ts: a segment after the handshake carried
  * timestamps, which proves both sides announced them (RFC 7323 §3.2). */

@@ -166,6 +166,12 @@ static bool asked_inside_last_gap(const host_state *h, int64_t since, int64_t t)
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
                       const td_record *rec, uint64_t sent, uint64_t received)
 {
+    td_silence lone[2];
+
+    if (!silence) {
+        td_silence_init(lone);
+        silence = lone;
+    }
     td_silence *me = &silence[sender], *peer = &silence[1 - sender];
     int64_t t = rec->time_ns, min_ns = (int64_t)s->cfg.min_ms * 1000000;
     host_state *h = host_of(s, me, rec);

@@ -61,7 +61,9 @@ td_stalls *td_stalls_new(const td_stall_config *cfg);
 void td_stalls_free(td_stalls *s);
 
 /* One segment of flow `flow_index`, sent by endpoint `sender` (rec->src); the
- * payload bytes the sender and its peer have sent on the flow so far. */
+ * payload bytes the sender and its peer have sent on the flow so far. silence
+ * NULL: the flow is one SYN, which keeps no bookkeeping of its own (flow.h's lone
+ * SYN), but its host's side of the SYN counts. */
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
                       const td_record *rec, uint64_t sent, uint64_t received);
 /* A flow's first and last packet times, by its index. */

@@ -1,22 +1,18 @@
 /* tcpdiag.host and tcpdiag.sender: the Notes of the per-host rules of engine/hosts.c
- * on the first packet of each flow they concern, and `-z tcpdiag,hosts`. Nothing
- * here runs per packet: one lookup at a flow's first packet. */
+ * on the first packet of each flow they concern, and the rules' preference (their
+ * `-z tcpdiag,hosts` text is registered in stats-tcpdiag.c). Nothing here runs per
+ * packet: one lookup at a flow's first packet. */
 
 #include "ws_compat.h"
-
-#include <stdio.h>
 
 #include <epan/expert.h>
 #include <epan/packet.h>
 #include <epan/prefs.h>
-#include <epan/stat_tap_ui.h>
-#include <epan/tap.h>
 
 #include "tcpdiag.h"
 #include "tree-tcpdiag.h"
 #include "state-tcpdiag.h"
 #include "advice.h"
-#include "text.h"
 
 static bool at_flow_start(const td_flow *flow, uint32_t frame)
 {
@@ -51,43 +47,9 @@ void tcpdiag_host_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
     }
 }
 
-/* ---------------------------------------------------------------- -z tcpdiag,hosts */
-
-static void draw_hosts(void *tapdata _U_)
-{
-    GString *text = g_string_new("");
-
-    /* tshark draws after its last pass: the capture has been read in full, also
-     * without -2. */
-    td_text_hosts_framed(tcpdiag_state_hosts(), text);
-    fputs(text->str, stdout);
-    g_string_free(text, TRUE);
-}
-
-static td_stat_init_result init_hosts(const char *opt_arg _U_, void *userdata _U_)
-{
-    GString *error = register_tap_listener("tcpdiag", NULL, NULL, TL_REQUIRES_NOTHING, NULL, NULL, draw_hosts, NULL);
-
-    if (error) {
-        fprintf(stderr, "tshark: couldn't register tcpdiag,hosts tap: %s\n", error->str);
-        g_string_free(error, TRUE);
-    }
-    TD_STAT_INIT_RETURN(error == NULL);
-}
-
 void tcpdiag_host_register(module_t *module, td_hosts_config *cfg)
 {
-    static stat_tap_ui hosts_ui = {
-        REGISTER_STAT_GROUP_GENERIC,
-        "tcpdiag per-host rules",
-        "tcpdiag,hosts",
-        init_hosts,
-        0,
-        NULL
-    };
-
     prefs_register_uint_preference(module, "ecn_slowdown_pct", "Hosts: ECN slowdown note (%)",
         "Note a client's ECN flows when its other flows' median throughput is at least this many percent of "
         "the ECN flows' median throughput (200 = twice as fast)", 10, &cfg->ecn_slowdown_pct);
-    register_stat_tap_ui(&hosts_ui, NULL);
 }

@@ -1,5 +1,9 @@
-/* `tshark -z tcpdiag,flows`: the per-flow diagnosis table, printed once the
- * capture has been read. One row per flow; a column per capability. */
+/* Every `-z tcpdiag,*` report of tshark and the GUI, registered here: the text
+ * reports printed once the capture has been read (tcpdiag,flows: one row per flow,
+ * a column per capability; tcpdiag,diagnosis: the findings ranked by cost;
+ * tcpdiag,hosts: the per-host rules), whose text the engine writes (engine/text.c),
+ * and the stat-tap tables tcpdiag,table and tcpdiag,host-table, which
+ * table-tcpdiag.c defines. */
 
 #include "ws_compat.h"
 
@@ -10,6 +14,7 @@
 
 #include "tcpdiag.h"
 #include "state-tcpdiag.h"
+#include "table-tcpdiag.h"
 #include "text.h"
 
 static void draw_flows(void *tapdata _U_)
@@ -26,6 +31,17 @@ static void draw_diagnosis(void *tapdata _U_)
     GString *text = g_string_new("");
 
     td_text_diagnosis_framed(tcpdiag_state_diagnoses(), tcpdiag_state_hosts(), text);
+    fputs(text->str, stdout);
+    g_string_free(text, TRUE);
+}
+
+static void draw_hosts(void *tapdata _U_)
+{
+    GString *text = g_string_new("");
+
+    /* tshark draws after its last pass: the capture has been read in full, also
+     * without -2. */
+    td_text_hosts_framed(tcpdiag_state_hosts(), text);
     fputs(text->str, stdout);
     g_string_free(text, TRUE);
 }
@@ -51,6 +67,11 @@ static td_stat_init_result init_diagnosis(const char *opt_arg _U_, void *userdat
     TD_STAT_INIT_RETURN(listen("tcpdiag,diagnosis", draw_diagnosis));
 }
 
+static td_stat_init_result init_hosts(const char *opt_arg _U_, void *userdata _U_)
+{
+    TD_STAT_INIT_RETURN(listen("tcpdiag,hosts", draw_hosts));
+}
+
 void tcpdiag_register_stats(void)
 {
     static stat_tap_ui flows_ui = {
@@ -69,6 +90,22 @@ void tcpdiag_register_stats(void)
         0,
         NULL
     };
+    static stat_tap_ui hosts_ui = {
+        REGISTER_STAT_GROUP_GENERIC,
+        "tcpdiag per-host rules",
+        "tcpdiag,hosts",
+        init_hosts,
+        0,
+        NULL
+    };
     register_stat_tap_ui(&flows_ui, NULL);
     register_stat_tap_ui(&diagnosis_ui, NULL);
+    register_stat_tap_ui(&hosts_ui, NULL);
+}
+
+void tcpdiag_register_tables(void)
+{
+    register_cleanup_routine(tcpdiag_tables_forget);
+    register_stat_tap_table_ui(&tcpdiag_flow_table_ui);
+    register_stat_tap_table_ui(&tcpdiag_host_table_ui);
 }

@@ -12,12 +12,14 @@
  * Rows come from the tcpdiag tap, which the postdissector feeds only on frames
  * dissected once the capture is complete (the GUI's retap when the dialog opens,
  * tshark's second pass with -2): a row never shows a half-known cause.
- * docs/gui.md says how a row leads to its flow. */
+ * docs/gui.md says how a row leads to its flow. stats-tcpdiag.c registers them. */
 
 #include "ws_compat.h"
 
 #include <epan/stat_tap_ui.h>
 #include <epan/tap.h>
+
+#include "table-tcpdiag.h"
 
 #include "tcpdiag.h"
 #include "state-tcpdiag.h"
@@ -89,7 +91,7 @@ static gint by_time_lost(gconstpointer a, gconstpointer b, gpointer d)
     return x < y ? -1 : x > y;
 }
 
-static void forget_ranks(void)
+void tcpdiag_tables_forget(void)
 {
     if (rank_of_flow)
         g_array_free(rank_of_flow, TRUE);
@@ -103,7 +105,7 @@ static unsigned rank_of(const td_diagnoses *d, const td_flow *flow)
         guint flows = td_engine_flow_count(td_diagnoses_engine(d));
         GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(guint), flows);
 
-        forget_ranks();
+        tcpdiag_tables_forget();
         ranked_for = d;
         for (guint i = 0; i < flows; i++)
             g_array_append_val(order, i);
@@ -400,34 +402,28 @@ static void reset_flow_table(stat_tap_table *table)
 /* The packet-statistics group is the one the Qt GUI lists under Statistics (the
  * generic group gets no menu entry on 4.0). A "/" in the title would be shown as
  * is, not as a submenu, hence "tcpdiag: ...". */
-void tcpdiag_register_tables(void)
-{
-    static stat_tap_table_ui flow_table = {
-        .group = REGISTER_PACKET_STAT_GROUP_UNSORTED,
-        .title = "tcpdiag: diagnosis per flow",
-        .tap_name = "tcpdiag",
-        .cli_string = "tcpdiag,table",
-        .stat_tap_init_cb = init_flow_table,
-        .packet_func = flow_packet,
-        .stat_tap_reset_table_cb = reset_flow_table,
-        .stat_tap_free_table_item_cb = free_item,
-        .nfields = FLOW_COLUMNS,
-        .fields = flow_columns,
-    };
-    static stat_tap_table_ui host_table = {
-        .group = REGISTER_PACKET_STAT_GROUP_UNSORTED,
-        .title = "tcpdiag: diagnosis per host",
-        .tap_name = "tcpdiag",
-        .cli_string = "tcpdiag,host-table",
-        .stat_tap_init_cb = init_host_table,
-        .packet_func = host_packet,
-        .stat_tap_reset_table_cb = drop_rows,
-        .stat_tap_free_table_item_cb = free_item,
-        .nfields = HOST_COLUMNS,
-        .fields = host_columns,
-    };
+stat_tap_table_ui tcpdiag_flow_table_ui = {
+    .group = REGISTER_PACKET_STAT_GROUP_UNSORTED,
+    .title = "tcpdiag: diagnosis per flow",
+    .tap_name = "tcpdiag",
+    .cli_string = "tcpdiag,table",
+    .stat_tap_init_cb = init_flow_table,
+    .packet_func = flow_packet,
+    .stat_tap_reset_table_cb = reset_flow_table,
+    .stat_tap_free_table_item_cb = free_item,
+    .nfields = FLOW_COLUMNS,
+    .fields = flow_columns,
+};
 
-    register_cleanup_routine(forget_ranks);
-    register_stat_tap_table_ui(&flow_table);
-    register_stat_tap_table_ui(&host_table);
-}
+stat_tap_table_ui tcpdiag_host_table_ui = {
+    .group = REGISTER_PACKET_STAT_GROUP_UNSORTED,
+    .title = "tcpdiag: diagnosis per host",
+    .tap_name = "tcpdiag",
+    .cli_string = "tcpdiag,host-table",
+    .stat_tap_init_cb = init_host_table,
+    .packet_func = host_packet,
+    .stat_tap_reset_table_cb = drop_rows,
+    .stat_tap_free_table_item_cb = free_item,
+    .nfields = HOST_COLUMNS,
+    .fields = host_columns,
+};

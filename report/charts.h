@@ -1,7 +1,7 @@
-/* The HTML report's charts: for a slow flow, the picture its cause calls for, built
- * from what the engine measured (the round trips and segment sizes engine/series.c
- * kept, the analyses' results) as a model of plotted values, then drawn as inline
- * SVG. The model is what the unit tests hold to the engine; the SVG only maps it. */
+/* The HTML report's chart model: for a slow flow, the picture its cause calls for,
+ * built from what the engine measured (the round trips and segment sizes
+ * engine/series.c kept, the analyses' results) as plotted values; svg.h draws it.
+ * The model is what the unit tests hold to the engine; the SVG only maps it. */
 #ifndef TCPDIAG_REPORT_CHARTS_H
 #define TCPDIAG_REPORT_CHARTS_H
 
@@ -97,8 +97,5 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
 /* The timeline of a host-stall finding: the host's flows, its silence, each wait. */
 td_chart *td_chart_for_stall(const td_chart_source *src, const td_finding *finding);
 void td_chart_free(td_chart *chart);
-
-/* The chart as an inline <svg> element (no script, no external reference). */
-void td_chart_svg(const td_chart *chart, GString *out);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "advice.h"
 #include "charts.h"
+#include "svg.h"
 #include "escape.h"
 #include "field_values.h"
 #include "text.h"

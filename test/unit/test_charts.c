@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <string.h>
 #include "charts.h"
+#include "svg.h"
 #include "download_sim.h"
 #include "escape.h"
 
@@ -340,6 +341,49 @@ static void test_series_decimation(void)
 }
 
 /* Text from outside cannot open an element or an attribute. */
+/* How often `what` occurs in text. */
+static unsigned count_of(const char *text, const char *what)
+{
+    unsigned n = 0;
+
+    for (const char *at = strstr(text, what); at; at = strstr(at + 1, what))
+        n++;
+    return n;
+}
+
+/* The SVG writer maps a model it is handed, whoever built it: a timeline of two
+ * flows, one of which waited through the host's silence, every text escaped. */
+static void test_svg_timeline(void)
+{
+    td_chart *c = g_new0(td_chart, 1);
+    td_chart_row waited = { g_strdup("a & b"), 0, 10, 2, 7, g_strdup("waited 5 s") };
+    td_chart_row idle = { g_strdup("c"), 1, 4, 1, 0, NULL };
+    td_chart_span silence = { 2, 6 };
+    GString *svg = g_string_new("");
+
+    c->kind = TD_CHART_TIMELINE;
+    c->title = g_strdup("stall of <host>");
+    c->x_title = "time";
+    c->lines = g_array_new(FALSE, FALSE, sizeof(td_chart_line));
+    c->levels = g_array_new(FALSE, FALSE, sizeof(td_chart_level));
+    c->marks = g_array_new(FALSE, FALSE, sizeof(td_chart_mark));
+    c->rows = g_array_new(FALSE, FALSE, sizeof(td_chart_row));
+    c->silences = g_array_new(FALSE, FALSE, sizeof(td_chart_span));
+    g_array_append_val(c->rows, waited);
+    g_array_append_val(c->rows, idle);
+    g_array_append_val(c->silences, silence);
+    td_chart_svg(c, svg);
+    g_assert_true(g_str_has_prefix(svg->str, "<svg class=\"chart\""));
+    g_assert_true(g_str_has_suffix(svg->str, "</svg>"));
+    g_assert_nonnull(strstr(svg->str, "<title>stall of &lt;host&gt;</title>"));
+    g_assert_nonnull(strstr(svg->str, ">a &amp; b</text>"));
+    g_assert_cmpuint(count_of(svg->str, "<rect class=\"silence\""), ==, 1);
+    g_assert_cmpuint(count_of(svg->str, "<line class=\"run\""), ==, 2);
+    g_assert_cmpuint(count_of(svg->str, "<line class=\"wait\""), ==, 1);   /* the idle flow has none */
+    g_string_free(svg, TRUE);
+    td_chart_free(c);
+}
+
 static void test_escape(void)
 {
     GString *out = g_string_new("");
@@ -360,6 +404,7 @@ int main(int argc, char **argv)
     g_test_add_func("/report/path-loss-marks", test_path_loss_marks);
     g_test_add_func("/report/no-history-when-off", test_no_history_when_off);
     g_test_add_func("/report/series-decimation", test_series_decimation);
+    g_test_add_func("/report/svg-timeline", test_svg_timeline);
     g_test_add_func("/report/escape", test_escape);
     return g_test_run();
 }

@@ -102,6 +102,18 @@ static void test_vantage_server_and_middle(void)
     }
 }
 
+/* Without a handshake (a lone SYN's flow, or none captured) only the analyst's
+ * override tells the vantage; the names are the field values. */
+static void test_vantage_without_handshake(void)
+{
+    g_assert_cmpint(td_vantage_infer(NULL, 80, 1000, TD_VANTAGE_UNKNOWN), ==, TD_VANTAGE_UNKNOWN);
+    g_assert_cmpint(td_vantage_infer(NULL, 80, 1000, TD_VANTAGE_NEAR_SERVER), ==, TD_VANTAGE_NEAR_SERVER);
+    g_assert_cmpstr(td_vantage_name(TD_VANTAGE_NEAR_CLIENT), ==, "near-client");
+    g_assert_cmpstr(td_vantage_name(TD_VANTAGE_NEAR_SERVER), ==, "near-server");
+    g_assert_cmpstr(td_vantage_name(TD_VANTAGE_MIDDLE), ==, "middle");
+    g_assert_cmpstr(td_vantage_name(TD_VANTAGE_UNKNOWN), ==, "unknown");
+}
+
 /* A handshake packet with timestamps: TSval, TSecr (the client's clock counts from
  * 1000, the server's from 5000, in ms). */
 static td_flow *send_ts(fixture *f, bool from_client, int64_t t_ms, uint16_t flags, uint32_t tsval,
@@ -506,6 +518,7 @@ int main(int argc, char **argv)
     ADD("/flow/roles-from-synack-only", test_roles_from_synack_only);
     ADD("/flow/vantage-near-client", test_vantage);
     g_test_add_func("/flow/vantage-table", test_vantage_server_and_middle);
+    g_test_add_func("/flow/vantage-without-handshake", test_vantage_without_handshake);
     ADD("/flow/retry-crossing-synack", test_retry_crossing_synack);
     ADD("/flow/retry-crossing-at-server", test_retry_crossing_at_server);
     ADD("/flow/retry-answered-once", test_retry_answered_once);

@@ -1,0 +1,13 @@
+/* The SVG writer of the HTML report's charts: a chart model (charts.h) as inline
+ * SVG. It maps the model's values to the drawing and decides nothing about what
+ * a chart shows. */
+#ifndef TCPDIAG_REPORT_SVG_H
+#define TCPDIAG_REPORT_SVG_H
+
+#include <glib.h>
+#include "charts.h"
+
+/* The chart as an inline <svg> element (no script, no external reference). */
+void td_chart_svg(const td_chart *chart, GString *out);
+
+#endif
