@@ -4,7 +4,6 @@
  * the plugin finds a segment in the bytes, and the lengths it reads. */
 #include "decode.h"
 #include "fragments.h"
-#include "options.h"
 #include "segment.h"
 
 #include <string.h>
@@ -23,13 +22,9 @@ enum {
     ETHERNET_HEADER = 14, UDP_HEADER = 8, VXLAN_HEADER = 8, GENEVE_HEADER = 8, PPPOE_HEADER = 6,
     ERSPAN_II_HEADER = 8, ERSPAN_III_HEADER = 12, ERSPAN_III_PLATFORM = 8,
     MPLS_MAX_LABELS = 16,
-    TCP_MIN_HEADER = 20,
     /* The TCP bytes Wireshark needs before it numbers the stream: to the window up
      * to 4.4, to the flags from 4.6 (crafted cuts, test_decode.c) */
     TCP_STREAM_BYTES_4_0 = 16, TCP_STREAM_BYTES_4_6 = 14,
-    TCP_FLAGS_END = 14,     /* the plugin reads a segment whose flags were captured */
-    TCP_PORTS_END = 4,      /* ...and a quote whose ports were */
-    TCP_WINDOW_END = 16,
     ICMP_HEADER = 8,
     MAX_IP_NESTING = 4,     /* IP in IP, or an ICMP error's quote: deeper is hostile */
     MAX_IPV6_EXTENSIONS = 16,
@@ -216,30 +211,21 @@ static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
         (c->version >= TD_WIRESHARK_4_6 ? TCP_STREAM_BYTES_4_6 : TCP_STREAM_BYTES_4_0);
     /* Wireshark calls TCP only on a datagram with a payload (the plugin reads only
      * what TCP was called on); a quote is read from the bytes whatever its length */
-    if ((!c->quoted && (!ip->dissected || reported == 0)) || captured < (c->quoted ? TCP_PORTS_END : TCP_FLAGS_END))
+    if ((!c->quoted && (!ip->dissected || reported == 0)) || captured < (c->quoted ? TD_TCP_PORTS_END : TD_TCP_FLAGS_END))
         return TD_FRAME_MALFORMED;
-    rec->sport = get16(h);
-    rec->dport = get16(h + 2);
-    if (c->quoted && captured < TCP_FLAGS_END)
+    if (c->quoted && captured < TD_TCP_FLAGS_END) {
+        td_segment_read_ports(h, rec);
         return TD_FRAME_SEGMENT;            /* a quote needs its ports only */
-    rec->seq = get32(h + 4);
-    rec->ack = get32(h + 8);
-    rec->tcp_flags = get16(h + 12) & 0x0fff;
-    rec->has_window = captured >= TCP_WINDOW_END;
-    if (rec->has_window)
-        rec->window = get16(h + 14);
-    header = (h[12] >> 4) * 4u;
+    }
+    header = td_segment_read_header(h, captured, rec);
     c->info.header_fits = reported >= header;
-    c->info.recorded = header >= TCP_MIN_HEADER;
+    c->info.recorded = header >= TD_TCP_MIN_HEADER;
     if (!c->info.recorded)
         return TD_FRAME_SEGMENT;
     td_segment_lengths(rec, ip->header_here ? f->data + ip->at : NULL, at - ip->at, header,
                        (int64_t)f->wire_len - at);
     /* Options are read from the frame's bytes, trailer included, as the plugin does. */
-    uint32_t options_captured = captured > TCP_MIN_HEADER ? captured - TCP_MIN_HEADER : 0;
-    uint32_t options_wanted = header - TCP_MIN_HEADER;
-    uint32_t len = options_wanted < options_captured ? options_wanted : options_captured;
-    td_options_parse(len ? h + TCP_MIN_HEADER : NULL, options_captured, options_wanted, &rec->options);
+    td_segment_read_options(h, captured, header, &rec->options);
     return TD_FRAME_SEGMENT;
 }
 

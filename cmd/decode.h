@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "fragments.h"
 #include "record.h"
+#include "segment.h"
 #include "wireshark.h"
 
 /* Link layers the decoder reads (reader.c maps wiretap's encapsulations to them). */
@@ -27,14 +28,6 @@ typedef enum td_link {
 } td_link;
 
 enum { TD_LINK_LAST = TD_LINK_PPP };
-
-typedef enum td_frame_kind {
-    TD_FRAME_SEGMENT,       /* a TCP segment: rec is filled */
-    TD_FRAME_QUOTED,        /* an ICMP error quoting a TCP segment: rec has its addresses and ports */
-    TD_FRAME_OTHER,         /* not TCP (ARP, UDP, an IP fragment that completes no datagram, an ICMP
-                               error quoting no TCP header, a link type or tunnel not decoded) */
-    TD_FRAME_MALFORMED,     /* headers cut short or inconsistent: counted and skipped */
-} td_frame_kind;
 
 /* One frame as the capture file holds it. wire_len is the original length (what
  * Wireshark calls the reported length), normally at least caplen; a record that

@@ -6,13 +6,6 @@
 #include <stddef.h>
 #include "flow.h"
 
-/* Reads the option bytes of a TCP header (after the fixed 20 bytes): `captured`
- * of the `declared` ones (the data offset's) are in bytes. Every well-formed option
- * before a bad or cut one is kept; `unknown` marks what the rest may hold: only
- * the bad option's own kind when it overruns a fully captured header (nothing can
- * follow it), everything not read when the snaplen cut it or its length is below 2. */
-void td_options_parse(const uint8_t *bytes, size_t captured, size_t declared, td_tcp_options *out);
-
 /* The three options that work only when both sides announce them. */
 enum { TD_OPT_NEGOTIATED = TD_OPT_WSCALE | TD_OPT_SACK_PERM | TD_OPT_TS };
 

@@ -227,10 +227,11 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         case TD_FRAME_SEGMENT:
             flow = td_engine_add(engine, &rec, &sender);
             break;
-        case TD_FRAME_QUOTED_SEGMENT:
+        case TD_FRAME_QUOTED:
             flow = td_engine_add_quoted(engine, &rec);
             break;
         case TD_FRAME_OTHER:
+        case TD_FRAME_MALFORMED:
             break;
         }
         if (!flow)

@@ -19,11 +19,9 @@
 
 #include "segment-tcpdiag.h"
 #include "addr.h"
-#include "options.h"
 #include "segment.h"
 
-enum { TCP_ACK_AT = 8, TCP_FLAGS_AT = 12, TCP_WINDOW_AT = 14, TCP_MIN_HEADER = 20, IPV4_MIN_HEADER = 20,
-       IPV6_HEADER = 40, ICMP_ERROR_HEADER = 8 };
+enum { IPV4_MIN_HEADER = 20, IPV6_HEADER = 40, ICMP_ERROR_HEADER = 8 };
 enum { PROTO_ICMP = 1, PROTO_TCP = 6, PROTO_ICMPV6 = 58 };
 /* How far into a frame the IP header may start: link layers, VLAN tags and
  * tunnels (VXLAN, GRE, Geneve) stay well below. */
@@ -284,29 +282,13 @@ static bool stream_of_segment(const packet_info *pinfo, td_record *rec)
     return true;
 }
 
-/* The options of the TCP header at tcp_at, as far as they were captured. */
-static void read_options(tvbuff_t *tvb, int tcp_at, td_tcp_options *options)
-{
-    int header_len = (tvb_get_guint8(tvb, tcp_at + TCP_FLAGS_AT) >> 4) * 4;
-    int wanted = header_len - TCP_MIN_HEADER;
-    int captured = tvb_captured_length_remaining(tvb, tcp_at + TCP_MIN_HEADER);
-
-    memset(options, 0, sizeof *options);
-    if (captured < 0)
-        return;
-    int len = MIN(wanted, captured);
-    td_options_parse(len ? tvb_get_ptr(tvb, tcp_at + TCP_MIN_HEADER, len) : NULL, (size_t)captured,
-                     (size_t)wanted, options);
-}
-
 /* The IP header's ECN codepoint and the payload length (engine/segment.c). */
-static void read_lengths(const located *at, int tcp_header, td_record *rec)
+static void read_lengths(const located *at, unsigned tcp_header, td_record *rec)
 {
     int ip_header = rec->src.len == 4 ? IPV4_MIN_HEADER : IPV6_HEADER;
     const uint8_t *ip = at->ip_at >= 0 ? tvb_get_ptr(at->tvb, at->ip_at, ip_header) : NULL;
 
-    td_segment_lengths(rec, ip, at->tcp_at - at->ip_at, (unsigned)tcp_header,
-                       tvb_reported_length_remaining(at->tvb, at->tcp_at));
+    td_segment_lengths(rec, ip, at->tcp_at - at->ip_at, tcp_header, tvb_reported_length_remaining(at->tvb, at->tcp_at));
 }
 
 /* A TCP header quoted in an ICMP error: the error's own IP header comes first
@@ -340,8 +322,7 @@ static bool read_quoted(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
         int tcp_at = tcp_after_ip(b, len, quoted, &rec->src, &rec->dst, &piece);
         if (tcp_at < 0 || tcp_at + 4 > len)
             return false;
-        rec->sport = get16(b + tcp_at);
-        rec->dport = get16(b + tcp_at + 2);
+        td_segment_read_ports(b + tcp_at, rec);
         return stream_of(pinfo, &rec->src, rec->sport, &rec->dst, rec->dport, &rec->stream);
     }
     return false;
@@ -391,8 +372,7 @@ static bool locate_outermost(packet_info *pinfo, tvbuff_t *frame, td_record *rec
         int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst, &piece);
         if (tcp_at < 0 || tcp_at + 4 > len)
             continue;
-        rec->sport = get16(b + tcp_at);
-        rec->dport = get16(b + tcp_at + 2);
+        td_segment_read_ports(b + tcp_at, rec);
         if (stream_of(pinfo, &rec->src, rec->sport, &rec->dst, rec->dport, &rec->stream)) {
             *at = (located){ frame, ip_at, tcp_at };
             return true;
@@ -412,7 +392,7 @@ static bool locate_innermost(packet_info *pinfo, tvbuff_t *frame, td_record *rec
     return locate(pinfo, frame, rec, at);
 }
 
-tcpdiag_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
+td_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
 {
     located at;
     bool innermost = false;
@@ -425,24 +405,21 @@ tcpdiag_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_r
         if (!locate_outermost(pinfo, frame, rec, &at))
             return TD_FRAME_OTHER;
     } else if (layers == LAYERS_ICMP_ERROR) {
-        return read_quoted(pinfo, frame, rec) ? TD_FRAME_QUOTED_SEGMENT : TD_FRAME_OTHER;
+        return read_quoted(pinfo, frame, rec) ? TD_FRAME_QUOTED : TD_FRAME_OTHER;
     } else if (pinfo->ptype != PT_TCP || !(innermost = locate_innermost(pinfo, frame, rec, &at))) {
         return TD_FRAME_OTHER;
     }
-    if (!tvb_bytes_exist(at.tvb, at.tcp_at + TCP_FLAGS_AT, 2))
+    /* the header as far as it was captured, up to the longest one: all the reader reads */
+    int captured = MIN(tvb_captured_length_remaining(at.tvb, at.tcp_at), TD_TCP_MAX_HEADER);
+    if (captured < TD_TCP_FLAGS_END)
         return TD_FRAME_OTHER;
-    int tcp_header = (tvb_get_guint8(at.tvb, at.tcp_at + TCP_FLAGS_AT) >> 4) * 4;
-    if (tcp_header < TCP_MIN_HEADER)
+    const uint8_t *tcp = tvb_get_ptr(at.tvb, at.tcp_at, captured);
+    unsigned tcp_header = td_segment_read_header(tcp, (size_t)captured, rec);
+    if (tcp_header < TD_TCP_MIN_HEADER)
         return TD_FRAME_OTHER;          /* a data offset below 5 words: malformed */
-    rec->seq = tvb_get_ntohl(at.tvb, at.tcp_at + 4);
-    rec->ack = tvb_get_ntohl(at.tvb, at.tcp_at + TCP_ACK_AT);
-    rec->tcp_flags = tvb_get_ntohs(at.tvb, at.tcp_at + TCP_FLAGS_AT) & 0x0fff;
     if (innermost && !stream_of_segment(pinfo, rec))
         return TD_FRAME_OTHER;
-    rec->has_window = tvb_bytes_exist(at.tvb, at.tcp_at + TCP_WINDOW_AT, 2);
-    if (rec->has_window)
-        rec->window = tvb_get_ntohs(at.tvb, at.tcp_at + TCP_WINDOW_AT);
     read_lengths(&at, tcp_header, rec);
-    read_options(at.tvb, at.tcp_at, &rec->options);
+    td_segment_read_options(tcp, (size_t)captured, tcp_header, &rec->options);
     return TD_FRAME_SEGMENT;
 }

@@ -6,18 +6,17 @@
 #include <epan/packet.h>
 
 #include "record.h"
-
-typedef enum tcpdiag_frame_kind {
-    TD_FRAME_OTHER,             /* no complete TCP/IP headers: not analysed */
-    TD_FRAME_SEGMENT,
-    TD_FRAME_QUOTED_SEGMENT,    /* a TCP header inside an ICMP error: only its stream is read */
-} tcpdiag_frame_kind;
+#include "segment.h"
 
 /* Looks up the protocols it needs and makes the file's stream memo; at every
  * file's start. */
 void tcpdiag_segment_init(void);
 /* Frees the stream memo, whose conversations die with the file; at its end. */
 void tcpdiag_segment_forget(void);
-tcpdiag_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_record *rec);
+/* What the frame holds: TD_FRAME_SEGMENT (rec filled), TD_FRAME_QUOTED (a TCP
+ * header inside an ICMP error: only its stream is read) or TD_FRAME_OTHER (no
+ * complete TCP/IP headers, or a segment Wireshark numbered no stream for: not
+ * analysed); never TD_FRAME_MALFORMED, which the command alone counts apart. */
+td_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_record *rec);
 
 #endif

@@ -6,6 +6,7 @@
 #include "addr.h"
 #include "advice.h"
 #include "options.h"
+#include "segment.h"
 #include "text.h"
 
 enum { RECORD_BYTES = 16 };
