@@ -24,6 +24,11 @@ void tcpdiag_cc_register(module_t *module, td_flight_config *cfg);
 void tcpdiag_cc_event_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, int sender, uint32_t frame);
 void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
 
+/* The ECN and TCP options expert items of a packet (setup-tcpdiag.c); sender is the
+ * packet's endpoint in the flow, or -1 when the frame only quotes a segment. */
+void tcpdiag_setup_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow, int sender,
+                           bool complete);
+
 /* tcpdiag.offload: the cap Note (offload-tcpdiag.c). */
 void tcpdiag_offload_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
 
