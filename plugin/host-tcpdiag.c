@@ -15,6 +15,7 @@
 #include "tcpdiag.h"
 #include "tree-tcpdiag.h"
 #include "state-tcpdiag.h"
+#include "analysis_messages.h"
 #include "advice.h"
 #include "text.h"
 
@@ -27,28 +28,20 @@ void tcpdiag_host_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
 {
     const td_hosts *hosts = tcpdiag_state_hosts();
     const td_client_summary *client;
-    char host[64], common[64], slow[32], fast[32];
+    GString *message;
 
     if (!hosts || !at_flow_start(flow, pinfo->num))
         return;
+    message = g_string_new(NULL);
     if ((client = td_hosts_ecn_slower_of(hosts, flow)) != NULL) {
-        td_addr_format(&client->addr, host, sizeof host);
-        td_format_rate(client->ecn_median_rate, slow, sizeof slow);
-        td_format_rate(client->other_median_rate, fast, sizeof fast);
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_HOST_ECN_SLOWER), tvb, 0, 0,
-                                     "ECN flows of %s are %.1fx slower than its other flows (median %s vs %s)", host,
-                                     client->ecn_slowdown, slow, fast);
+        td_message_ecn_slower(client, message);
+        tcpdiag_add_message(tree, pinfo, tvb, TD_E_HOST_ECN_SLOWER, message);
     }
     if (td_hosts_offload_unused(hosts, flow)) {
-        const td_sender_summary *s = td_hosts_sender_of(hosts, flow);
-        td_common_traits(s->common, common, sizeof common);
-        td_format_rate(s->capped_median_rate, slow, sizeof slow);
-        td_format_rate(s->offloaded_median_rate, fast, sizeof fast);
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_SENDER_OFFLOAD_UNUSED), tvb, 0, 0,
-                                     "Offload not used on this flow while %u other flows from this host use it "
-                                     "(in common: %s; median %s vs %s)",
-                                     s->offloaded_flows, common, slow, fast);
+        td_message_offload_unused(td_hosts_sender_of(hosts, flow), message);
+        tcpdiag_add_message(tree, pinfo, tvb, TD_E_SENDER_OFFLOAD_UNUSED, message);
     }
+    g_string_free(message, TRUE);
 }
 
 /* ---------------------------------------------------------------- -z tcpdiag,hosts */

@@ -11,12 +11,6 @@
 #include "tree-tcpdiag.h"
 #include "setup_messages.h"
 
-static void add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, td_expert_id id, GString *message)
-{
-    proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(id), tvb, 0, 0, "%s", message->str);
-    g_string_truncate(message, 0);     /* the next item writes afresh */
-}
-
 static void add_ecn_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow, int sender,
                             const td_handshake *hs, bool complete, GString *message)
 {
@@ -25,11 +19,11 @@ static void add_ecn_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
 
     if (frame == flow->ecn_decided_frame && flow->ecn_outcome != TD_ECN_PENDING) {
         td_expert_id id = td_message_ecn_outcome(flow, message);
-        add_message(tree, pinfo, tvb, id, message);
+        tcpdiag_add_message(tree, pinfo, tvb, id, message);
     }
     if ((frame == hs->last_syn_frame && hs->syn_ip_ecn > 0) || (on_synack && hs->synack_ip_ecn > 0)) {
         td_message_ect_on_syn(on_synack, (td_ip_ecn)(on_synack ? hs->synack_ip_ecn : hs->syn_ip_ecn), message);
-        add_message(tree, pinfo, tvb, TD_E_ECN_ECT_ON_SYN, message);
+        tcpdiag_add_message(tree, pinfo, tvb, TD_E_ECN_ECT_ON_SYN, message);
     }
     if (!complete || !td_flow_roles_known(flow) || sender < 0)
         return;
@@ -38,11 +32,11 @@ static void add_ecn_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
     const char *dir = td_flow_dir_name(flow, sender);
     if (use == TD_ECN_DATA_UNMARKED && frame == sent->first_data_frame) {
         td_message_ecn_data_unmarked(dir, message);
-        add_message(tree, pinfo, tvb, TD_E_ECN_DATA_UNMARKED, message);
+        tcpdiag_add_message(tree, pinfo, tvb, TD_E_ECN_DATA_UNMARKED, message);
     }
     if (use == TD_ECN_DATA_UNNEGOTIATED && frame == sent->first_ect_frame) {
         td_message_ecn_data_unnegotiated(dir, (td_ecn_outcome)flow->ecn_outcome, message);
-        add_message(tree, pinfo, tvb, TD_E_ECN_DATA_UNNEGOTIATED, message);
+        tcpdiag_add_message(tree, pinfo, tvb, TD_E_ECN_DATA_UNNEGOTIATED, message);
     }
 }
 
@@ -56,11 +50,11 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
     if ((frame == hs->last_syn_frame || frame == hs->synack_frame) && hs->opts[sender].complete &&
         hs->opts[sender].present == 0) {
         td_message_opts_noopt(frame == hs->synack_frame, message);
-        add_message(tree, pinfo, tvb, TD_E_OPTS_NOOPT, message);
+        tcpdiag_add_message(tree, pinfo, tvb, TD_E_OPTS_NOOPT, message);
     }
     if (frame == td_flow_sent(flow, sender)->first_frame_without_ts) {
         td_message_opts_ts_vanished(message);
-        add_message(tree, pinfo, tvb, TD_E_OPTS_TS_VANISHED, message);
+        tcpdiag_add_message(tree, pinfo, tvb, TD_E_OPTS_TS_VANISHED, message);
     }
     if (!complete || frame != (hs->synack_frame ? hs->synack_frame : hs->last_syn_frame))
         return;
@@ -68,7 +62,7 @@ static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *
     td_options_audit_flow(flow, &audit);
     if (audit.missing) {
         td_expert_id id = td_message_opts_missing(&audit, message);
-        add_message(tree, pinfo, tvb, id, message);
+        tcpdiag_add_message(tree, pinfo, tvb, id, message);
     }
 }
 

@@ -96,6 +96,12 @@ expert_field *tcpdiag_expert(td_expert_id id)
     return &experts[id];
 }
 
+void tcpdiag_add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, td_expert_id id, GString *message)
+{
+    proto_tree_add_expert_format(tree, pinfo, &experts[id], tvb, 0, 0, "%s", message->str);
+    g_string_truncate(message, 0);
+}
+
 static nstime_t ns_to_nstime(int64_t ns)
 {
     nstime_t t;
