@@ -7,7 +7,6 @@
 
 #include <epan/expert.h>
 #include <epan/packet.h>
-#include <epan/prefs.h>
 
 #include "tcpdiag.h"
 #include "tree-tcpdiag.h"
@@ -61,12 +60,7 @@ void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
     g_string_free(message, TRUE);
 }
 
-void tcpdiag_cc_register(module_t *module, td_flight_config *cfg)
+void tcpdiag_cc_configure(const td_flight_config *cfg)
 {
     config = cfg;
-    prefs_register_uint_preference(module, "collapse_mss", "Collapse: flight at most (MSS)",
-        "A round trip with at most this many MSS in flight, while signals keep coming, counts "
-        "towards a collapse.", 10, &cfg->collapse_mss);
-    prefs_register_uint_preference(module, "collapse_min_rounds", "Collapse: length (round trips)",
-        "Round trips at the floor that make a collapse.", 10, &cfg->collapse_min_rounds);
 }

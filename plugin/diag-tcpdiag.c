@@ -12,7 +12,6 @@
 
 #include <epan/expert.h>
 #include <epan/packet.h>
-#include <epan/prefs.h>
 
 #include "tcpdiag.h"
 #include "tree-tcpdiag.h"
@@ -119,13 +118,7 @@ void tcpdiag_diag_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
     g_string_free(message, TRUE);
 }
 
-void tcpdiag_diag_register(module_t *module, td_stall_config *stall)
+void tcpdiag_diag_register(void)
 {
     register_cleanup_routine(forget_findings);
-    prefs_register_uint_preference(module, "stall_min_ms", "Host stall: silence at least (ms)",
-        "A host that sends nothing on any of its flows for this long, while flows wait on it, stalled.",
-        10, &stall->min_ms);
-    prefs_register_uint_preference(module, "stall_min_flows", "Host stall: flows waiting at least",
-        "Flows that must have waited on the silent host: one flow's pause is not a host stall.",
-        10, &stall->min_flows);
 }

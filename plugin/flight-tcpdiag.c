@@ -6,7 +6,6 @@
 
 #include <epan/expert.h>
 #include <epan/packet.h>
-#include <epan/prefs.h>
 
 #include "tcpdiag.h"
 #include "tree-tcpdiag.h"
@@ -48,13 +47,7 @@ void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
     g_string_free(message, TRUE);
 }
 
-void tcpdiag_flight_register(module_t *module, td_flight_config *cfg)
+unsigned *tcpdiag_flight_warn_mss(void)
 {
-    prefs_register_uint_preference(module, "plateau_min_rounds", "Flight: plateau length (round trips)",
-        "Consecutive round trips with a flat flight that make a plateau.", 10, &cfg->plateau_min_rounds);
-    prefs_register_uint_preference(module, "plateau_band_pct", "Flight: flatness band (%)",
-        "Round-trip flights within this share of each other (at least one MSS) count as flat.",
-        10, &cfg->plateau_band_pct);
-    prefs_register_uint_preference(module, "sender_warn_mss", "Flight: warn below (MSS)",
-        "A sender-held plateau below this many MSS raises a warning.", 10, &sender_warn_mss);
+    return &sender_warn_mss;
 }

@@ -68,7 +68,7 @@ static td_stat_init_result init_hosts(const char *opt_arg _U_, void *userdata _U
     TD_STAT_INIT_RETURN(error == NULL);
 }
 
-void tcpdiag_host_register(module_t *module, td_hosts_config *cfg)
+void tcpdiag_host_register(void)
 {
     static stat_tap_ui hosts_ui = {
         REGISTER_STAT_GROUP_GENERIC,
@@ -79,8 +79,5 @@ void tcpdiag_host_register(module_t *module, td_hosts_config *cfg)
         NULL
     };
 
-    prefs_register_uint_preference(module, "ecn_slowdown_pct", "Hosts: ECN slowdown note (%)",
-        "Note a client's ECN flows when its other flows' median throughput is at least this many percent of "
-        "the ECN flows' median throughput (200 = twice as fast)", 10, &cfg->ecn_slowdown_pct);
     register_stat_tap_ui(&hosts_ui, NULL);
 }

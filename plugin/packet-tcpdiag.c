@@ -7,7 +7,6 @@
 
 #include <epan/expert.h>
 #include <epan/packet.h>
-#include <epan/prefs.h>
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
@@ -35,7 +34,6 @@ static int tcpdiag_tap = -1;
 static dissector_handle_t tcpdiag_handle;
 static td_hosts_config hosts_config;
 static td_config config;
-static int capture_position = TD_VANTAGE_UNKNOWN;
 
 static gint ett_tcpdiag = -1;
 /* A frame's place in its flow, as the first pass found it. */
@@ -172,7 +170,6 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 static void tcpdiag_init(void)
 {
     tcpdiag_segment_init();
-    config.vantage_override = (td_vantage)capture_position;
     tcpdiag_state_open(&config, &hosts_config);
     frame_flows = g_array_sized_new(FALSE, TRUE, (guint)sizeof(uint32_t), 0);
 }
@@ -184,39 +181,6 @@ static void tcpdiag_cleanup(void)
     tcpdiag_state_close();
     g_array_free(frame_flows, TRUE);
     frame_flows = NULL;
-}
-
-static module_t *register_prefs(void)
-{
-    static const enum_val_t positions[] = {
-        { "auto", "Infer from handshake timing", TD_VANTAGE_UNKNOWN },
-        { "near-client", "Near the client", TD_VANTAGE_NEAR_CLIENT },
-        { "middle", "In the middle of the path", TD_VANTAGE_MIDDLE },
-        { "near-server", "Near the server", TD_VANTAGE_NEAR_SERVER },
-        { NULL, NULL, 0 }
-    };
-    module_t *module = prefs_register_protocol(proto_tcpdiag, NULL);
-
-    prefs_register_enum_preference(module, "capture_position", "Capture position",
-        "Where the capture was taken. \"auto\" infers it per flow from the handshake timing; "
-        "any other value overrides the inference for every flow.",
-        &capture_position, positions, FALSE);
-    prefs_register_uint_preference(module, "vantage_dominance_pct",
-        "Vantage: dominant handshake half (%)",
-        "A capture is near the client (server) when the SYN→SYN-ACK (SYN-ACK→ACK) half "
-        "carries at least this share of the handshake round-trip time.",
-        10, &config.vantage_dominance_pct);
-    prefs_register_uint_preference(module, "vantage_min_delay_us",
-        "Vantage: smallest telling delay (µs)",
-        "Handshake halves shorter than this are treated as host turnaround time, "
-        "which cannot place the capture point.",
-        10, &config.vantage_min_delay_us);
-    prefs_register_uint_preference(module, "max_flows", "Flows kept in full",
-        "Beyond this many flows, a new flow that is one SYN (a SYN flood, a scan) is kept only if its "
-        "next packet follows within the next 65,536 such SYNs; the others are counted in the reports. "
-        "Flows that carry data are always kept. 0: no limit.",
-        10, &config.max_flows);
-    return module;
 }
 
 static void register_fields(void)
@@ -234,12 +198,12 @@ static void proto_register_tcpdiag(void)
     tcpdiag_printed_init();
     proto_tcpdiag = proto_register_protocol("TCP throughput diagnosis", "tcpdiag", "tcpdiag");
     register_fields();
-    module_t *module = register_prefs();
-    tcpdiag_flight_register(module, &config.flight);
-    tcpdiag_cc_register(module, &config.flight);
-    tcpdiag_diag_register(module, &config.stall);
     td_hosts_config_defaults(&hosts_config);
-    tcpdiag_host_register(module, &hosts_config);
+    td_pref_homes homes = { &config, &hosts_config, tcpdiag_flight_warn_mss() };
+    tcpdiag_prefs_register(proto_tcpdiag, &homes);
+    tcpdiag_cc_configure(&config.flight);
+    tcpdiag_diag_register();
+    tcpdiag_host_register();
     tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
     register_postdissector(tcpdiag_handle);
     register_init_routine(tcpdiag_init);
