@@ -1,7 +1,8 @@
 /* tcpdiag.cc on the packets that carry a congestion response (the event, its
  * latency and the cut it made) and as expert info: a Note per response that cut
- * the flight, a Note on a window collapse (the diagnosis carries the Warning); the
- * collapse preferences. */
+ * the flight, a Note on a window collapse (the diagnosis carries the Warning), on
+ * the packets the engine's collapse thresholds pick; the words are the engine's
+ * (engine/analysis_messages.c). */
 
 #include "ws_compat.h"
 

@@ -4,7 +4,8 @@
  * the fix, on the evidence packet of its flow that lost most; a Note on each other
  * flow of the finding; a Note per host-wide stall; one Chat with the capture's
  * headline ("diagnosis of 20 flows: ...") on the first flow's first packet. The
- * stall preferences. The items are the field table's (engine/field_table.c). */
+ * items are the field table's (engine/field_table.c), their words
+ * engine/diagnosis_messages.c's. */
 
 #include "ws_compat.h"
 

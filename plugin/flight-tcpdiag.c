@@ -1,6 +1,6 @@
 /* tcpdiag.flight: the round trip's flight on the segment that begins it, the Notes on
- * a sender-held plateau and on a receive window that limits the transfer, and the
- * flight preferences. */
+ * a sender-held plateau and on a receive window that limits the transfer (their
+ * words are engine/analysis_messages.c's), and the sender_warn_mss threshold. */
 
 #include "ws_compat.h"
 
