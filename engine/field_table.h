@@ -50,10 +50,11 @@ typedef enum td_field_group {
     TD_GROUP_COUNT
 } td_field_group;
 
-/* How a tree label reads the value (the field itself keeps the exact value). */
+/* How a label reads the value (the field itself keeps the exact value); the text is
+ * td_field_label_text's (field_label.h). */
 typedef enum td_field_label {
     TD_LABEL_PLAIN,          /* as Wireshark prints the type */
-    TD_LABEL_DURATION,       /* 1.42 s, 120 ms; below 10 ms three decimals of a ms */
+    TD_LABEL_DURATION,       /* 1.42 s, 120 ms (whole ms, rounded, below 1 s) */
     TD_LABEL_RATIO,          /* two decimals */
     TD_LABEL_RATE,           /* bytes per second, labelled in bit/s units first */
     TD_LABEL_SECONDS,        /* a double of seconds, labelled as a duration */

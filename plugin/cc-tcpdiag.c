@@ -1,23 +1,19 @@
 /* tcpdiag.cc on the packets that carry a congestion response (the event, its
  * latency and the cut it made) and as expert info: a Note per response that cut
- * the flight, a Note on a window collapse (the diagnosis carries the Warning); the
- * collapse preferences. */
+ * the flight, a Note on a window collapse (the diagnosis carries the Warning), on
+ * the packets the engine's collapse thresholds pick; the words are the engine's
+ * (engine/analysis_messages.c). */
 
 #include "ws_compat.h"
 
 #include <epan/expert.h>
 #include <epan/packet.h>
-#include <epan/prefs.h>
 
 #include "tcpdiag.h"
 #include "tree-tcpdiag.h"
+#include "analysis_messages.h"
 
 static const td_flight_config *config;
-
-static const char *signal_of(td_cc_event_kind kind)
-{
-    return kind == TD_CC_LOSS ? "a loss" : kind == TD_CC_ACE ? "AccECN marks" : "an ECN echo";
-}
 
 static void add_event(proto_tree *tree, tvbuff_t *tvb, const td_cc_event *e)
 {
@@ -41,43 +37,31 @@ void tcpdiag_cc_event_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow
         add_event(tree, tvb, e);
 }
 
-static void collapse_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flight *f)
-{
-    const td_cc *cc = &f->cc;
-
-    proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_CC_WINDOW_COLLAPSE), tvb, 0, 0,
-        "Window collapse: the flight sat at %u bytes (%.1f MSS) for %u round trips (%.2f s) while %s kept "
-        "coming", cc->collapse_floor, f->mss ? (double)cc->collapse_floor / f->mss : 0.0, cc->collapse_rounds,
-        (double)cc->collapse_ns / 1e9, cc->feedback == TD_FEEDBACK_NONE ? "losses" : "congestion signals");
-}
-
-
 void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
+    GString *message = g_string_new(NULL);
+
     for (int sender = 0; sender < 2; sender++) {
         const td_flight *f = td_flow_flight(flow, sender);
         const td_cc_event *e;
         if (!f || f->unknown_reason)
             continue;
-        if (td_cc_collapsed(&f->cc, config) && pinfo->num == f->cc.collapse_start_frame)
-            collapse_expert(tree, pinfo, tvb, f);
+        if (td_cc_collapsed(&f->cc, config) && pinfo->num == f->cc.collapse_start_frame) {
+            td_message_window_collapse(f, message);
+            tcpdiag_add_message(tree, pinfo, tvb, TD_E_CC_WINDOW_COLLAPSE, message);
+        }
         e = td_cc_event_at(&f->cc, pinfo->num);
         /* A Note only where the flight really fell and stayed down: a response that cut
          * nothing (BBR's CWR, a window at its floor) or grew the flight is not news. */
-        if (e && td_cc_is_reduction(&f->cc, e))
-            proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_CC_REDUCTION), tvb, 0, 0,
-                "Congestion response (%s) to %s: flight %u -> %u bytes (ratio %.2f)",
-                td_cc_event_name((td_cc_event_kind)e->kind), signal_of((td_cc_event_kind)e->kind),
-                e->before, e->after, (double)e->after / e->before);
+        if (e && td_cc_is_reduction(&f->cc, e)) {
+            td_message_cc_reduction(e, message);
+            tcpdiag_add_message(tree, pinfo, tvb, TD_E_CC_REDUCTION, message);
+        }
     }
+    g_string_free(message, TRUE);
 }
 
-void tcpdiag_cc_register(module_t *module, td_flight_config *cfg)
+void tcpdiag_cc_configure(const td_flight_config *cfg)
 {
     config = cfg;
-    prefs_register_uint_preference(module, "collapse_mss", "Collapse: flight at most (MSS)",
-        "A round trip with at most this many MSS in flight, while signals keep coming, counts "
-        "towards a collapse.", 10, &cfg->collapse_mss);
-    prefs_register_uint_preference(module, "collapse_min_rounds", "Collapse: length (round trips)",
-        "Round trips at the floor that make a collapse.", 10, &cfg->collapse_min_rounds);
 }

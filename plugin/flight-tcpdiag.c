@@ -1,35 +1,17 @@
 /* tcpdiag.flight: the round trip's flight on the segment that begins it, the Notes on
- * a sender-held plateau and on a receive window that limits the transfer, and the
- * flight preferences. */
+ * a sender-held plateau and on a receive window that limits the transfer (their
+ * words are engine/analysis_messages.c's), and the sender_warn_mss threshold. */
 
 #include "ws_compat.h"
 
 #include <epan/expert.h>
 #include <epan/packet.h>
-#include <epan/prefs.h>
 
 #include "tcpdiag.h"
 #include "tree-tcpdiag.h"
-#include "advice.h"
+#include "analysis_messages.h"
 
 static unsigned sender_warn_mss = 16;
-
-static void sender_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flight *f,
-                          const td_plateau *p)
-{
-    double share = 100.0 * (double)p->ns / (double)td_flight_measured_ns(f);
-    const char *after = p->onset == TD_ONSET_NONE ? "growth" : td_onset_name(p->onset);
-
-    char ceiling[32];
-
-    /* What matters first, within Wireshark's 240 characters. */
-    td_format_rate(td_plateau_ceiling(p), ceiling, sizeof ceiling);
-    proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_FLIGHT_SENDER_LIMITED), tvb, 0, 0,
-        "Sender holds its flight at %u B (%.1f MSS) for %.0f%% of the transfer (%u round trips, after %s) under a "
-        "%u B window, nothing lost; ceiling %s at %.1f ms a round trip",
-        p->high, (double)p->high / f->mss, share, p->rounds, after,
-        p->min_window == UINT32_MAX ? f->max_window : p->min_window, ceiling, (double)p->ns / p->rounds / 1e6);
-}
 
 /* The round trip this packet begins in the sender's direction, if any: it follows that
  * direction's flight subtree (what the I/O Graph presets of the tcpdiag profile plot). */
@@ -43,6 +25,8 @@ void tcpdiag_flight_round_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *
 
 void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
+    GString *message = g_string_new(NULL);
+
     for (int sender = 0; sender < 2; sender++) {
         const td_flight *f = td_flow_flight(flow, sender);
         const td_plateau *p;
@@ -51,22 +35,19 @@ void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
             continue;
         p = td_flight_plateau(f);
         if (p && p->limit == TD_LIMIT_SENDER && pinfo->num == p->start_frame && f->mss &&
-            p->high < sender_warn_mss * f->mss)
-            sender_expert(tree, pinfo, tvb, f, p);
-        if (pinfo->num == f->first_rwnd_frame && td_flight_limit(f, &why) == TD_LIMIT_RWND)
-            proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_FLIGHT_RWND_LIMITED), tvb, 0, 0,
-                "The receive window is the bottleneck: flight reached the offered window (at most %u "
-                "bytes) for %.0f%% of the transfer time", f->max_window, td_flight_share(f, TD_LIMIT_RWND));
+            p->high < sender_warn_mss * f->mss) {
+            td_message_sender_limited(f, p, message);
+            tcpdiag_add_message(tree, pinfo, tvb, TD_E_FLIGHT_SENDER_LIMITED, message);
+        }
+        if (pinfo->num == f->first_rwnd_frame && td_flight_limit(f, &why) == TD_LIMIT_RWND) {
+            td_message_rwnd_limited(f, message);
+            tcpdiag_add_message(tree, pinfo, tvb, TD_E_FLIGHT_RWND_LIMITED, message);
+        }
     }
+    g_string_free(message, TRUE);
 }
 
-void tcpdiag_flight_register(module_t *module, td_flight_config *cfg)
+unsigned *tcpdiag_flight_warn_mss(void)
 {
-    prefs_register_uint_preference(module, "plateau_min_rounds", "Flight: plateau length (round trips)",
-        "Consecutive round trips with a flat flight that make a plateau.", 10, &cfg->plateau_min_rounds);
-    prefs_register_uint_preference(module, "plateau_band_pct", "Flight: flatness band (%)",
-        "Round-trip flights within this share of each other (at least one MSS) count as flat.",
-        10, &cfg->plateau_band_pct);
-    prefs_register_uint_preference(module, "sender_warn_mss", "Flight: warn below (MSS)",
-        "A sender-held plateau below this many MSS raises a warning.", 10, &sender_warn_mss);
+    return &sender_warn_mss;
 }

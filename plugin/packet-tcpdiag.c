@@ -7,7 +7,6 @@
 
 #include <epan/expert.h>
 #include <epan/packet.h>
-#include <epan/prefs.h>
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
@@ -16,8 +15,6 @@
 #include "printed-tcpdiag.h"
 #include "segment-tcpdiag.h"
 #include "state-tcpdiag.h"
-#include "advice.h"
-#include "options.h"
 
 #ifndef VERSION
 #define VERSION "0.1.0"
@@ -37,7 +34,6 @@ static int tcpdiag_tap = -1;
 static dissector_handle_t tcpdiag_handle;
 static td_hosts_config hosts_config;
 static td_config config;
-static int capture_position = TD_VANTAGE_UNKNOWN;
 
 static gint ett_tcpdiag = -1;
 /* A frame's place in its flow, as the first pass found it. */
@@ -73,108 +69,6 @@ static bool recall_frame(const td_engine *engine, uint32_t frame, td_packet *pkt
     pkt->flow = td_engine_flow_at(engine, (word & FLOW_BITS) - 1);
     pkt->sender = (uint8_t)(word >> SENDER_SHIFT);
     return pkt->flow != NULL;
-}
-
-static void add_options_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
-                                const td_handshake *hs, bool complete)
-{
-    const td_flow *flow = pkt->flow;
-    uint32_t frame = pinfo->num;
-    int sender = pkt->sender;
-    char text[64];
-
-    if (sender == QUOTED)
-        return;
-    if ((frame == hs->last_syn_frame || frame == hs->synack_frame) && hs->opts[sender].complete &&
-        hs->opts[sender].present == 0)
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_OPTS_NOOPT), tvb, 0, 0,
-            "%s without any TCP option (no MSS, window scale, SACK or timestamps): the TCP_NOOPT "
-            "signature, often an application's setsockopt bug", frame == hs->synack_frame ? "SYN-ACK" : "SYN");
-    if (frame == td_flow_sent(flow, sender)->first_frame_without_ts)
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_OPTS_TS_VANISHED), tvb, 0, 0,
-            "Timestamps were negotiated but this segment carries none: stripped on the path?");
-    if (!complete || frame != (hs->synack_frame ? hs->synack_frame : hs->last_syn_frame))
-        return;
-    td_options_audit audit;
-    td_options_audit_flow(flow, &audit);
-    if (!audit.missing)
-        return;
-    td_options_missing_list(audit.missing, text, sizeof text);
-    if (audit.at_ceiling == TD_YES) {
-        char ceiling[32];
-        td_format_rate(audit.ceiling_throughput, ceiling, sizeof ceiling);
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_OPTS_LIMITING), tvb, 0, 0,
-            "Flow without %s: no window scaling caps the window at 65535 bytes, %s at the "
-            "handshake RTT, and the transfer ran at that ceiling", text, ceiling);
-    } else
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_OPTS_MISSING_INFO), tvb, 0, 0,
-            "Flow without %s", text);
-}
-
-static void add_outcome_expert(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
-{
-    const char *name = td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome);
-    const char *why = flow->ecn_reason ? flow->ecn_reason : "";
-
-    switch (flow->ecn_outcome) {
-    case TD_ECN_CLASSIC:
-    case TD_ECN_ACCECN:
-    case TD_ECN_ACCECN_CLASSIC:
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_NEGOTIATED), tvb, 0, 0,
-                                     "ECN negotiated: %s", name);
-        break;
-    case TD_ECN_NOT_REQUESTED:
-    case TD_ECN_DECLINED:
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_NOT_NEGOTIATED), tvb, 0, 0,
-                                     "ECN not negotiated: %s", name);
-        break;
-    case TD_ECN_REFLECTED:
-    case TD_ECN_INVALID:
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_BROKEN_SETUP), tvb, 0, 0,
-                                     "ECN setup %s: %s", name, why);
-        break;
-    case TD_ECN_FALLBACK:
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_SYN_FALLBACK), tvb, 0, 0, "%s", why);
-        break;
-    case TD_ECN_UNKNOWN:
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_UNDETERMINED), tvb, 0, 0,
-                                     "ECN outcome unknown: %s", why);
-        break;
-    case TD_ECN_PENDING:
-        break;
-    }
-}
-
-static void add_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_packet *pkt,
-                        const td_handshake *hs, bool complete)
-{
-    const td_flow *flow = pkt->flow;
-    uint32_t frame = pinfo->num;
-
-    if (frame == flow->ecn_decided_frame && flow->ecn_outcome != TD_ECN_PENDING)
-        add_outcome_expert(tree, pinfo, tvb, flow);
-    if ((frame == hs->last_syn_frame && hs->syn_ip_ecn > 0) ||
-        (frame == hs->synack_frame && hs->synack_ip_ecn > 0))
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_ECT_ON_SYN), tvb, 0, 0,
-                                     "%s sent with IP ECN codepoint %s",
-                                     frame == hs->synack_frame ? "SYN-ACK" : "SYN",
-                                     td_ip_ecn_name((td_ip_ecn)(frame == hs->synack_frame
-                                                                    ? hs->synack_ip_ecn
-                                                                    : hs->syn_ip_ecn)));
-    if (!complete || !td_flow_roles_known(flow) || pkt->sender == QUOTED)
-        return;
-    const td_dir_stats *sent = td_flow_sent(flow, pkt->sender);
-    td_ecn_data_use use = td_flow_ecn_data_use(flow, pkt->sender);
-    const char *dir = td_flow_dir_name(flow, pkt->sender);
-    if (use == TD_ECN_DATA_UNMARKED && frame == sent->first_data_frame)
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_DATA_UNMARKED), tvb, 0, 0,
-                                     "ECN negotiated but no %s data segment is ECT-marked at this "
-                                     "vantage point (bleached on the path, or the sender chose not to)",
-                                     dir);
-    if (use == TD_ECN_DATA_UNNEGOTIATED && frame == sent->first_ect_frame)
-        proto_tree_add_expert_format(tree, pinfo, tcpdiag_expert(TD_E_ECN_DATA_UNNEGOTIATED), tvb, 0, 0,
-                                     "%s data sent ECT/CE although ECN was not negotiated (%s)",
-                                     dir, td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome));
 }
 
 /* The items about this packet, each after the subtree it belongs with. */
@@ -263,11 +157,7 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         packet_items at = { tvb, pkt, pinfo->num };
         tcpdiag_flow_tree(tree, tvb, &view, pkt->flow, add_packet_items, &at);
     }
-    /* A lone SYN's handshake is built on demand (engine/flow.c): once a packet. */
-    td_handshake scratch;
-    const td_handshake *hs = td_flow_hs(pkt->flow, &scratch);
-    add_experts(tree, pinfo, tvb, pkt, hs, complete);
-    add_options_experts(tree, pinfo, tvb, pkt, hs, complete);
+    tcpdiag_setup_experts(tree, pinfo, tvb, pkt->flow, pkt->sender == QUOTED ? -1 : pkt->sender, complete);
     if (complete) {
         tcpdiag_diag_experts(tree, pinfo, tvb, pkt->flow);
         tcpdiag_flight_experts(tree, pinfo, tvb, pkt->flow);
@@ -281,7 +171,6 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
 static void tcpdiag_init(void)
 {
     tcpdiag_segment_init();
-    config.vantage_override = (td_vantage)capture_position;
     tcpdiag_state_open(&config, &hosts_config);
     frame_flows = g_array_sized_new(FALSE, TRUE, (guint)sizeof(uint32_t), 0);
 }
@@ -293,39 +182,6 @@ static void tcpdiag_cleanup(void)
     tcpdiag_state_close();
     g_array_free(frame_flows, TRUE);
     frame_flows = NULL;
-}
-
-static module_t *register_prefs(void)
-{
-    static const enum_val_t positions[] = {
-        { "auto", "Infer from handshake timing", TD_VANTAGE_UNKNOWN },
-        { "near-client", "Near the client", TD_VANTAGE_NEAR_CLIENT },
-        { "middle", "In the middle of the path", TD_VANTAGE_MIDDLE },
-        { "near-server", "Near the server", TD_VANTAGE_NEAR_SERVER },
-        { NULL, NULL, 0 }
-    };
-    module_t *module = prefs_register_protocol(proto_tcpdiag, NULL);
-
-    prefs_register_enum_preference(module, "capture_position", "Capture position",
-        "Where the capture was taken. \"auto\" infers it per flow from the handshake timing; "
-        "any other value overrides the inference for every flow.",
-        &capture_position, positions, FALSE);
-    prefs_register_uint_preference(module, "vantage_dominance_pct",
-        "Vantage: dominant handshake half (%)",
-        "A capture is near the client (server) when the SYN→SYN-ACK (SYN-ACK→ACK) half "
-        "carries at least this share of the handshake round-trip time.",
-        10, &config.vantage_dominance_pct);
-    prefs_register_uint_preference(module, "vantage_min_delay_us",
-        "Vantage: smallest telling delay (µs)",
-        "Handshake halves shorter than this are treated as host turnaround time, "
-        "which cannot place the capture point.",
-        10, &config.vantage_min_delay_us);
-    prefs_register_uint_preference(module, "max_flows", "Flows kept in full",
-        "Beyond this many flows, a new flow that is one SYN (a SYN flood, a scan) is kept only if its "
-        "next packet follows within the next 65,536 such SYNs; the others are counted in the reports. "
-        "Flows that carry data are always kept. 0: no limit.",
-        10, &config.max_flows);
-    return module;
 }
 
 static void register_fields(void)
@@ -343,19 +199,17 @@ static void proto_register_tcpdiag(void)
     tcpdiag_printed_init();
     proto_tcpdiag = proto_register_protocol("TCP throughput diagnosis", "tcpdiag", "tcpdiag");
     register_fields();
-    module_t *module = register_prefs();
-    tcpdiag_flight_register(module, &config.flight);
-    tcpdiag_cc_register(module, &config.flight);
-    tcpdiag_diag_register(module, &config.stall);
     td_hosts_config_defaults(&hosts_config);
-    tcpdiag_host_register(module, &hosts_config);
+    td_pref_homes homes = { &config, &hosts_config, tcpdiag_flight_warn_mss() };
+    tcpdiag_prefs_register(proto_tcpdiag, &homes);
+    tcpdiag_cc_configure(&config.flight);
+    tcpdiag_diag_register();
     tcpdiag_handle = create_dissector_handle(dissect_tcpdiag, proto_tcpdiag);
     register_postdissector(tcpdiag_handle);
     register_init_routine(tcpdiag_init);
     register_cleanup_routine(tcpdiag_cleanup);
     tcpdiag_tap = register_tap("tcpdiag");
     tcpdiag_register_stats();
-    tcpdiag_register_tables();
     tcpdiag_gui_register();
 }
 

@@ -101,10 +101,6 @@ void tcpdiag_register_stats(void)
     register_stat_tap_ui(&flows_ui, NULL);
     register_stat_tap_ui(&diagnosis_ui, NULL);
     register_stat_tap_ui(&hosts_ui, NULL);
-}
-
-void tcpdiag_register_tables(void)
-{
     register_cleanup_routine(tcpdiag_tables_forget);
     register_stat_tap_table_ui(&tcpdiag_flow_table_ui);
     register_stat_tap_table_ui(&tcpdiag_host_table_ui);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tree-tcpdiag.h"
-#include "advice.h"
+#include "field_label.h"
 
 static int hf_ids[TD_FIELD_COUNT];
 static gint ett_groups[TD_GROUP_COUNT];
@@ -96,6 +96,12 @@ expert_field *tcpdiag_expert(td_expert_id id)
     return &experts[id];
 }
 
+void tcpdiag_add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, td_expert_id id, GString *message)
+{
+    proto_tree_add_expert_format(tree, pinfo, &experts[id], tvb, 0, 0, "%s", message->str);
+    g_string_truncate(message, 0);
+}
+
 static nstime_t ns_to_nstime(int64_t ns)
 {
     nstime_t t;
@@ -104,40 +110,20 @@ static nstime_t ns_to_nstime(int64_t ns)
     return t;
 }
 
-/* A duration as people read it (1.42 s, 120 ms; below 10 ms, three decimals of a
- * millisecond, as handshake halves need). */
-static void duration_text(int64_t ns, char *text, size_t size)
-{
-    if (ns > -10000000 && ns < 10000000)
-        g_snprintf(text, size, "%.3f ms", (double)ns / 1e6);
-    else
-        td_format_duration(ns, text, size);
-}
-
 /* The label of an item that reads otherwise than Wireshark prints its type, in
- * text; false for the others. */
-static bool value_label(const td_field_def *def, const td_field_value *v, char *text, size_t size)
+ * text; false for the others. A rate's label keeps the field's own unit after the
+ * bit/s reading, as the item's value is in B/s. */
+static bool value_label(const td_field_value *v, char *text, size_t size)
 {
-    char part[32];
+    char reading[32];
 
-    switch (def->label_style) {
-    case TD_LABEL_RATIO:
-        g_snprintf(text, size, "%.2f", v->dbl);
-        return true;
-    case TD_LABEL_RATE:      /* the bit/s units people read first, the field's own unit after */
-        td_format_rate(v->dbl, part, sizeof part);
-        g_snprintf(text, size, "%s (%.0f B/s)", part, v->dbl);
-        return true;
-    case TD_LABEL_SECONDS:
-        td_format_duration((int64_t)(v->dbl * 1e9), text, size);
-        return true;
-    case TD_LABEL_DURATION:
-        duration_text(v->ns, text, size);
-        return true;
-    case TD_LABEL_PLAIN:
-        break;
-    }
-    return false;
+    if (!td_field_label_text(v, reading, sizeof reading))
+        return false;
+    if (td_fields[v->id].label_style == TD_LABEL_RATE)
+        g_snprintf(text, size, "%s (%.0f B/s)", reading, v->dbl);
+    else
+        g_strlcpy(text, reading, size);
+    return true;
 }
 
 /* Every tcpdiag item is derived: it covers no bytes and is marked generated.
@@ -180,7 +166,7 @@ void tcpdiag_add_value(proto_tree *tree, tvbuff_t *tvb, const td_field_value *v)
 {
     char label[LABEL_SIZE];
 
-    add_labelled(tree, tvb, v, value_label(&td_fields[v->id], v, label, sizeof label) ? label : NULL);
+    add_labelled(tree, tvb, v, value_label(v, label, sizeof label) ? label : NULL);
 }
 
 void tcpdiag_add_string(proto_tree *tree, tvbuff_t *tvb, td_field_id id, const char *value)
@@ -291,7 +277,7 @@ static void record_value(void *ctx, const td_field_value *v)
     char label[LABEL_SIZE];
 
     item.value.str = keep_text(r, v->str);
-    if (value_label(&td_fields[v->id], v, label, sizeof label))
+    if (value_label(v, label, sizeof label))
         item.label = keep_text(r, label);
     g_array_append_val(r->items, item);
 }

@@ -13,6 +13,9 @@
 void tcpdiag_fields_register(int proto);
 int tcpdiag_hf(td_field_id id);
 expert_field *tcpdiag_expert(td_expert_id id);
+/* Adds the expert item id with the engine's words in message (the *_messages.c of
+ * engine/), then empties message for the next item. */
+void tcpdiag_add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, td_expert_id id, GString *message);
 /* One item, labelled by its field's row of the table. */
 void tcpdiag_add_value(proto_tree *tree, tvbuff_t *tvb, const td_field_value *value);
 void tcpdiag_add_string(proto_tree *tree, tvbuff_t *tvb, td_field_id id, const char *value);

@@ -3,13 +3,13 @@
 #include "html.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <string.h>
 
 #include "advice.h"
 #include "charts.h"
 #include "svg.h"
 #include "escape.h"
+#include "field_label.h"
 #include "field_values.h"
 #include "text.h"
 
@@ -113,41 +113,33 @@ static const td_field_value *figure(const figures *f, td_field_id id, const char
     return NULL;
 }
 
-/* The value as people read it: the unit the field's label uses (durations in s or
- * ms, rates in bit/s), bytes and counts whole. */
+/* The value as people read it: the field's label (field_label.h) where its row has
+ * one, durations in s or ms, bytes and counts whole, and the figure's unit after a
+ * number that carries none of its own. */
 static void readable(GString *out, const td_field_value *v, const char *unit)
 {
     char buf[64];
 
-    switch (td_field_kind_of(td_fields[v->id].type)) {
-    case TD_FIELD_STRING:
-        text(out, v->str);
-        return;
-    case TD_FIELD_UINT:
-        g_string_append_printf(out, "%" PRIu64, v->uint);
-        break;
-    case TD_FIELD_TIME:
-        td_format_duration(v->ns, buf, sizeof buf);
+    if (td_field_label_text(v, buf, sizeof buf)) {
         g_string_append(out, buf);
-        return;
-    case TD_FIELD_DOUBLE:
-        switch (td_fields[v->id].label_style) {
-        case TD_LABEL_RATE:
-            td_format_rate(v->dbl, buf, sizeof buf);
-            g_string_append(out, buf);
+        if (td_fields[v->id].label_style != TD_LABEL_RATIO)
+            return;     /* durations and rates read in their own units */
+    } else {
+        switch (td_field_kind_of(td_fields[v->id].type)) {
+        case TD_FIELD_STRING:
+            text(out, v->str);
             return;
-        case TD_LABEL_SECONDS:
-            td_format_duration((int64_t)llround(v->dbl * 1e9), buf, sizeof buf);
-            g_string_append(out, buf);
-            return;
-        case TD_LABEL_RATIO:
-            g_string_append_printf(out, "%.2f", v->dbl);
+        case TD_FIELD_UINT:
+            g_string_append_printf(out, "%" PRIu64, v->uint);
             break;
-        default:
+        case TD_FIELD_TIME:
+            td_format_duration(v->ns, buf, sizeof buf);
+            g_string_append(out, buf);
+            return;
+        case TD_FIELD_DOUBLE:
             g_string_append_printf(out, "%.1f", v->dbl);
             break;
         }
-        break;
     }
     if (unit)
         g_string_append_printf(out, " %s", unit);

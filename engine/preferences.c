@@ -1,0 +1,74 @@
+/* The preference table (see preferences.h): every preference's name, title and
+ * description is written here and nowhere else. */
+#include "preferences.h"
+
+static const td_pref_choice capture_positions[] = {
+    { "auto", "Infer from handshake timing", TD_VANTAGE_UNKNOWN },
+    { "near-client", "Near the client", TD_VANTAGE_NEAR_CLIENT },
+    { "middle", "In the middle of the path", TD_VANTAGE_MIDDLE },
+    { "near-server", "Near the server", TD_VANTAGE_NEAR_SERVER },
+};
+
+#define ENGINE(member)  TD_PREF_IN_ENGINE, offsetof(td_config, member)
+#define HOSTS(member)   TD_PREF_IN_HOSTS, offsetof(td_hosts_config, member)
+#define NUMBER          TD_PREF_UINT, NULL, 0
+
+/* In the order Wireshark lists them (tshark -G defaultprefs). */
+const td_pref_def td_prefs_table[TD_PREF_COUNT] = {
+    { "capture_position", "Capture position",
+      "Where the capture was taken. \"auto\" infers it per flow from the handshake timing; "
+      "any other value overrides the inference for every flow.",
+      TD_PREF_CHOICE, capture_positions, G_N_ELEMENTS(capture_positions), ENGINE(vantage_override) },
+    { "vantage_dominance_pct", "Vantage: dominant handshake half (%)",
+      "A capture is near the client (server) when the SYN→SYN-ACK (SYN-ACK→ACK) half "
+      "carries at least this share of the handshake round-trip time.",
+      NUMBER, ENGINE(vantage_dominance_pct) },
+    { "vantage_min_delay_us", "Vantage: smallest telling delay (µs)",
+      "Handshake halves shorter than this are treated as host turnaround time, "
+      "which cannot place the capture point.",
+      NUMBER, ENGINE(vantage_min_delay_us) },
+    { "max_flows", "Flows kept in full",
+      "Beyond this many flows, a new flow that is one SYN (a SYN flood, a scan) is kept only if its "
+      "next packet follows within the next 65,536 such SYNs; the others are counted in the reports. "
+      "Flows that carry data are always kept. 0: no limit.",
+      NUMBER, ENGINE(max_flows) },
+    { "plateau_min_rounds", "Flight: plateau length (round trips)",
+      "Consecutive round trips with a flat flight that make a plateau.",
+      NUMBER, ENGINE(flight.plateau_min_rounds) },
+    { "plateau_band_pct", "Flight: flatness band (%)",
+      "Round-trip flights within this share of each other (at least one MSS) count as flat.",
+      NUMBER, ENGINE(flight.plateau_band_pct) },
+    { "sender_warn_mss", "Flight: warn below (MSS)",
+      "A sender-held plateau below this many MSS raises a warning.",
+      NUMBER, TD_PREF_IN_PLUGIN, 0 },
+    { "collapse_mss", "Collapse: flight at most (MSS)",
+      "A round trip with at most this many MSS in flight, while signals keep coming, counts "
+      "towards a collapse.",
+      NUMBER, ENGINE(flight.collapse_mss) },
+    { "collapse_min_rounds", "Collapse: length (round trips)",
+      "Round trips at the floor that make a collapse.",
+      NUMBER, ENGINE(flight.collapse_min_rounds) },
+    { "stall_min_ms", "Host stall: silence at least (ms)",
+      "A host that sends nothing on any of its flows for this long, while flows wait on it, stalled.",
+      NUMBER, ENGINE(stall.min_ms) },
+    { "stall_min_flows", "Host stall: flows waiting at least",
+      "Flows that must have waited on the silent host: one flow's pause is not a host stall.",
+      NUMBER, ENGINE(stall.min_flows) },
+    { "ecn_slowdown_pct", "Hosts: ECN slowdown note (%)",
+      "Note a client's ECN flows when its other flows' median throughput is at least this many percent of "
+      "the ECN flows' median throughput (200 = twice as fast)",
+      NUMBER, HOSTS(ecn_slowdown_pct) },
+};
+
+void *td_pref_place(const td_pref_def *pref, const td_pref_homes *homes)
+{
+    switch (pref->home) {
+    case TD_PREF_IN_ENGINE:
+        return (char *)homes->engine + pref->offset;
+    case TD_PREF_IN_HOSTS:
+        return (char *)homes->hosts + pref->offset;
+    case TD_PREF_IN_PLUGIN:
+        break;
+    }
+    return homes->plugin_warn_mss;
+}
