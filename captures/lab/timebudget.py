@@ -30,8 +30,8 @@ REPLY = 1000
 # router can drop exactly it (and, once, its tail-loss probe)
 TAIL_PAYLOAD = 500
 TAIL_REPLY = 20 * 1448 + TAIL_PAYLOAD
-SLOW_READ = dict(rcvbuf=16384, read_chunk=16384, read_pause=0.08)
-ZW_REPLY = 400_000
+SLOW_READ = dict(rcvbuf=16384, read_chunk=4096, read_pause=0.1)
+ZW_REPLY = 150_000
 # A part of the budget that names the cause must cost at least this share of the
 # flow's active time (connect to last reply byte) and at least MIN_COST_S.
 MIN_SHARE, MIN_COST_S = 0.3, 0.2
@@ -107,8 +107,9 @@ SCENARIOS = {
         delay=(5, 5), needs="no-retries"),
     "tb-zero-window": rr(
         story=f"one connection, one request, a {ZW_REPLY // 1000} kB reply; the client set "
-              "SO_RCVBUF 16384 before connect() and reads 16 kB every 80 ms: zero windows; 40 ms "
-              "round trip",
+              "SO_RCVBUF 16384 before connect() and reads at most 4 kB every 100 ms (40 kB/s, "
+              "a tenth of what the window lets the path carry): the buffer fills, zero windows; "
+              "40 ms round trip",
         reply=ZW_REPLY, **SLOW_READ, needs="zero-window"),
     "tb-fast-reader": rr(
         story="the control of tb-zero-window: the same 16 kB SO_RCVBUF, read as fast as it comes",
@@ -229,6 +230,23 @@ def tail_retransmissions(pcap, port):
     return [float(w) for w, s in rows if s == first_seq]
 
 
+def zero_windows(pcap, port):
+    """(count, seconds) of the client's zero windows at this capture, from tshark: each
+    run of ACKs advertising window 0, from the first to the next ACK that opens it."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-Y", f"tcp.srcport == {port} && tcp.flags.syn == 0",
+                          "-e", "frame.time_epoch", "-e", "tcp.window_size"],
+                         check=True, text=True, capture_output=True).stdout
+    count, seconds, closed = 0, 0.0, None
+    for line in out.splitlines():
+        when, window = line.split("\t")
+        if int(window) == 0 and closed is None:
+            count, closed = count + 1, float(when)
+        elif int(window) > 0 and closed is not None:
+            seconds, closed = seconds + float(when) - closed, None
+    return count, round(seconds, 6)
+
+
 # ----------------------------------------------------------------------------------
 # Ground truth: each flow's time budget from the generators' timings
 # ----------------------------------------------------------------------------------
@@ -314,8 +332,8 @@ def cause(cfg, b, stall):
                                           f"dropped; the retransmission timeout ended a {stall:.3f} s "
                                           f"silence of {active:.3f} active s")
     if cfg["needs"] == "zero-window":
-        return "zero-window", ("the receiving application read 16 kB every 80 ms from a 16 kB "
-                               "buffer: the client advertised zero windows (client nstat "
+        return "zero-window", ("the receiving application read at most 4 kB every 100 ms from a "
+                               "16 kB SO_RCVBUF: the client advertised zero windows (client nstat "
                                "TcpExtTCPToZeroWindowAdv), the receiver stopped reading")
     if cfg["needs"] == "no-zero-window":
         return "receive-window", ("a 16 kB receive buffer read as fast as data came: the window "
@@ -408,6 +426,9 @@ def flow_truths(cfg, res):
             tail = tail_retransmissions(res["pcaps"]["-server"], port)
             f["tail_sends_s"] = [round(t - tail[0], 6) for t in tail]
             f["stall_s"] = round(tail[-1] - tail[0], 6) if len(tail) > 1 else 0.0
+        if cfg["needs"] in ("zero-window", "no-zero-window"):
+            n, secs = zero_windows(res["pcaps"]["-client"], port)
+            f["zero_window"] = {"count": n, "seconds": secs}
         f["cause"], f["why"] = cause(cfg, b, f.get("stall_s"))
         flows.append(f)
     return flows
@@ -427,6 +448,8 @@ def expected(name, cfg, res, flows, suffix):
              "tcpdiag.diag.cause": f["cause"]}
         budget = dict(f["budget"], server_synack_times_s=f["server_synacks"],
                       path_rtt_s=rtt)
+        if "zero_window" in f:
+            budget["stall"] = {"kind": "zero-window", **f["zero_window"]}
         if "stall_s" in f:
             budget["stall"] = {"kind": "retransmission-timeout", "seconds": f["stall_s"],
                                "tail_sends_s": f["tail_sends_s"]}
