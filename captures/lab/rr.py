@@ -7,7 +7,9 @@ lines, so that where a flow's time went can be told from the applications themse
 server: listen(BACKLOG); accepts one connection, hands it to a thread, sleeps
         ACCEPT_INTERVAL s, accepts the next (a slow accept loop when > 0). Per request
         of REQUEST bytes it sleeps THINK s, then writes REPLY bytes; logs per exchange
-        when the request was read whole and when the reply's write began and ended.
+        when the request was read whole and when the reply's write began and ended
+        (or failed: with USER_TIMEOUT_MS, TCP_USER_TIMEOUT ends a connection whose
+        data stays unacknowledged that long).
 client: CLIENTS connections, all connecting at once (one thread each, released
         together, each STAGGER s after the one before) or one after another
         (--sequential). Each sends REQUESTS requests,
@@ -15,7 +17,8 @@ client: CLIENTS connections, all connecting at once (one thread each, released
         bytes every READ_PAUSE s from an SO_RCVBUF of RCVBUF: a slow reader), then
         stays idle IDLE s with the connection open and closes. Logs when connect()
         began and returned, and per exchange when the request was written and the
-        reply's first and last byte read; TCP_INFO (total_retrans counts SYN
+        reply's first and last byte read (a reply is given up after RECV_TIMEOUT s
+        without data); TCP_INFO (total_retrans counts SYN
         retransmissions too) at the end.
 """
 import argparse
@@ -27,6 +30,7 @@ import threading
 import time
 
 TCP_INFO = getattr(socket, "TCP_INFO", 11)
+TCP_USER_TIMEOUT = getattr(socket, "TCP_USER_TIMEOUT", 18)
 PAYLOAD = bytes(range(256)) * 256
 
 
@@ -39,18 +43,23 @@ def tcp_info(sock):
 
 
 def read_exactly(sock, n, chunk=1 << 16, pause=0.0):
-    """Reads n bytes; returns (first byte's time, last byte's time, bytes read)."""
-    got, first = 0, None
+    """Reads n bytes, or fewer when the peer closes or a receive timeout (set on the
+    socket) passes without data; returns (first byte's time, last byte's time, bytes read)."""
+    got, first, last = 0, None, None
     while got < n:
-        data = sock.recv(min(chunk, n - got))
+        try:
+            data = sock.recv(min(chunk, n - got))
+        except socket.timeout:
+            break
         if not data:
             break
+        last = time.time()
         if first is None:
-            first = time.time()
+            first = last
         got += len(data)
         if pause and got < n:
             time.sleep(pause)
-    return first, time.time(), got
+    return first, last, got
 
 
 def write_all(sock, n):
@@ -75,6 +84,8 @@ def serve(args):
     for index in range(args.count):
         conn, peer = ls.accept()
         accepted = time.time()
+        if args.user_timeout_ms:
+            conn.setsockopt(socket.IPPROTO_TCP, TCP_USER_TIMEOUT, args.user_timeout_ms)
         t = threading.Thread(target=answer, args=(conn, peer, index, accepted, args, log, lock))
         t.start()
         threads.append(t)
@@ -92,7 +103,12 @@ def answer(conn, peer, index, accepted, args, log, lock):
             break                       # the client closed
         time.sleep(args.think)
         began = time.time()
-        write_all(conn, args.reply)
+        try:
+            write_all(conn, args.reply)
+        except OSError as e:        # TCP_USER_TIMEOUT passed: the peer stopped answering
+            exchanges.append({"request_read": read, "reply_write_began": began,
+                              "write_error": e.strerror, "write_error_at": time.time()})
+            break
         exchanges.append({"request_read": read, "reply_write_began": began,
                           "reply_write_ended": time.time()})
     info = tcp_info(conn)
@@ -120,6 +136,8 @@ def converse(index, args, go, log, lock):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if args.rcvbuf:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.rcvbuf)
+    if args.recv_timeout:
+        s.settimeout(args.recv_timeout)
     if go:
         go.wait()
         time.sleep(index * args.stagger)
@@ -155,6 +173,8 @@ def main():
     s.add_argument("--think", type=float, default=0.0, help="s before each reply")
     s.add_argument("--request", type=int, default=100, help="bytes per request")
     s.add_argument("--reply", type=int, default=1000, help="bytes per reply")
+    s.add_argument("--user-timeout-ms", type=int, default=0, help="TCP_USER_TIMEOUT of each "
+                   "accepted socket: give up when sent data stays unacknowledged this long")
     s.add_argument("--count", type=int, required=True, help="connections, then exit")
     s.add_argument("--log", required=True)
     c = sub.add_parser("client")
@@ -170,6 +190,8 @@ def main():
     c.add_argument("--wait", type=float, default=0.0, help="s before each request")
     c.add_argument("--idle", type=float, default=0.0, help="s idle after the last reply")
     c.add_argument("--rcvbuf", type=int, default=0)
+    c.add_argument("--recv-timeout", type=float, default=0.0, help="give up a reply after "
+                   "this many s without data")
     c.add_argument("--read-chunk", type=int, default=1 << 16)
     c.add_argument("--read-pause", type=float, default=0.0)
     c.add_argument("--log", required=True)

@@ -57,6 +57,15 @@ TAIL_ONCE = ("-i", "r-eth1", "-o", "r-eth0", "-p", "tcp", "-m", "length", "--len
              str(20 + 32 + TAIL_PAYLOAD), "-m", "statistic", "--mode", "nth", "--every", "1000000",
              "--packet", "0", "-j", "DROP")
 
+# tb-dead-peer: from the reply's 300 000th byte on (conntrack's count of the reply
+# direction), the router drops everything the server sends: none of its data or
+# retransmissions reach the client again
+DEAD_AFTER = 300_000
+DEAD_FROM = ("-i", "r-eth1", "-o", "r-eth0", "-p", "tcp", "-m", "connbytes", "--connbytes",
+             f"{DEAD_AFTER}:", "--connbytes-dir", "reply", "--connbytes-mode", "bytes", "-j", "DROP")
+BULK_REPLY = 2_000_000
+DEAD_TIMEOUTS = dict(user_timeout_ms=8000, recv_timeout=12.0)
+
 SCENARIOS = {
     "tb-accept-slow": rr(
         story=f"listen backlog 1 and an accept loop that accepts one connection every 1.5 s; "
@@ -123,6 +132,17 @@ SCENARIOS = {
               f"({TAIL_PAYLOAD} B, the only frame of its length) and the tail-loss probe that "
               "repeats it, so the reply ends with a retransmission timeout",
         requests=3, reply=TAIL_REPLY, drop=[TAIL_ONCE, TAIL_ONCE], needs="timeout"),
+    "tb-dead-peer": rr(
+        story=f"one connection, one request, a {BULK_REPLY // 1_000_000} MB reply; once "
+              f"{DEAD_AFTER // 1000} kB of it have passed, the router drops everything the server "
+              "sends (iptables connbytes): its retransmissions are never answered; the server "
+              f"gives up after TCP_USER_TIMEOUT {DEAD_TIMEOUTS['user_timeout_ms']} ms, the client "
+              f"after {DEAD_TIMEOUTS['recv_timeout']:g} s without data; 40 ms round trip",
+        reply=BULK_REPLY, drop=[DEAD_FROM], **DEAD_TIMEOUTS, needs="dead-peer"),
+    "tb-bulk": rr(
+        story=f"the control of tb-dead-peer: the same {BULK_REPLY // 1_000_000} MB reply and "
+              "timeouts, nothing dropped",
+        reply=BULK_REPLY, **DEAD_TIMEOUTS, needs="no-retries"),
 }
 
 
@@ -163,6 +183,7 @@ def do_run(lab, name, cfg, tmp):
                            "--backlog", str(cfg["backlog"]), "--accept-interval",
                            str(cfg["accept_interval"]), "--think", str(cfg["think"]),
                            "--reply", str(cfg["reply"]), "--count", str(n), "--log", slog,
+                           "--user-timeout-ms", str(cfg.get("user_timeout_ms", 0)),
                            ns=lab.NS_SERVER)
         lab.wait_for(lambda: os.path.exists(slog) and os.path.getsize(slog) > 0, "server")
         pcaps = {s: os.path.join(tmp, f"lab-{name}{s}.pcap") for s in cfg["captures"]}
@@ -174,7 +195,7 @@ def do_run(lab, name, cfg, tmp):
             ccmd.append("--sequential")
         if cfg["stagger"]:
             ccmd += ["--stagger", str(cfg["stagger"])]
-        for key in ("rcvbuf", "read_chunk", "read_pause"):
+        for key in ("rcvbuf", "read_chunk", "read_pause", "recv_timeout"):
             if key in cfg:
                 ccmd += ["--" + key.replace("_", "-"), str(cfg[key])]
         t0 = time.monotonic()
@@ -230,6 +251,23 @@ def tail_retransmissions(pcap, port):
     return [float(w) for w, s in rows if s == first_seq]
 
 
+def retransmissions(pcap, port):
+    """Epochs of the server's data frames that repeat bytes it had sent (their end at or
+    below the highest end so far), from tshark at the server's capture."""
+    out = subprocess.run(["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t",
+                          "-Y", f"tcp.dstport == {port} && tcp.len > 0",
+                          "-e", "frame.time_epoch", "-e", "tcp.seq", "-e", "tcp.len"],
+                         check=True, text=True, capture_output=True).stdout
+    times, high = [], 0
+    for line in out.splitlines():
+        when, seq, length = line.split("\t")
+        end = int(seq) + int(length)
+        if end <= high:
+            times.append(float(when))
+        high = max(high, end)
+    return times
+
+
 def zero_windows(pcap, port):
     """(count, seconds) of the client's zero windows at this capture, from tshark: each
     run of ACKs advertising window 0, from the first to the next ACK that opens it."""
@@ -275,13 +313,18 @@ def budget(cfg, c, s, hs):
     last = c["exchanges"][-1]["reply_last_byte"]
     # what the client retransmitted after its SYNs (its requests: the replies are the server's)
     requests_retransmitted = c["tcp_info"]["total_retrans"] - setup["syn_retransmissions"]
+    # after a reply that never came whole the client was waiting for data, not idle
+    cut_short = c["exchanges"][-1]["reply_bytes"] < cfg["reply"]
+    end = c["close"] if cut_short else last
     out = {"duration_s": c["close"] - c["connect_began"],
            "client_request_retransmissions": requests_retransmitted,
-           "active_s": last - c["connect_began"],
+           "active_s": end - c["connect_began"],
            "setup": setup,
            "accept_wait_s": s["accepted"] - c["connected"],
            "exchanges": exchanges,
-           "idle_s": c["close"] - last}
+           "idle_s": c["close"] - end}
+    if cut_short:
+        out["waiting_after_last_byte_s"] = c["close"] - last
     return {k: _round(v) for k, v in out.items()}
 
 
@@ -300,6 +343,11 @@ def cause(cfg, b, stall):
     active = b["active_s"]
     big = lambda cost: cost >= MIN_COST_S and cost >= MIN_SHARE * active
     syn_cost = b["setup"]["syn_times_s"][-1] if b["setup"]["syn_retransmissions"] else 0.0
+    if cfg["needs"] == "dead-peer":
+        return "dead-peer", ("the router dropped everything the server sent from the reply's "
+                             f"{DEAD_AFTER}th byte on: the server's retransmissions were never "
+                             "answered until its TCP_USER_TIMEOUT ended the connection, and the "
+                             "client gave up after its receive timeout")
     if cfg["needs"] == "synack-retry":
         return "handshake-retry", (f"the server's first SYN-ACK was dropped by the router; connect() "
                                    f"took {b['setup']['connect_s']:.3f} s of the flow's "
@@ -362,14 +410,19 @@ def problems(cfg, res, flows):
     if len(res["client"]) != cfg["clients"] or len(res["server"]) != cfg["clients"]:
         bad.append(f"{len(res['client'])} client and {len(res['server'])} server records, "
                    f"{cfg['clients']} connections configured")
+    need = cfg["needs"]
     for f in flows:
         b = f["budget"]
-        if any(x["reply_bytes"] != cfg["reply"] for x in b["exchanges"]) or \
-                len(b["exchanges"]) != cfg["requests"]:
+        whole = [x["reply_bytes"] == cfg["reply"] for x in b["exchanges"]]
+        if need == "dead-peer":
+            if all(whole) or not DEAD_AFTER * 0.5 < b["exchanges"][0]["reply_bytes"] < DEAD_AFTER * 1.5 \
+                    or f["dead"]["server_gave_up"] is None or len(f["dead"]["retransmission_times_s"]) < 3:
+                bad.append(f"port {f['port']}: the peer did not die as planned: {f['dead']}, "
+                           f"read {b['exchanges'][0]['reply_bytes']}")
+        elif not all(whole) or len(b["exchanges"]) != cfg["requests"]:
             bad.append(f"port {f['port']}: not every reply arrived whole")
     ext_s, ext_c = res["nstat"]["server"], res["nstat"]["client"]
     retries = [f["budget"]["setup"]["syn_retransmissions"] for f in flows]
-    need = cfg["needs"]
     if need == "syn-drops":
         if not any(retries) or not ext_s.get("ListenOverflows"):
             bad.append(f"no SYN dropped: SYN retries {retries}, ListenOverflows "
@@ -403,7 +456,7 @@ def problems(cfg, res, flows):
         if res["drop_counters"] != [1, 1] or not ext_s.get("TCPTimeouts"):
             bad.append(f"tail loss not as planned: drops {res['drop_counters']}, server "
                        f"TCPTimeouts {ext_s.get('TCPTimeouts')}")
-    elif need not in ("syn-drops", "accept-overflow", "synack-retry") and ext_s.get("TCPTimeouts"):
+    elif need not in ("syn-drops", "accept-overflow", "synack-retry", "dead-peer") and ext_s.get("TCPTimeouts"):
         bad.append(f"server timeouts ({ext_s['TCPTimeouts']}) where the scenario has none")
     return bad
 
@@ -426,6 +479,17 @@ def flow_truths(cfg, res):
             tail = tail_retransmissions(res["pcaps"]["-server"], port)
             f["tail_sends_s"] = [round(t - tail[0], 6) for t in tail]
             f["stall_s"] = round(tail[-1] - tail[0], 6) if len(tail) > 1 else 0.0
+        if cfg["needs"] == "dead-peer":
+            se = servers[port]["exchanges"][-1]
+            resent = retransmissions(res["pcaps"]["-server"], port)
+            last = c["exchanges"][-1]["reply_last_byte"]
+            # from the client's last byte read: the server's retransmissions (at its own
+            # tap) and its giving up
+            f["dead"] = {"last_byte_read_epoch": round(last, 6),
+                         "server_gave_up": se.get("write_error"),
+                         "seconds": round(se.get("write_error_at", 0) - last, 6),
+                         "retransmission_times_s": [round(t - last, 6) for t in resent],
+                         "client_gave_up_after_s": cfg["recv_timeout"]}
         if cfg["needs"] in ("zero-window", "no-zero-window"):
             n, secs = zero_windows(res["pcaps"]["-client"], port)
             f["zero_window"] = {"count": n, "seconds": secs}
@@ -444,10 +508,12 @@ def expected(name, cfg, res, flows, suffix):
         e = {"tcpdiag.flow.client": "10.77.1.2", "tcpdiag.flow.server": "10.77.2.2",
              "tcpdiag.flow.client_port": f["port"], "tcpdiag.flow.server_port": 5001,
              "tcpdiag.flow.c2s.bytes": 100 * cfg["requests"],
-             "tcpdiag.flow.s2c.bytes": {"min": cfg["reply"] * cfg["requests"]},
+             "tcpdiag.flow.s2c.bytes": {"min": sum(x["reply_bytes"] for x in f["budget"]["exchanges"])},
              "tcpdiag.diag.cause": f["cause"]}
         budget = dict(f["budget"], server_synack_times_s=f["server_synacks"],
                       path_rtt_s=rtt)
+        if "dead" in f:
+            budget["stall"] = {"kind": "dead-peer", **f["dead"]}
         if "zero_window" in f:
             budget["stall"] = {"kind": "zero-window", **f["zero_window"]}
         if "stall_s" in f:
