@@ -36,6 +36,7 @@ import time
 
 import ccid
 import early
+import timebudget
 import reductions
 from diagnosis_truth import add_diag, per_conn
 
@@ -417,6 +418,9 @@ SCENARIOS = {
 SCENARIOS.update(ccid.SCENARIOS)
 # early-*: the ECN lottery behind an AQM that marks early (tcpdiag issue 19): see early.py.
 SCENARIOS.update(early.SCENARIOS)
+# tb-*: where the time went (tcpdiag issue 29), request/response runs whose captures and
+# expected files go to captures/lab/next/: see timebudget.py, which runs them itself.
+SCENARIOS.update(timebudget.SCENARIOS)
 
 
 # ----------------------------------------------------------------------------------
@@ -2186,6 +2190,8 @@ def capture_flight(pcap, t):
 # ----------------------------------------------------------------------------------
 def scenario(name):
     cfg = SCENARIOS[name]
+    if cfg.get("timebudget"):
+        return timebudget.scenario(sys.modules[__name__], name)
     tmp = tempfile.mkdtemp(prefix=f"tdlab-{name}-")
     os.chmod(tmp, 0o755)
     try:
@@ -2336,7 +2342,7 @@ def rewrite_diag():
     files without a new run, which would replace their pcaps: from the configuration the
     run logged. flow_expect wrote the flows in connection order, each selecting its own
     tcp.stream, with the client port the generator logged; that is checked."""
-    for name in SCENARIOS:
+    for name in (n for n, cfg in SCENARIOS.items() if not cfg.get("timebudget")):
         with open(os.path.join(LOGS, f"{name}.json")) as f:
             log = json.load(f)
         for suffix in log["config"]["captures"]:

@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""Request/response traffic generator for the time-budget scenarios (tcpdiag issue 29):
+a server that answers fixed-size requests, and clients that send them, each side
+logging its own CLOCK_REALTIME timings (the clock tcpdump stamps packets with) as JSON
+lines, so that where a flow's time went can be told from the applications themselves.
+
+server: listen(BACKLOG); accepts one connection, hands it to a thread, sleeps
+        ACCEPT_INTERVAL s, accepts the next (a slow accept loop when > 0). Per request
+        of REQUEST bytes it sleeps THINK s, then writes REPLY bytes; logs per exchange
+        when the request was read whole and when the reply's write began and ended
+        (or failed: with USER_TIMEOUT_MS, TCP_USER_TIMEOUT ends a connection whose
+        data stays unacknowledged that long).
+client: CLIENTS connections, all connecting at once (one thread each, released
+        together, each STAGGER s after the one before) or one after another
+        (--sequential). Each sends REQUESTS requests,
+        waiting WAIT s before each one, reads each reply whole (optionally READ_CHUNK
+        bytes every READ_PAUSE s from an SO_RCVBUF of RCVBUF: a slow reader), then
+        stays idle IDLE s with the connection open and closes. Logs when connect()
+        began and returned, and per exchange when the request was written and the
+        reply's first and last byte read (a reply is given up after RECV_TIMEOUT s
+        without data); TCP_INFO (total_retrans counts SYN
+        retransmissions too) at the end.
+"""
+import argparse
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+
+TCP_INFO = getattr(socket, "TCP_INFO", 11)
+TCP_USER_TIMEOUT = getattr(socket, "TCP_USER_TIMEOUT", 18)
+PAYLOAD = bytes(range(256)) * 256
+
+
+def tcp_info(sock):
+    """The TCP_INFO fields the time budget reads (struct tcp_info offsets)."""
+    raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 256)
+    get = lambda off, fmt="I": struct.unpack_from(fmt, raw, off)[0]
+    return {"retransmits": raw[2], "backoff": raw[4], "rto_us": get(8), "rtt_us": get(68),
+            "total_retrans": get(100), "snd_cwnd": get(80), "rcv_space": get(96)}
+
+
+def read_exactly(sock, n, chunk=1 << 16, pause=0.0):
+    """Reads n bytes, or fewer when the peer closes or a receive timeout (set on the
+    socket) passes without data; returns (first byte's time, last byte's time, bytes read)."""
+    got, first, last = 0, None, None
+    while got < n:
+        try:
+            data = sock.recv(min(chunk, n - got))
+        except socket.timeout:
+            break
+        if not data:
+            break
+        last = time.time()
+        if first is None:
+            first = last
+        got += len(data)
+        if pause and got < n:
+            time.sleep(pause)
+    return first, last, got
+
+
+def write_all(sock, n):
+    while n:
+        n -= sock.send(PAYLOAD[:min(n, len(PAYLOAD))])
+
+
+def emit(log, lock, record):
+    with lock:
+        log.write(json.dumps(record, sort_keys=True) + "\n")
+        log.flush()
+
+
+def serve(args):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((args.bind, args.port))
+    ls.listen(args.backlog)
+    log, lock = open(args.log, "a"), threading.Lock()
+    emit(log, lock, {"event": "listening", "backlog": args.backlog, "at": time.time()})
+    threads = []
+    for index in range(args.count):
+        conn, peer = ls.accept()
+        accepted = time.time()
+        if args.user_timeout_ms:
+            conn.setsockopt(socket.IPPROTO_TCP, TCP_USER_TIMEOUT, args.user_timeout_ms)
+        t = threading.Thread(target=answer, args=(conn, peer, index, accepted, args, log, lock))
+        t.start()
+        threads.append(t)
+        if args.accept_interval and index + 1 < args.count:
+            time.sleep(args.accept_interval)
+    for t in threads:
+        t.join()
+
+
+def answer(conn, peer, index, accepted, args, log, lock):
+    exchanges = []
+    while True:
+        _, read, got = read_exactly(conn, args.request)
+        if got < args.request:
+            break                       # the client closed
+        time.sleep(args.think)
+        began = time.time()
+        try:
+            write_all(conn, args.reply)
+        except OSError as e:        # TCP_USER_TIMEOUT passed: the peer stopped answering
+            exchanges.append({"request_read": read, "reply_write_began": began,
+                              "write_error": e.strerror, "write_error_at": time.time()})
+            break
+        exchanges.append({"request_read": read, "reply_write_began": began,
+                          "reply_write_ended": time.time()})
+    info = tcp_info(conn)
+    conn.close()
+    emit(log, lock, {"event": "served", "accept_index": index, "peer_port": peer[1],
+                     "accepted": accepted, "exchanges": exchanges, "tcp_info": info})
+
+
+def client(args):
+    log, lock = open(args.log, "a"), threading.Lock()
+    go = threading.Barrier(args.clients) if not args.sequential else None
+    threads = []
+    for index in range(args.clients):
+        t = threading.Thread(target=converse, args=(index, args, go, log, lock))
+        t.start()
+        if args.sequential:
+            t.join()
+            time.sleep(args.gap)
+        threads.append(t)
+    for t in threads:
+        t.join()
+
+
+def converse(index, args, go, log, lock):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if args.rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.rcvbuf)
+    if args.recv_timeout:
+        s.settimeout(args.recv_timeout)
+    if go:
+        go.wait()
+        time.sleep(index * args.stagger)
+    began = time.time()
+    s.connect((args.connect, args.port))
+    connected = time.time()
+    exchanges = []
+    for _ in range(args.requests):
+        time.sleep(args.wait)
+        sent = time.time()
+        s.sendall(PAYLOAD[:args.request])
+        first, last, got = read_exactly(s, args.reply, args.read_chunk, args.read_pause)
+        exchanges.append({"request_sent": sent, "reply_first_byte": first,
+                          "reply_last_byte": last, "reply_bytes": got})
+    time.sleep(args.idle)
+    info = tcp_info(s)
+    local = s.getsockname()[1]
+    closing = time.time()
+    s.close()
+    emit(log, lock, {"event": "conn", "index": index, "local_port": local,
+                     "connect_began": began, "connected": connected, "exchanges": exchanges,
+                     "close": closing, "tcp_info": info})
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="mode", required=True)
+    s = sub.add_parser("server")
+    s.add_argument("--bind", required=True)
+    s.add_argument("--port", type=int, default=5001)
+    s.add_argument("--backlog", type=int, default=16)
+    s.add_argument("--accept-interval", type=float, default=0.0)
+    s.add_argument("--think", type=float, default=0.0, help="s before each reply")
+    s.add_argument("--request", type=int, default=100, help="bytes per request")
+    s.add_argument("--reply", type=int, default=1000, help="bytes per reply")
+    s.add_argument("--user-timeout-ms", type=int, default=0, help="TCP_USER_TIMEOUT of each "
+                   "accepted socket: give up when sent data stays unacknowledged this long")
+    s.add_argument("--count", type=int, required=True, help="connections, then exit")
+    s.add_argument("--log", required=True)
+    c = sub.add_parser("client")
+    c.add_argument("--connect", required=True)
+    c.add_argument("--port", type=int, default=5001)
+    c.add_argument("--clients", type=int, default=1)
+    c.add_argument("--sequential", action="store_true")
+    c.add_argument("--stagger", type=float, default=0.0, help="s between concurrent connects")
+    c.add_argument("--gap", type=float, default=0.1, help="s between sequential connections")
+    c.add_argument("--requests", type=int, default=1)
+    c.add_argument("--request", type=int, default=100)
+    c.add_argument("--reply", type=int, default=1000)
+    c.add_argument("--wait", type=float, default=0.0, help="s before each request")
+    c.add_argument("--idle", type=float, default=0.0, help="s idle after the last reply")
+    c.add_argument("--rcvbuf", type=int, default=0)
+    c.add_argument("--recv-timeout", type=float, default=0.0, help="give up a reply after "
+                   "this many s without data")
+    c.add_argument("--read-chunk", type=int, default=1 << 16)
+    c.add_argument("--read-pause", type=float, default=0.0)
+    c.add_argument("--log", required=True)
+    args = ap.parse_args()
+    serve(args) if args.mode == "server" else client(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
