@@ -15,8 +15,8 @@ static void expect_label(td_field_value v, const char *expected)
 
 static void test_durations_round(void)
 {
-    expect_label((td_field_value){ .id = TD_F_FLOW_IRTT, .ns = 421000 }, "0 ms");
-    expect_label((td_field_value){ .id = TD_F_FLOW_IRTT, .ns = 1997000 }, "2 ms");
+    expect_label((td_field_value){ .id = TD_F_FLOW_IRTT, .ns = 421000 }, "0.421 ms");
+    expect_label((td_field_value){ .id = TD_F_FLOW_IRTT, .ns = 1997000 }, "1.997 ms");
     expect_label((td_field_value){ .id = TD_F_FLOW_IRTT, .ns = 120400000 }, "120 ms");
     expect_label((td_field_value){ .id = TD_F_DIAG_LOST, .ns = 1420000000 }, "1.42 s");
 }
@@ -30,14 +30,16 @@ static void test_ratio(void)
 static void test_every_style(void)
 {
     for (int id = 0; id < TD_FIELD_COUNT; id++) {
-        td_field_value v = { .id = (td_field_id)id, .dbl = 0.0049999999, .ns = 5 };
+        td_field_value v = { .id = (td_field_id)id, .dbl = 0.0099999999999, .ns = 5 };
         char text[64] = "untouched";
         bool labelled = td_field_label_text(&v, text, sizeof text);
         g_assert_true(labelled == (td_fields[id].label_style != TD_LABEL_PLAIN));
         if (!labelled)
             g_assert_cmpstr(text, ==, "untouched");
         else if (td_fields[id].label_style == TD_LABEL_SECONDS)
-            g_assert_cmpstr(text, ==, "5 ms");   /* 4999999.9 ns rounds to 5000000, not down to 4999999 */
+            g_assert_cmpstr(text, ==, "10 ms");   /* 9999999.9999 ns rounds to 10 ms; cut to 9999999 ns it would read "10.000 ms" */
+        else if (td_fields[id].label_style == TD_LABEL_DURATION)
+            g_assert_cmpstr(text, ==, "0.000 ms");
     }
 }
 
