@@ -6,16 +6,6 @@
 
 #include "advice.h"
 
-/* Below 10 ms a duration keeps three decimals of a millisecond: a LAN's round trip or
- * a handshake half is a fraction of one, and "0 ms" would read as none at all. */
-static void duration_text(int64_t ns, char *text, size_t size)
-{
-    if (ns > -10000000 && ns < 10000000)
-        g_snprintf(text, size, "%.3f ms", (double)ns / 1e6);
-    else
-        td_format_duration(ns, text, size);
-}
-
 bool td_field_label_text(const td_field_value *v, char *text, size_t size)
 {
     switch (td_fields[v->id].label_style) {
@@ -26,10 +16,10 @@ bool td_field_label_text(const td_field_value *v, char *text, size_t size)
         td_format_rate(v->dbl, text, size);
         return true;
     case TD_LABEL_SECONDS:   /* rounded: a double of seconds a hair under a whole ns reads as that ns */
-        duration_text((int64_t)llround(v->dbl * 1e9), text, size);
+        td_format_duration((int64_t)llround(v->dbl * 1e9), text, size);
         return true;
     case TD_LABEL_DURATION:
-        duration_text(v->ns, text, size);
+        td_format_duration(v->ns, text, size);
         return true;
     case TD_LABEL_PLAIN:
         break;

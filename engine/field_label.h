@@ -12,9 +12,8 @@
 /* Writes the label of v into text (size bytes) and returns true when its row's
  * label_style reads otherwise than the value's type prints (TD_LABEL_RATIO, _RATE,
  * _SECONDS, _DURATION); returns false, text untouched, for TD_LABEL_PLAIN.
- * Durations read as td_format_duration writes them (1.42 s, 120 ms), and below
- * 10 ms with three decimals (0.421 ms), rounded to the nearest nanosecond first
- * when they are a double of seconds; rates in the bit/s
+ * Durations read as td_format_duration writes them (1.42 s, 120 ms, 0.421 ms),
+ * rounded to the nearest nanosecond first when they are a double of seconds; rates in the bit/s
  * units people read first; ratios with two decimals. */
 bool td_field_label_text(const td_field_value *v, char *text, size_t size);
 

@@ -30,16 +30,16 @@ static void test_ratio(void)
 static void test_every_style(void)
 {
     for (int id = 0; id < TD_FIELD_COUNT; id++) {
-        td_field_value v = { .id = (td_field_id)id, .dbl = 0.0099999999999, .ns = 5 };
+        td_field_value v = { .id = (td_field_id)id, .dbl = 0.0099994999999, .ns = 5 };
         char text[64] = "untouched";
         bool labelled = td_field_label_text(&v, text, sizeof text);
         g_assert_true(labelled == (td_fields[id].label_style != TD_LABEL_PLAIN));
         if (!labelled)
             g_assert_cmpstr(text, ==, "untouched");
         else if (td_fields[id].label_style == TD_LABEL_SECONDS)
-            g_assert_cmpstr(text, ==, "10 ms");   /* 9999999.9999 ns rounds to 10 ms; cut to 9999999 ns it would read "10.000 ms" */
+            g_assert_cmpstr(text, ==, "10 ms");      /* 9999499.9999 ns rounds to 9999500; cut, it would read 9.999 ms */
         else if (td_fields[id].label_style == TD_LABEL_DURATION)
-            g_assert_cmpstr(text, ==, "0.000 ms");
+            g_assert_cmpstr(text, ==, "0.000 ms");   /* 5 ns */
     }
 }
 
