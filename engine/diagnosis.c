@@ -20,7 +20,7 @@ enum { MIN_RESPONSES = 2, MIN_RECOVERIES = 2 };
 
 /* Reference groups: the flows a flow is compared with, by what they share. */
 typedef enum group_set {
-    CLIENT_WITHOUT_ECN,         /* this client's flows that did not negotiate ECN */
+    CLIENT_WITHOUT_ECN,         /* this client's flows to the same server that did not negotiate ECN */
     CLIENT_WITH_WSCALE,         /* this client's flows with window scaling */
     SENDER_FEW_LOSSES,          /* this sender's flows with fewer than two recoveries */
     SENDER_OFFLOADED,           /* this sender's flows that used offload */
@@ -40,7 +40,7 @@ typedef struct flow_facts {
     const char *limit_why;
     td_options_audit audit;
     bool     ecn, wscale, lossy, offloaded, capped;
-    group   *client, *by_sender;
+    group   *client, *to_server, *by_sender;
 } flow_facts;
 
 struct td_diagnoses {
@@ -97,14 +97,32 @@ static void group_free(gpointer data)
     g_free(g);
 }
 
-static group *group_of(GHashTable *groups, const td_addr *addr)
+/* A group by its key: an address (td_addr_hash), or a flow standing for its client
+ * and server pair (pair_hash). */
+static group *group_of(GHashTable *groups, gconstpointer key)
 {
-    group *g = g_hash_table_lookup(groups, addr);
+    group *g = g_hash_table_lookup(groups, key);
     if (!g) {
         g = g_new0(group, 1);
-        g_hash_table_insert(groups, (gpointer)addr, g);
+        g_hash_table_insert(groups, (gpointer)key, g);
     }
     return g;
+}
+
+/* A flow as the key of its client and server: ECN flows are compared with the
+ * client's other flows to the same server, since servers differ in how they answer
+ * ECN (a CUBIC server cuts on every echo, a BBR server does not). */
+static guint pair_hash(gconstpointer key)
+{
+    const td_flow *flow = key;
+    return td_addr_hash(&flow->addr[flow->client]) * 31u + td_addr_hash(&flow->addr[1 - flow->client]);
+}
+
+static gboolean pair_equal(gconstpointer a, gconstpointer b)
+{
+    const td_flow *x = a, *y = b;
+    return td_addr_equal(&x->addr[x->client], &y->addr[y->client]) &&
+           td_addr_equal(&x->addr[1 - x->client], &y->addr[1 - y->client]);
 }
 
 static void group_add(group *g, group_set set, double rate)
@@ -158,12 +176,15 @@ static void gather(const td_flow *flow, flow_facts *x)
 }
 
 /* The reference groups a flow with a rate belongs to, made on first use. */
-static void find_groups(GHashTable *clients, GHashTable *senders, const td_flow *flow, flow_facts *x)
+static void find_groups(GHashTable *clients, GHashTable *pairs, GHashTable *senders, const td_flow *flow,
+                        flow_facts *x)
 {
     if (!x->f || x->rate <= 0)
         return;
-    if (td_flow_roles_known(flow))
+    if (td_flow_roles_known(flow)) {
         x->client = group_of(clients, &flow->addr[flow->client]);
+        x->to_server = group_of(pairs, flow);
+    }
     x->by_sender = group_of(senders, &flow->addr[x->sender]);
 }
 
@@ -171,7 +192,7 @@ static void file_in_groups(const flow_facts *x)
 {
     if (x->client) {
         if (!x->ecn)
-            group_add(x->client, CLIENT_WITHOUT_ECN, x->rate);
+            group_add(x->to_server, CLIENT_WITHOUT_ECN, x->rate);
         if (x->wscale)
             group_add(x->client, CLIENT_WITH_WSCALE, x->rate);
     }
@@ -328,7 +349,7 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
         break;
     case TD_CAUSE_WINDOW_COLLAPSE:
     case TD_CAUSE_ECN_LOSS_REACTION:
-        if (x->ecn && against_group(d, flow, x, x->client, CLIENT_WITHOUT_ECN, TD_REF_CLIENT_FLOWS))
+        if (x->ecn && against_group(d, flow, x, x->to_server, CLIENT_WITHOUT_ECN, TD_REF_CLIENT_FLOWS))
             break;
         against_window(d, x);
         break;
@@ -454,7 +475,7 @@ static void diagnose_flow(const td_engine *engine, const td_hosts *hosts, const 
         d->reason = "this client's ECN flows are slower than its other flows (tcpdiag.host.ecn_slowdown); the "
                     "capture does not show why";
         if (x->f)
-            against_group(d, flow, x, x->client, CLIENT_WITHOUT_ECN, TD_REF_CLIENT_FLOWS);
+            against_group(d, flow, x, x->to_server, CLIENT_WITHOUT_ECN, TD_REF_CLIENT_FLOWS);
     }
 }
 
@@ -517,6 +538,7 @@ td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
     guint n = td_engine_flow_count(engine);
     const td_stalls *stalls = td_engine_stalls(engine);
     GHashTable *clients = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, group_free);
+    GHashTable *pairs = g_hash_table_new_full(pair_hash, pair_equal, NULL, group_free);
     GHashTable *senders = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, group_free);
     flow_facts x;
 
@@ -535,11 +557,12 @@ td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
         if (!flow->more)
             continue;
         gather(flow, &x);
-        find_groups(clients, senders, flow, &x);
+        find_groups(clients, pairs, senders, flow, &x);
         file_in_groups(&x);
     }
     g_hash_table_destroy(by_host);
     g_hash_table_foreach(clients, group_sort, NULL);
+    g_hash_table_foreach(pairs, group_sort, NULL);
     g_hash_table_foreach(senders, group_sort, NULL);
     for (guint i = 0; i < n; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
@@ -548,10 +571,11 @@ td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
             continue;
         }
         gather(flow, &x);
-        find_groups(clients, senders, flow, &x);
+        find_groups(clients, pairs, senders, flow, &x);
         diagnose_flow(engine, hosts, flow, &x, &d->flows[i]);
     }
     g_hash_table_destroy(clients);
+    g_hash_table_destroy(pairs);
     g_hash_table_destroy(senders);
     return d;
 }

@@ -9,10 +9,26 @@
 #include "offload.h"
 #include "options.h"
 
+/* Durations and rates of a set of flows, by group: 0 other, 1 ECN (double each). */
+typedef struct ecn_groups {
+    GArray *durations[2], *rates[2];
+} ecn_groups;
+
+/* One server as one client met it. ECN flows are compared with the client's other
+ * flows to the same server: servers differ (one runs CUBIC, which cuts on every echo,
+ * another BBR, which does not), so a client's ECN flows pooled across servers would
+ * make its fast ECN flows to one server look slow because of another's. */
+typedef struct server_pair {
+    td_addr    server;
+    ecn_groups flows;
+    td_client_summary figures;  /* the medians and slowdown of these flows alone */
+} server_pair;
+
 /* Per-client measurements while the flows are read; settled into the summary. */
 typedef struct client_acc {
     td_client_summary s;
-    GArray *durations[2], *rates[2];    /* double, by group: 0 other, 1 ECN */
+    ecn_groups  all;            /* every server: the figures shown when no server compares */
+    GHashTable *pairs;          /* server td_addr -> server_pair (keys live in the pairs) */
 } client_acc;
 
 /* What the sender rules need of one flow's busiest direction. */
@@ -99,13 +115,73 @@ static void note_syn_without_options(td_client_summary *s, const td_handshake *h
         s->opts_missing_frame = hs->last_syn_frame;
 }
 
+/* A flow's rate as the ECN rule compares it: all its payload over its duration, or
+ * < 0 when it lasted no time. */
+static double flow_rate(const td_flow *flow, double seconds)
+{
+    return seconds > 0 ? (double)flow_payload(flow) / seconds : -1;
+}
+
+static double flow_seconds(const td_flow *flow)
+{
+    return (double)(flow->last_ns - flow->first_ns) / 1e9;
+}
+
+static void add_to_groups(ecn_groups *g, bool ecn, double seconds, double rate)
+{
+    append_double(&g->durations[ecn], seconds);
+    if (rate >= 0)
+        append_double(&g->rates[ecn], rate);
+}
+
+static void free_groups(ecn_groups *g)
+{
+    for (int i = 0; i < 2; i++) {
+        if (g->durations[i])
+            g_array_free(g->durations[i], TRUE);
+        if (g->rates[i])
+            g_array_free(g->rates[i], TRUE);
+        g->durations[i] = g->rates[i] = NULL;
+    }
+}
+
+static void free_pair(gpointer data)
+{
+    server_pair *p = data;
+    free_groups(&p->flows);
+    g_free(p);
+}
+
+static void free_client(gpointer data)
+{
+    client_acc *c = data;
+    if (c->pairs)
+        g_hash_table_destroy(c->pairs);
+    g_free(c);
+}
+
+static server_pair *pair_of(client_acc *c, const td_addr *server)
+{
+    server_pair *p;
+
+    if (!c->pairs)
+        c->pairs = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, free_pair);
+    p = g_hash_table_lookup(c->pairs, server);
+    if (!p) {
+        p = g_new0(server_pair, 1);
+        p->server = *server;
+        g_hash_table_insert(c->pairs, &p->server, p);
+    }
+    return p;
+}
+
 static void add_client_flow(client_acc *c, const td_flow *flow)
 {
     td_handshake scratch;
     const td_handshake *hs = td_flow_hs(flow, &scratch);
     const td_syn_options *syn = &hs->opts[flow->client];
     bool ecn = td_ecn_negotiated(flow->ecn_outcome);
-    double seconds = (double)(flow->last_ns - flow->first_ns) / 1e9;
+    double seconds = flow_seconds(flow), rate = flow_rate(flow, seconds);
 
     c->s.conns++;
     c->s.ecn_requested += td_ecn_syn_requests(hs->first_syn_flags);
@@ -115,28 +191,59 @@ static void add_client_flow(client_acc *c, const td_flow *flow)
         if ((syn->present & TD_OPT_NEGOTIATED) != TD_OPT_NEGOTIATED)
             note_syn_without_options(&c->s, hs);
     }
-    append_double(&c->durations[ecn], seconds);
-    if (seconds > 0)
-        append_double(&c->rates[ecn], (double)flow_payload(flow) / seconds);
+    add_to_groups(&c->all, ecn, seconds, rate);
+    add_to_groups(&pair_of(c, &flow->addr[1 - flow->client])->flows, ecn, seconds, rate);
 }
 
+/* The summary's medians and slowdown from one set of groups. */
+static void summarise(td_client_summary *s, const ecn_groups *g)
+{
+    s->other_median_duration_s = group_median(g->durations[0]);
+    s->ecn_median_duration_s = group_median(g->durations[1]);
+    s->other_median_rate = group_median(g->rates[0]);
+    s->ecn_median_rate = group_median(g->rates[1]);
+    s->ecn_slowdown = s->ecn_median_rate > 0 && s->other_median_rate >= 0 ? s->other_median_rate / s->ecn_median_rate : 0;
+}
+
+/* Which of two servers comes first when their slowdowns tie, so that the summary
+ * does not depend on a hash table's order. */
+static bool before(const td_addr *a, const td_addr *b)
+{
+    return a->len != b->len ? a->len < b->len : memcmp(a->bytes, b->bytes, a->len) < 0;
+}
+
+/* Each server's slowdown; the client's figures are those of the server where its ECN
+ * flows fared worst against its other flows to it, or, when no server got both
+ * kinds, every flow's medians with no slowdown (nothing alike to compare). */
 static void settle_client(client_acc *c, const td_hosts_config *cfg)
 {
     td_client_summary *s = &c->s;
+    const server_pair *worst = NULL;
+    GHashTableIter it;
+    gpointer value;
 
-    s->other_median_duration_s = group_median(c->durations[0]);
-    s->ecn_median_duration_s = group_median(c->durations[1]);
-    s->other_median_rate = group_median(c->rates[0]);
-    s->ecn_median_rate = group_median(c->rates[1]);
-    s->ecn_slowdown = s->ecn_median_rate > 0 && s->other_median_rate >= 0 ? s->other_median_rate / s->ecn_median_rate : 0;
-    s->ecn_slower = s->ecn_slowdown > 0 && s->ecn_slowdown * 100 >= cfg->ecn_slowdown_pct;
-    for (int g = 0; g < 2; g++) {
-        if (c->durations[g])
-            g_array_free(c->durations[g], TRUE);
-        if (c->rates[g])
-            g_array_free(c->rates[g], TRUE);
-        c->durations[g] = c->rates[g] = NULL;
+    if (c->pairs) {
+        g_hash_table_iter_init(&it, c->pairs);
+        while (g_hash_table_iter_next(&it, NULL, &value)) {
+            server_pair *p = value;
+            summarise(&p->figures, &p->flows);
+            free_groups(&p->flows);     /* the medians are all the flows' questions need */
+            if (p->figures.ecn_slowdown > 0 &&
+                (!worst || p->figures.ecn_slowdown > worst->figures.ecn_slowdown ||
+                 (p->figures.ecn_slowdown == worst->figures.ecn_slowdown && before(&p->server, &worst->server))))
+                worst = p;
+        }
     }
+    summarise(s, &c->all);
+    free_groups(&c->all);
+    if (worst) {
+        s->ecn_median_duration_s = worst->figures.ecn_median_duration_s;
+        s->other_median_duration_s = worst->figures.other_median_duration_s;
+        s->ecn_median_rate = worst->figures.ecn_median_rate;
+        s->other_median_rate = worst->figures.other_median_rate;
+    }
+    s->ecn_slowdown = worst ? worst->figures.ecn_slowdown : 0;
+    s->ecn_slower = s->ecn_slowdown > 0 && s->ecn_slowdown * 100 >= cfg->ecn_slowdown_pct;
 }
 
 static void build_clients(td_hosts *h, const td_engine *engine)
@@ -318,7 +425,7 @@ td_hosts *td_hosts_build(const td_engine *engine, const td_hosts_config *cfg)
     td_hosts *h = g_new0(td_hosts, 1);
 
     h->cfg = *cfg;
-    h->clients = g_ptr_array_new_with_free_func(g_free);
+    h->clients = g_ptr_array_new_with_free_func(free_client);
     h->senders = g_ptr_array_new_with_free_func(g_free);
     h->client_by_addr = g_hash_table_new(td_addr_hash, td_addr_equal);
     h->sender_by_addr = g_hash_table_new(td_addr_hash, td_addr_equal);
@@ -384,11 +491,26 @@ const td_client_summary *td_hosts_ecn_slower_of(const td_hosts *hosts, const td_
 {
     const td_client_summary *client;
 
+    const client_acc *c;
+    const server_pair *p;
+    double rate;
+
     /* the cheap test first: most flows of a flood never negotiated ECN */
     if (!hosts || !td_ecn_negotiated(flow->ecn_outcome))
         return NULL;
     client = td_hosts_client_of(hosts, flow);
-    return client && client->ecn_slower ? client : NULL;
+    if (!client || !client->ecn_slower)
+        return NULL;
+    /* Like with like: the client's other flows to this flow's server were faster by
+     * the threshold, and so was each of them than this flow itself: a flow as fast as
+     * its reference is not slow because other ECN flows were. */
+    c = (const client_acc *)client;
+    p = c->pairs ? g_hash_table_lookup(c->pairs, &flow->addr[1 - flow->client]) : NULL;
+    rate = flow_rate(flow, flow_seconds(flow));
+    if (!p || p->figures.ecn_slowdown * 100 < hosts->cfg.ecn_slowdown_pct || rate <= 0 ||
+        p->figures.other_median_rate * 100 < rate * hosts->cfg.ecn_slowdown_pct)
+        return NULL;
+    return client;
 }
 
 bool td_hosts_offload_unused(const td_hosts *h, const td_flow *flow)

@@ -29,8 +29,10 @@ typedef struct td_client_summary {
     uint32_t opts_known;        /* SYNs whose options were read whole */
     uint32_t opts_missing;      /* ...of which lacked window scaling, SACK or timestamps */
     uint32_t opts_missing_frame;    /* the first such SYN (the evidence), 0 when none */
-    /* Medians over the ECN flows and the other flows; < 0 when the group is empty.
-     * Rate = all payload bytes of the flow / its duration. */
+    /* Medians over the ECN flows and the other flows to the same server (like with
+     * like), of the server where the ECN flows fared worst against the others; when no
+     * server got both kinds, over all the client's flows, with no slowdown. < 0 when
+     * the group is empty. Rate = all payload bytes of the flow / its duration. */
     double   ecn_median_duration_s, other_median_duration_s;
     double   ecn_median_rate, other_median_rate;     /* B/s */
     double   ecn_slowdown;      /* other / ECN median rate; <= 0 unknown */
@@ -82,7 +84,9 @@ const td_sender_summary *td_hosts_sender_of(const td_hosts *hosts, const td_flow
 bool td_hosts_offload_unused(const td_hosts *hosts, const td_flow *flow);
 
 /* The client summary of a flow that negotiated ECN when the host rule calls that
- * client's ECN flows slower than its other flows, NULL otherwise (hosts may be NULL). */
+ * client's ECN flows slower than its other flows to the same server, and the flow
+ * itself is slower than those by the threshold too; NULL otherwise (hosts may be
+ * NULL). */
 const td_client_summary *td_hosts_ecn_slower_of(const td_hosts *hosts, const td_flow *flow);
 
 const char *td_sender_offload_name(td_sender_offload offload);

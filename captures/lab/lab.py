@@ -144,6 +144,12 @@ REUSE_MEETS = {"server-fin": "server-time-wait", "server-fin-client-rst": "nothi
 REUSE_SYSCTLS = ("net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_tw_reuse_delay", "net.ipv4.tcp_timestamps")
 TW_ISN_STEP = 65535 + 2         # net/ipv4/tcp_minisocks.c: a SYN a TIME_WAIT accepts gets ISN snd_nxt + this
 
+# ecn-two-servers: the client's ECN lottery across a CUBIC and a BBR server. The ECN
+# flows to the CUBIC server (connections 2, 6, 10) collapse under the marks; those to
+# the BBR server (5, 9) do not, though 3 of the client's 5 ECN flows are slow.
+TWO_SERVERS_N = 16
+TWO_SERVERS_ECN = (2, 5, 6, 9, 10)
+
 SCENARIOS = {
     "no-ecn": dict(
         story="client tcp_ecn=0, server tcp_ecn=2; one 300 kB CUBIC download; no added delay",
@@ -166,6 +172,17 @@ SCENARIOS = {
               "the router marks CE (p=0.25) on ECT packets, so only the ECN flow sees marks",
         client_ecn=[1 if i == ECN_INDEX else 0 for i in range(ONE_OF_N)], server_ecn=2,
         cc="cubic", bytes=150_000, delay=(10, 10), mark=0.25, captures={"": "client"}),
+    "ecn-two-servers": dict(
+        story=f"one client makes {TWO_SERVERS_N} sequential 150 kB downloads from two servers "
+              "(two addresses of the server host, one process): even connections from "
+              "10.77.2.2, whose sockets run CUBIC, odd ones from 10.77.2.3, running BBR; "
+              "tcp_ecn=1 for 3 connections to the CUBIC server and 2 to the BBR server, 0 for "
+              "the others; server tcp_ecn=2; 10 ms each side; the router marks CE (p=0.25) "
+              "on ECT packets, so only the ECN flows see marks",
+        client_ecn=[1 if i in TWO_SERVERS_ECN else 0 for i in range(TWO_SERVERS_N)], server_ecn=2,
+        servers=["10.77.2.2" if i % 2 == 0 else "10.77.2.3" for i in range(TWO_SERVERS_N)],
+        cc=["cubic" if i % 2 == 0 else "bbr" for i in range(TWO_SERVERS_N)],
+        bytes=150_000, delay=(10, 10), mark=0.25, captures={"": "client"}),
     "ecn-declined": dict(
         story="client tcp_ecn=1, server tcp_ecn=0; one 300 kB CUBIC download; no added delay",
         client_ecn=1, server_ecn=0, cc="cubic", bytes=300_000, delay=(0, 0),
@@ -535,6 +552,11 @@ def build(cfg, tmp):
         run("ip", fam, "addr", "add", f"{a['router_c']}/{a['plen']}", "dev", "r-eth0", ns=NS_ROUTER)
         run("ip", fam, "addr", "add", f"{a['router_s']}/{a['plen']}", "dev", "r-eth1", ns=NS_ROUTER)
         run("ip", fam, "addr", "add", f"{a['server']}/{a['plen']}", "dev", "s-eth0", ns=NS_SERVER)
+        if v == cfg.get("ip", 4):
+            for extra in sorted(set(server_addrs(cfg)) - {a["server"]}):
+                # Another server on the same host: an address of its own, as a second
+                # machine would have; the router reaches it through the same link.
+                run("ip", fam, "addr", "add", f"{extra}/{a['plen']}", "dev", "s-eth0", ns=NS_SERVER)
         run("ip", fam, "route", "add", "default", "via", a["router_c"], ns=NS_CLIENT)
         run("ip", fam, "route", "add", "default", "via", a["router_s"], ns=NS_SERVER)
 
@@ -770,6 +792,13 @@ def release_late(client, at):
     return released
 
 
+def server_addrs(cfg):
+    """The server address of each connection: the lab's one server, or the scenario's
+    `servers` (one per connection: several servers the client talks to)."""
+    n = len(cfg["client_ecn"]) if isinstance(cfg["client_ecn"], list) else 1
+    return cfg.get("servers") or [ADDR[cfg.get("ip", 4)]["server"]] * n
+
+
 def do_run(name, cfg, tmp):
     v = cfg.get("ip", 4)
     a = ADDR[v]
@@ -800,11 +829,15 @@ def do_run(name, cfg, tmp):
 
         # Warm up ARP/ND caches so no handshake waits for address resolution: a UDP
         # datagram to a closed port comes back as ICMP port unreachable (no ping here).
-        run(PY, "-c", WARM_UP, a["server"], ns=NS_CLIENT)
+        for server_addr in sorted(set(server_addrs(cfg))):
+            run(PY, "-c", WARM_UP, server_addr, ns=NS_CLIENT)
 
         server_log = os.path.join(tmp, "server.jsonl")
         client_log = os.path.join(tmp, "client.jsonl")
-        server_cmd = [PY, os.path.join(LAB, "peer.py"), "server", "--bind", a["server"],
+        # Several server addresses: one process listening on all of them serves the
+        # connections in accept order, each with its own congestion control.
+        bind = a["server"] if len(set(server_addrs(cfg))) == 1 else ("::" if v == 6 else "0.0.0.0")
+        server_cmd = [PY, os.path.join(LAB, "peer.py"), "server", "--bind", bind,
                       "--port", str(PORT), "--bytes", conn_option(cfg, "bytes", n),
                       "--cc", ",".join(cfg["cc"]) if isinstance(cfg["cc"], list) else cfg["cc"],
                       "--pace", conn_option(cfg, "pace", n), "--count", str(n), "--log", server_log]
@@ -828,7 +861,9 @@ def do_run(name, cfg, tmp):
         if not cfg.get("midflow"):
             for suffix, point in cfg["captures"].items():
                 dumps[suffix] = start_tcpdump(point, pcaps[suffix])
-        client_cmd = [PY, os.path.join(LAB, "peer.py"), "client", "--connect", a["server"],
+        servers = server_addrs(cfg)
+        client_cmd = [PY, os.path.join(LAB, "peer.py"), "client",
+                      "--connect", servers[0] if len(set(servers)) == 1 else ",".join(servers),
                       "--port", str(PORT), "--count", str(n), "--log", client_log]
         if n > 1:
             client_cmd += ["--ecn-schedule", ",".join(map(str, schedule))]
@@ -981,7 +1016,7 @@ def conn_truth(cfg, res, i, point):
         # count (ccid.ce_problems checks they add up to the marker's).
         shared = sum(x["tcp_info"]["ecn_negotiated"] for x in res["client"]) > 1
         ce = c["tcp_info"]["received_ce"] if gso_marked(cfg) or shared else marks(res)
-    truth = dict(index=i, client=a["client"], server=a["server"], client_port=c["local"][1],
+    truth = dict(index=i, client=a["client"], server=server_addrs(cfg)[i], client_port=c["local"][1],
                  server_port=PORT, ecn_sysctl=ecn, requested=requested, outcome=outcome,
                  negotiated=negotiated, s2c_data=s2c_data, ce=ce, downstream=downstream,
                  mss=MSS[v], kernel_advmss=c["tcp_info"]["advmss"], conn=c)
@@ -1841,24 +1876,34 @@ def hosts_expect(cfg, res, truths):
 
 
 def measure_slowdown(res):
-    conns = res["client"]
-    ecn = [c for c in conns if c["tcp_info"]["ecn_negotiated"]]
-    other = [c for c in conns if not c["tcp_info"]["ecn_negotiated"]]
-    if not ecn or not other:
+    """The client's ECN flows against its other flows to the same server (like with
+    like: two servers may run different congestion controls), per server that got both
+    kinds from the client; the client's slowdown is its slowest server's."""
+    by_server = {}
+    for c in res["client"]:
+        by_server.setdefault(c["remote"][0], ([], []))[bool(c["tcp_info"]["ecn_negotiated"])].append(c)
+    pairs = []
+    for server, (other, ecn) in sorted(by_server.items()):
+        if ecn and other:
+            ecn_tp = statistics.median(c["throughput_Bps"] for c in ecn)
+            other_tp = statistics.median(c["throughput_Bps"] for c in other)
+            pairs.append(dict(server=server, ecn_flows=len(ecn), other_flows=len(other),
+                              ecn_median_duration_s=statistics.median(c["duration_s"] for c in ecn),
+                              other_median_duration_s=statistics.median(c["duration_s"] for c in other),
+                              ecn_median_throughput_Bps=ecn_tp, other_median_throughput_Bps=other_tp,
+                              ratio=other_tp / ecn_tp))
+    if not pairs:
         return None
-    ecn_tp = statistics.median(c["throughput_Bps"] for c in ecn)
-    other_tp = statistics.median(c["throughput_Bps"] for c in other)
-    ratio = other_tp / ecn_tp
-    s = {"ecn_median_duration_s": statistics.median(c["duration_s"] for c in ecn),
-         "other_median_duration_s": statistics.median(c["duration_s"] for c in other),
-         "ecn_median_throughput_Bps": ecn_tp, "other_median_throughput_Bps": other_tp,
-         "ratio": ratio}
+    worst = max(pairs, key=lambda p: p["ratio"])
+    s = dict(worst, servers=pairs)
+    ratio, where = worst["ratio"], (f" to {worst['server']}" if len(by_server) > 1 else "")
     if ratio >= 2:
         s["min"] = round(0.5 * ratio, 2)
-        s["why"] = (f"the generator measured (connect to EOF) median throughput {other_tp:.0f} B/s "
-                    f"for the non-ECN flows and {ecn_tp:.0f} B/s for the ECN flow, ratio "
-                    f"{ratio:.2f}; asserted as at least half of it, since capture-based durations "
-                    "differ from the generator's")
+        s["why"] = (f"the generator measured (connect to EOF) median throughput "
+                    f"{worst['other_median_throughput_Bps']:.0f} B/s for the non-ECN flows{where} and "
+                    f"{worst['ecn_median_throughput_Bps']:.0f} B/s for its {worst['ecn_flows']} ECN "
+                    f"flow(s), ratio {ratio:.2f}; asserted as at least half of it, since "
+                    "capture-based durations differ from the generator's")
     else:
         s["why"] = (f"measured ratio {ratio:.2f} < 2, so ecn_slowdown is not asserted")
     return s

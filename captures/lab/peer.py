@@ -386,7 +386,10 @@ def write_sysctl(path, value):
 
 
 def client(args):
-    family = socket.AF_INET6 if ":" in args.connect else socket.AF_INET
+    servers = args.connect.split(",")
+    if len(servers) > 1 and len(servers) != args.count:
+        sys.exit("--connect: one address, or one per connection")
+    family = socket.AF_INET6 if ":" in servers[0] else socket.AF_INET
     schedule = [int(x) for x in args.ecn_schedule.split(",")] if args.ecn_schedule else []
     if schedule and len(schedule) != args.count:
         sys.exit("--ecn-schedule needs one value per connection")
@@ -431,7 +434,7 @@ def client(args):
             s.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", args.bind_port))
         start = time.time()
         t0 = time.monotonic()
-        s.connect((args.connect, args.port))
+        s.connect((servers[i if len(servers) > 1 else 0], args.port))
         t_conn = time.monotonic()
         local, remote = s.getsockname(), s.getpeername()
         # One line the moment the connection is up (lab.py waits for it to start a
@@ -501,7 +504,8 @@ def main():
                    "the TIME_WAIT sockets after it (and accept a client's RST)")
     s.add_argument("--log")
     c = sub.add_parser("client")
-    c.add_argument("--connect", required=True)
+    c.add_argument("--connect", required=True, help="the server's address, or one per "
+                   "connection, comma-separated")
     c.add_argument("--port", type=int, default=5001)
     c.add_argument("--count", type=int, default=1)
     c.add_argument("--ecn-schedule", help="tcp_ecn value per connection, e.g. 0,0,1,0")

@@ -41,8 +41,8 @@ static inline void start(sim *s, sim_ecn ecn)
 }
 
 /* The simulated download's packets join the capture as the next stream, offset_ms
- * later; the sim's own engine is not used. */
-static inline void take(fixture *f, sim *s, int64_t offset_ms)
+ * later, from the server 10.0.0.<server>; the sim's own engine is not used. */
+static inline void take_from(fixture *f, sim *s, int64_t offset_ms, uint8_t server)
 {
     uint16_t port = (uint16_t)(40000 + f->streams);
 
@@ -51,10 +51,13 @@ static inline void take(fixture *f, sim *s, int64_t offset_ms)
         td_record rec = g_array_index(s->packets, td_record, i);
         rec.stream = f->streams;
         rec.time_ns += offset_ms * MS;
-        if (rec.sport == 40000)
+        if (rec.sport == 40000) {
             rec.sport = port;
-        else
+            rec.dst.bytes[3] = server;
+        } else {
             rec.dport = port;
+            rec.src.bytes[3] = server;
+        }
         capture_add(&f->c, rec);
     }
     f->streams++;
@@ -62,17 +65,27 @@ static inline void take(fixture *f, sim *s, int64_t offset_ms)
     td_engine_free(s->engine);
 }
 
+static inline void take(fixture *f, sim *s, int64_t offset_ms)
+{
+    take_from(f, s, offset_ms, 2);
+}
+
 /* The congestion window opening all along (nothing else holds the flight):
  * 2 + 29 rounds, 30 + (40 + 42 + ... + 96) = 2002 segments. */
 enum { HEALTHY_SEGMENTS = 2002 };
 
-static inline void healthy(fixture *f, int64_t offset_ms)
+static inline void healthy_from(fixture *f, int64_t offset_ms, uint8_t server, sim_ecn ecn)
 {
     sim s;
-    start(&s, SIM_NO_ECN);
+    start(&s, ecn);
     for (unsigned i = 0; i < 29; i++)
         sim_round(&s, 40 + 2 * i, false);
-    take(f, &s, offset_ms);
+    take_from(f, &s, offset_ms, server);
+}
+
+static inline void healthy(fixture *f, int64_t offset_ms)
+{
+    healthy_from(f, offset_ms, 2, SIM_NO_ECN);
 }
 
 /* test_congestion's collapse: an ECN flow cut on every echo down to 2 segments

@@ -48,6 +48,52 @@ static void test_ecn_lottery(fixture *f, gconstpointer data G_GNUC_UNUSED)
     td_hosts_free(hosts);
 }
 
+/* Like with like: the client's collapsed ECN flow from 10.0.0.2 beside two healthy
+ * flows without ECN from it, and a healthy ECN flow from 10.0.0.3 (a server whose
+ * sender does not cut on echoes) beside one without ECN. The client's ECN flows are
+ * slower than its others from 10.0.0.2 (10x), not from 10.0.0.3 (1x); the rule names
+ * the collapsed flow and never the fast one, which pooling both servers' ECN flows
+ * would have compared with the slow one's server. */
+static void test_ecn_like_with_like(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    collapsed(f);
+    healthy(f, 1);
+    healthy(f, 2);
+    healthy_from(f, 3, 3, SIM_CLASSIC);
+    healthy_from(f, 4, 3, SIM_NO_ECN);
+    capture_run(&f->c, true);
+
+    td_hosts *hosts = build(f, 200);
+    const td_client_summary *s = td_hosts_client_at(hosts, 0);
+    g_assert_cmpuint(s->ecn_negotiated, ==, 2);
+    g_assert_cmpfloat(s->ecn_slowdown, >, HEALTHY_SEGMENTS / 201.0 * 0.95);   /* 10.0.0.2's figures */
+    g_assert_cmpfloat(s->ecn_slowdown, <, HEALTHY_SEGMENTS / 201.0 * 1.05);
+    g_assert_true(s->ecn_slower);
+    g_assert_true(td_hosts_ecn_slower_of(hosts, td_engine_flow_at(f->c.engine, 0)) == s);
+    g_assert_null(td_hosts_ecn_slower_of(hosts, td_engine_flow_at(f->c.engine, 3)));
+    g_assert_null(td_hosts_ecn_slower_of(hosts, td_engine_flow_at(f->c.engine, 1)));   /* no ECN */
+    td_hosts_free(hosts);
+}
+
+/* ECN flows only from one server, other flows only from another: nothing alike to
+ * compare, so no slowdown and no flow named, however slow the ECN flow. */
+static void test_ecn_nothing_alike(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    collapsed(f);
+    healthy_from(f, 1, 3, SIM_NO_ECN);
+    healthy_from(f, 2, 3, SIM_NO_ECN);
+    capture_run(&f->c, true);
+
+    td_hosts *hosts = build(f, 200);
+    const td_client_summary *s = td_hosts_client_at(hosts, 0);
+    g_assert_cmpfloat(s->ecn_slowdown, ==, 0);
+    g_assert_false(s->ecn_slower);
+    g_assert_cmpfloat(s->ecn_median_rate, >, 0);        /* the figures are still shown */
+    g_assert_cmpfloat(s->other_median_rate, >, s->ecn_median_rate);
+    g_assert_null(td_hosts_ecn_slower_of(hosts, td_engine_flow_at(f->c.engine, 0)));
+    td_hosts_free(hosts);
+}
+
 /* The host table points at the evidence: a client's first SYN without window
  * scaling, SACK or timestamps, not its first SYN. Its first SYN (stream 1, frame 1)
  * offers them all and is never answered; then a download whose SYN (download_sim's)
@@ -131,6 +177,8 @@ int main(int argc, char **argv)
     ADD("/hosts/ecn-lottery", test_ecn_lottery);
     ADD("/hosts/syn-flood-costs-no-summary", test_syn_flood_costs_no_summary);
     ADD("/hosts/first-syn-without-options", test_first_syn_without_options);
+    ADD("/hosts/ecn-like-with-like", test_ecn_like_with_like);
+    ADD("/hosts/ecn-nothing-alike", test_ecn_nothing_alike);
     g_test_add_func("/hosts/common-traits", test_common_traits);
     return g_test_run();
 }
