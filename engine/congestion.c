@@ -482,13 +482,17 @@ static double persisted_share(const td_cc *cc, uint32_t mss, bool ecn, double *r
 
 /* Most responses cut for good, well beyond how often the flow's flight dipped as
  * deep at comparable rounds without a signal: the signals caused the cuts. BBR's
- * flight moves with its gain cycle whether a signal came or not, and returns. */
+ * flight moves with its gain cycle whether a signal came or not, and returns.
+ * A collapse proves it another way (cc_finish): the flight held at its floor while
+ * signals kept coming, where every round trip dips against the flow's typical
+ * flight, signal or not, so the comparison with rounds without one shows nothing
+ * (a CUBIC flow collapsed under CE marks, lab-ecn-two-servers stream 2). */
 static bool caused_by_signals(const td_cc *cc)
 {
     return cc->cut_share - MAX(cc->control_share, 0.0) >= CAUSED_MARGIN_PCT && cc->rose_share <= ROSE_MAX_PCT;
 }
 
-static void cc_finish(td_dir *d, void *state, const td_flight_config *cfg G_GNUC_UNUSED)
+static void cc_finish(td_dir *d, void *state, const td_flight_config *cfg)
 {
     td_cc *cc = state;
     bool ecn_signals = cc->ece_episodes || cc->ace_marks || cc->cwr;
@@ -511,7 +515,8 @@ static void cc_finish(td_dir *d, void *state, const td_flight_config *cfg G_GNUC
     else if (cuts_follow_marks(cc))
         cc->reaction = TD_REACTION_PROPORTIONAL;
     else
-        cc->reaction = median < NO_CUT_RATIO && caused_by_signals(cc) ? TD_REACTION_LOSS_LIKE : TD_REACTION_NONE;
+        cc->reaction = median < NO_CUT_RATIO && (caused_by_signals(cc) || td_cc_collapsed(cc, cfg))
+                       ? TD_REACTION_LOSS_LIKE : TD_REACTION_NONE;
     cc->reductions = 0;
     for (unsigned i = 0; i < cc->nevents; i++)
         cc->reductions += td_cc_is_reduction(cc, &cc->events[i]);
