@@ -39,7 +39,7 @@ void tcpdiag_cc_event_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow
 
 void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
-    GString *message = g_string_new(NULL);
+    GString *message = tcpdiag_message();
 
     for (int sender = 0; sender < 2; sender++) {
         const td_flight *f = td_flow_flight(flow, sender);
@@ -58,7 +58,6 @@ void tcpdiag_cc_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
             tcpdiag_add_message(tree, pinfo, tvb, TD_E_CC_REDUCTION, message);
         }
     }
-    g_string_free(message, TRUE);
 }
 
 void tcpdiag_cc_configure(const td_flight_config *cfg)

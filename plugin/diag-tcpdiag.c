@@ -92,7 +92,7 @@ void tcpdiag_diag_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
     if (!diag)
         return;
     index_findings(d);
-    message = g_string_new(NULL);
+    message = tcpdiag_message();
     if (pinfo->num == first_frame_of_capture) {
         td_message_capture(d, message);
         tcpdiag_add_message(tree, pinfo, tvb, TD_E_CAPTURE, message);
@@ -116,7 +116,6 @@ void tcpdiag_diag_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
             add_finding_message(tree, pinfo, tvb, TD_E_FINDING_FLOW_HOST_STALL, (td_cause)diag->cause, message);
         }
     }
-    g_string_free(message, TRUE);
 }
 
 void tcpdiag_diag_register(void)

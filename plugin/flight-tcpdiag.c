@@ -25,7 +25,7 @@ void tcpdiag_flight_round_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *
 
 void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow)
 {
-    GString *message = g_string_new(NULL);
+    GString *message = tcpdiag_message();
 
     for (int sender = 0; sender < 2; sender++) {
         const td_flight *f = td_flow_flight(flow, sender);
@@ -44,7 +44,6 @@ void tcpdiag_flight_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb,
             tcpdiag_add_message(tree, pinfo, tvb, TD_E_FLIGHT_RWND_LIMITED, message);
         }
     }
-    g_string_free(message, TRUE);
 }
 
 unsigned *tcpdiag_flight_warn_mss(void)

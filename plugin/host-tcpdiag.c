@@ -27,7 +27,7 @@ void tcpdiag_host_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
 
     if (!hosts || !at_flow_start(flow, pinfo->num))
         return;
-    message = g_string_new(NULL);
+    message = tcpdiag_message();
     if ((client = td_hosts_ecn_slower_of(hosts, flow)) != NULL) {
         td_message_ecn_slower(client, message);
         tcpdiag_add_message(tree, pinfo, tvb, TD_E_HOST_ECN_SLOWER, message);
@@ -36,5 +36,4 @@ void tcpdiag_host_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, c
         td_message_offload_unused(td_hosts_sender_of(hosts, flow), message);
         tcpdiag_add_message(tree, pinfo, tvb, TD_E_SENDER_OFFLOAD_UNUSED, message);
     }
-    g_string_free(message, TRUE);
 }

@@ -15,10 +15,9 @@ void tcpdiag_offload_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb
         const td_flight *f = td_flow_flight(flow, sender);
         const td_offload_result *r = f ? &f->seg.result : NULL;
         if (r && r->verdict == TD_OFFLOAD_CAPPED && pinfo->num == r->cap_start_frame) {
-            GString *message = g_string_new(NULL);
+            GString *message = tcpdiag_message();
             td_message_offload_capped(f, message);
             tcpdiag_add_message(tree, pinfo, tvb, TD_E_OFFLOAD_CAPPED, message);
-            g_string_free(message, TRUE);
         }
     }
 }

@@ -72,9 +72,8 @@ void tcpdiag_setup_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, 
     /* A lone SYN's handshake is built on demand (engine/flow.c): once a packet. */
     td_handshake scratch;
     const td_handshake *hs = td_flow_hs(flow, &scratch);
-    GString *message = g_string_new(NULL);
+    GString *message = tcpdiag_message();
 
     add_ecn_experts(tree, pinfo, tvb, flow, sender, hs, complete, message);
     add_options_experts(tree, pinfo, tvb, flow, sender, hs, complete, message);
-    g_string_free(message, TRUE);
 }

@@ -96,6 +96,15 @@ expert_field *tcpdiag_expert(td_expert_id id)
     return &experts[id];
 }
 
+GString *tcpdiag_message(void)
+{
+    static GString *words;
+
+    if (!words)
+        words = g_string_sized_new(256);
+    return g_string_truncate(words, 0);
+}
+
 void tcpdiag_add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, td_expert_id id, GString *message)
 {
     proto_tree_add_expert_format(tree, pinfo, &experts[id], tvb, 0, 0, "%s", message->str);

@@ -13,6 +13,10 @@
 void tcpdiag_fields_register(int proto);
 int tcpdiag_hf(td_field_id id);
 expert_field *tcpdiag_expert(td_expert_id id);
+/* The one buffer the engine writes an expert item's words into, empty: allocated once
+ * for the plugin, since an allocation per packet showed in the profile (dissection
+ * runs on one thread). */
+GString *tcpdiag_message(void);
 /* Adds the expert item id with the engine's words in message (the *_messages.c of
  * engine/), then empties message for the next item. */
 void tcpdiag_add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, td_expert_id id, GString *message);
