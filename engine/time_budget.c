@@ -100,7 +100,10 @@ static void charge_turn(td_time_budget *b, int endpoint, int client, const td_ha
     if (s->turn_net && td_handshake_halves(hs, &to_server, &to_client))
         net = endpoint == client ? to_client : to_server;
     own = t - s->turn_ns - net;
-    if (own < 0)
+    /* The endpoint going on with its own data after the peer acknowledged all of it:
+     * queueing stretches the round trip beyond the handshake's, so a pause no longer
+     * than one more round trip is the network's too. */
+    if (own < 0 || (endpoint == b->last_data_sender && own <= net))
         own = 0;
     if (own > b->open_ns)
         own = b->open_ns;
