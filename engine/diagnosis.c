@@ -35,7 +35,7 @@ typedef struct group {
 typedef struct flow_facts {
     const td_flight *f;         /* the busiest direction, NULL without data */
     int      sender;
-    double   rate;              /* its payload bytes per second of the flow's life */
+    double   rate;              /* its payload bytes per second of the flow's active time */
     td_limit limit;
     const char *limit_why;
     td_options_audit audit;
@@ -151,14 +151,17 @@ static double group_median(const group *g, group_set set, uint32_t *n)
 
 /* ---------------------------------------------------------------- facts */
 
-static int64_t flow_ns(const td_flow *flow)
+/* The time a flow was active (its time budget's duration less idle time): rates,
+ * slowdowns and time lost are measured on it, so a short reply followed by minutes of
+ * keep-alive is not slow, and no flow loses more time than it was active. */
+static int64_t active_ns(const td_flow *flow)
 {
-    return flow->last_ns > flow->first_ns ? flow->last_ns - flow->first_ns : 0;
+    return td_time_budget_active(td_flow_time_budget(flow));
 }
 
 static void gather(const td_flow *flow, flow_facts *x)
 {
-    int64_t ns = flow_ns(flow);
+    int64_t ns = active_ns(flow);
 
     memset(x, 0, sizeof *x);
     x->sender = td_flow_busiest_sender(flow);
@@ -282,7 +285,7 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
 static void against_rate(td_diagnosis *d, const td_flow *flow, const flow_facts *x, double reference)
 {
     double bytes = (double)td_flow_sent(flow, x->sender)->payload_bytes;
-    int64_t ns = flow_ns(flow);
+    int64_t ns = active_ns(flow);
 
     if (reference <= 0 || x->rate <= 0)
         return;
@@ -293,7 +296,7 @@ static void against_rate(td_diagnosis *d, const td_flow *flow, const flow_facts 
 /* Time lost within an episode of the flow's own life. */
 static void against_own_time(td_diagnosis *d, const td_flow *flow, int64_t lost)
 {
-    int64_t ns = flow_ns(flow);
+    int64_t ns = active_ns(flow);
 
     d->reference = TD_REF_OWN_RATE;
     d->lost_ns = lost;
@@ -383,6 +386,10 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
     case TD_CAUSE_COUNT:
         break;
     }
+    /* A measure taken on another span (a plateau's rounds, the flight's measured time,
+     * a host stall's wait) cannot cost more than the time the flow was active. */
+    if (d->lost_ns > active_ns(flow))
+        d->lost_ns = active_ns(flow);
 }
 
 static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_cause cause)

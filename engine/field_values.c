@@ -160,6 +160,25 @@ static void diag_items(const emitter *e, const td_diagnoses *d, const td_flow *f
     stall_items(e, d, flow);
 }
 
+/* Where the flow's time went, once the capture has been read (time_budget.h). */
+static void time_items(const emitter *e, const td_flow *flow)
+{
+    static const td_field_id parts[TD_TIME_PARTS] = {
+        [TD_TIME_SETUP] = TD_F_TIME_SETUP, [TD_TIME_CLIENT_WAIT] = TD_F_TIME_CLIENT_WAIT,
+        [TD_TIME_SERVER_WAIT] = TD_F_TIME_SERVER_WAIT, [TD_TIME_TRANSFER] = TD_F_TIME_TRANSFER,
+        [TD_TIME_STALL] = TD_F_TIME_STALL, [TD_TIME_IDLE] = TD_F_TIME_IDLE,
+    };
+    const td_time_budget *b = td_flow_time_budget(flow);
+
+    time_ns(e, TD_F_TIME_DURATION, td_time_budget_duration(b));
+    time_ns(e, TD_F_TIME_ACTIVE, td_time_budget_active(b));
+    for (int p = 0; p < TD_TIME_PARTS; p++)
+        time_ns(e, parts[p], td_time_budget_part(b, (td_time_part)p));
+    unum(e, TD_F_TIME_SYN_RETRANSMISSIONS, td_time_budget_syn_retransmissions(b));
+    unum(e, TD_F_TIME_SYNACK_RETRANSMISSIONS, td_time_budget_synack_retransmissions(b));
+    unum(e, TD_F_TIME_EXCHANGES, td_time_budget_exchanges(b));
+}
+
 /* Roles, addresses and handshake timing are final from the handshake on; the
  * vantage once the handshake is complete; the rest once the capture has been read. */
 static void flow_items(const emitter *e, const td_flow_view *view, const td_flow *flow, const td_handshake *hs)
@@ -198,6 +217,7 @@ static void flow_items(const emitter *e, const td_flow_view *view, const td_flow
     for (int dir = 0; dir < 2 && td_flow_roles_known(flow); dir++)
         unum(e, dir == 0 ? TD_F_FLOW_C2S_BYTES : TD_F_FLOW_S2C_BYTES,
              td_flow_sent(flow, td_flow_sender_at(flow, dir))->payload_bytes);
+    time_items(e, flow);
 }
 
 /* The outcome once settled; codepoint use once the capture has been read. */

@@ -187,6 +187,7 @@ static td_flow_more *more_of(td_flow *flow)
         td_handshake_init(&more->hs);
         td_silence_init(more->silence);
     }
+    td_time_budget_begin(&more->budget, flow->first_ns, td_flow_roles_known(flow));
     return more;
 }
 
@@ -221,6 +222,12 @@ uint32_t td_flow_icmp_quotes(const td_flow *flow)
 uint32_t td_flow_sizes_from_ip(const td_flow *flow)
 {
     return flow->more ? flow->more->sizes_from_ip : 0;
+}
+
+const td_time_budget *td_flow_time_budget(const td_flow *flow)
+{
+    static const td_time_budget nothing;
+    return flow->more ? &flow->more->budget : &nothing;
 }
 
 static void settle_ecn(td_flow *flow, const td_ecn_decision *d)
@@ -280,10 +287,12 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
  *              congestion and offload (direction.h): after ecn, whose outcome
  *              tells a direction's first data how CE marks are echoed;
  *   stall      the host-wide silences (stall.c): after the tallies, whose payload
- *              counts tell waiting from idle.
+ *              counts tell waiting from idle;
+ *   budget     where the flow's time went (time_budget.c): after the handshake,
+ *              whose roles and round-trip halves it reads.
  *
  * A flow that is still one SYN (flow->more NULL) meets them too: handshake,
- * tallies and flight keep their state in flow->more and let it pass; ecn reads
+ * tallies, flight and budget keep their state in flow->more and let it pass; ecn reads
  * the handshake its SYN makes, stall the host-wide side of the SYN. */
 typedef struct flow_analysis {
     void (*on_record)(td_engine *engine, td_flow *flow, const td_record *rec, int sender);
@@ -385,12 +394,25 @@ static void stall_record(td_engine *engine, td_flow *flow, const td_record *rec,
                      flow->more->sent[sender].payload_bytes, flow->more->sent[1 - sender].payload_bytes);
 }
 
+static void budget_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
+{
+    if (flow->more)
+        td_time_budget_record(&flow->more->budget, rec, sender, flow->client, &flow->more->hs);
+}
+
+static void budget_end(td_engine *engine G_GNUC_UNUSED, td_flow *flow)
+{
+    if (flow->more)
+        td_time_budget_end(&flow->more->budget);
+}
+
 static const flow_analysis analyses[] = {
     { handshake_record, NULL },
     { tallies_record, NULL },
     { ecn_record, ecn_end },
     { flight_record, flight_end },
     { stall_record, NULL },
+    { budget_record, budget_end },
 };
 
 static void dispatch(td_engine *engine, td_flow *flow, const td_record *rec, int sender)

@@ -11,6 +11,7 @@
 #include "handshake.h"
 #include "record.h"
 #include "stall.h"
+#include "time_budget.h"
 #include "vantage.h"
 
 /* Thresholds an analyst can tune (Wireshark preferences in the glue). */
@@ -60,6 +61,7 @@ typedef struct td_flow_more {
     td_dir_stats sent[2];           /* by sending endpoint */
     td_flight *flight[2];           /* by sending endpoint, from its first data segment */
     td_silence silence[2];          /* by sending endpoint: host-stall bookkeeping */
+    td_time_budget budget;          /* where the flow's time went */
     uint32_t icmp_quotes;           /* ICMP errors quoting one of its segments */
     uint32_t sizes_from_ip;         /* segments whose payload length came from the IP header */
 } td_flow_more;
@@ -97,6 +99,8 @@ uint32_t td_flow_icmp_quotes(const td_flow *flow);
 /* From the first SYN to the last (retried) one, 0 without a retry. */
 int64_t td_flow_syn_retry_ns(const td_flow *flow);
 uint32_t td_flow_sizes_from_ip(const td_flow *flow);
+/* Where the flow's time went (time_budget.h): all zero for a flow that is one SYN. */
+const td_time_budget *td_flow_time_budget(const td_flow *flow);
 
 typedef struct td_engine td_engine;
 

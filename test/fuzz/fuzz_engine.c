@@ -102,6 +102,17 @@ static void check_diagnosis(const td_engine *engine)
             __builtin_trap();
         td_causes_list(diag->causes, text, sizeof text);
         td_advice_cost(diag, text, sizeof text);
+        /* the time budget's parts add up to the flow's duration, none negative, and no
+         * flow loses more time than it was active */
+        const td_time_budget *budget = td_flow_time_budget(flow);
+        int64_t sum = 0;
+        for (int p = 0; p < TD_TIME_PARTS; p++) {
+            if (td_time_budget_part(budget, (td_time_part)p) < 0)
+                __builtin_trap();
+            sum += td_time_budget_part(budget, (td_time_part)p);
+        }
+        if (sum != flow->last_ns - flow->first_ns || diag->lost_ns > td_time_budget_active(budget))
+            __builtin_trap();
     }
     /* the flows waiting through a stall never outnumber the flows open when it ended */
     for (guint i = 0; i < td_stalls_count(td_engine_stalls(engine)); i++)

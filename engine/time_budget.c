@@ -1,0 +1,278 @@
+/* A flow's time budget (time_budget.h): the state machine that charges each span of
+ * the flow's time to the part that owned it. */
+#include "time_budget.h"
+
+#include <string.h>
+
+enum {
+    PHASE_FIRST,    /* no record yet: the first one says whether a handshake opens the flow */
+    PHASE_SETUP,
+    PHASE_OPEN,
+};
+
+static bool seq_after(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+
+static bool outstanding(const td_time_side *s)
+{
+    return s->seq_known && seq_after(s->hi, s->acked);
+}
+
+const char *td_time_part_name(td_time_part part)
+{
+    static const char *const names[TD_TIME_PARTS] = {
+        "setup", "client_wait", "server_wait", "transfer", "stall", "idle",
+    };
+    return (unsigned)part < TD_TIME_PARTS ? names[part] : "unknown";
+}
+
+void td_time_budget_begin(td_time_budget *b, int64_t first_ns, bool after_lone_syn)
+{
+    memset(b, 0, sizeof *b);
+    b->first_ns = b->cursor_ns = first_ns;
+    b->last_data_sender = -1;
+    b->guessed_client = -1;
+    for (int e = 0; e < 2; e++)
+        b->side[e].turn_ns = first_ns;
+    if (after_lone_syn) {
+        b->phase = PHASE_SETUP;
+        b->syns = 1;
+    }
+}
+
+int64_t td_time_budget_duration(const td_time_budget *b)
+{
+    int64_t sum = 0;
+
+    for (int p = 0; p < TD_TIME_PARTS; p++)
+        sum += b->part_ns[p];
+    return sum + b->open_ns;
+}
+
+int64_t td_time_budget_active(const td_time_budget *b)
+{
+    return td_time_budget_duration(b) - b->part_ns[TD_TIME_IDLE];
+}
+
+/* A receiver that advertised a zero window to a sender with data to send holds it. */
+static bool zero_window_holds(const td_time_budget *b)
+{
+    for (int e = 0; e < 2; e++) {
+        const td_time_side *sender = &b->side[1 - e];
+        if (b->side[e].zero_window && sender->sent_data && !sender->sent_fin)
+            return true;
+    }
+    return false;
+}
+
+/* Time passes from the latest packet to this one: setup and zero-window time are
+ * known as they pass; the rest waits for the next event to say whose it was. */
+static void pass_time(td_time_budget *b, int64_t ns)
+{
+    if (b->phase == PHASE_SETUP) {
+        b->part_ns[TD_TIME_SETUP] += ns;
+    } else if (zero_window_holds(b)) {
+        b->part_ns[TD_TIME_STALL] += ns;
+    } else {
+        b->open_ns += ns;
+        if (outstanding(&b->side[0]) || outstanding(&b->side[1]))
+            b->open_busy_ns += ns;
+    }
+}
+
+static void charge_open(td_time_budget *b, td_time_part part)
+{
+    b->part_ns[part] += b->open_ns;
+    b->open_ns = b->open_busy_ns = 0;
+}
+
+/* Of the open span, what `owner` part gets when `endpoint` ends it at t: from the
+ * packet that handed it the turn, less the round trip to it when that packet was
+ * its peer's (the network's share, charged to transfer). */
+static void charge_turn(td_time_budget *b, int endpoint, int client, const td_handshake *hs, int64_t t,
+                        td_time_part owner)
+{
+    const td_time_side *s = &b->side[endpoint];
+    int64_t to_server, to_client, net = 0, own;
+
+    if (s->turn_net && td_handshake_halves(hs, &to_server, &to_client))
+        net = endpoint == client ? to_client : to_server;
+    own = t - s->turn_ns - net;
+    /* The endpoint going on with its own data after the peer acknowledged all of it:
+     * queueing stretches the round trip beyond the handshake's, so a pause no longer
+     * than one more round trip is the network's too. */
+    if (own < 0 || (endpoint == b->last_data_sender && own <= net))
+        own = 0;
+    if (own > b->open_ns)
+        own = b->open_ns;
+    b->part_ns[owner] += own;
+    b->open_ns -= own;
+    charge_open(b, TD_TIME_TRANSFER);
+}
+
+static void hand_turn(td_time_side *s, int64_t t)
+{
+    s->turn_ns = t;
+    s->turn_net = true;
+}
+
+static bool any_retransmitted_outstanding(const td_time_budget *b)
+{
+    for (int e = 0; e < 2; e++)
+        if (outstanding(&b->side[e]) && b->side[e].retransmitted)
+            return true;
+    return false;
+}
+
+/* The handshake is over: the client's turn from its own packet, the server's from
+ * when that packet reaches it. */
+static void open_flow(td_time_budget *b, int client, int64_t t)
+{
+    b->phase = PHASE_OPEN;
+    b->open_ns = b->open_busy_ns = 0;
+    for (int e = 0; e < 2; e++) {
+        b->side[e].turn_ns = t;
+        b->side[e].turn_net = e != client;
+    }
+}
+
+static void count_handshake(td_time_budget *b, const td_record *rec)
+{
+    if (rec->tcp_flags & TD_TH_ACK)
+        b->synacks++;
+    else
+        b->syns++;
+}
+
+/* New payload from `sender`: its data going on, or its application taking its turn. */
+static void new_data(td_time_budget *b, int sender, int client, const td_handshake *hs, int64_t t)
+{
+    if (outstanding(&b->side[sender]))
+        charge_open(b, TD_TIME_TRANSFER);
+    else
+        charge_turn(b, sender, client, hs, t, sender == client ? TD_TIME_CLIENT_WAIT : TD_TIME_SERVER_WAIT);
+    if (sender != client && b->last_data_sender >= 0 && b->last_data_sender == client)
+        b->exchanges++;
+    b->last_data_sender = (int8_t)sender;
+    hand_turn(&b->side[1 - sender], t);
+}
+
+/* A FIN or RST: time with data outstanding is the transfer's, or a stall when that
+ * data was retransmitted unanswered; quiet time before it is idle. */
+static void closing(td_time_budget *b, int sender, int client, const td_handshake *hs, int64_t t)
+{
+    if (outstanding(&b->side[0]) || outstanding(&b->side[1]))
+        charge_open(b, any_retransmitted_outstanding(b) ? TD_TIME_STALL : TD_TIME_TRANSFER);
+    else
+        charge_turn(b, sender, client, hs, t, TD_TIME_IDLE);
+}
+
+static void retransmission(td_time_budget *b, int sender, int64_t t)
+{
+    charge_open(b, TD_TIME_STALL);
+    b->side[sender].retransmitted = true;
+    hand_turn(&b->side[1 - sender], t);
+}
+
+/* What the record's ACK and window say of the peer's data. */
+static void note_ack(td_time_budget *b, const td_record *rec, int sender)
+{
+    td_time_side *me = &b->side[sender], *peer = &b->side[1 - sender];
+
+    if (rec->has_window && !(rec->tcp_flags & (TD_TH_SYN | TD_TH_RST))) {
+        bool zero = rec->window == 0;
+        if (me->zero_window && !zero)
+            hand_turn(peer, rec->time_ns);
+        me->zero_window = zero;
+    }
+    if (!(rec->tcp_flags & TD_TH_ACK))
+        return;
+    if (!peer->seq_known) {
+        peer->hi = peer->acked = rec->ack;
+        peer->seq_known = true;
+        return;
+    }
+    if (!seq_after(rec->ack, peer->acked))
+        return;
+    peer->acked = rec->ack;
+    if (seq_after(rec->ack, peer->hi))
+        peer->hi = rec->ack;    /* a FIN's sequence number, or data sent before the capture */
+    if (!outstanding(peer)) {
+        peer->retransmitted = false;
+        hand_turn(peer, rec->time_ns);
+    }
+}
+
+/* A record after the handshake: which event it is, then what it changes. */
+static void open_record(td_time_budget *b, const td_record *rec, int sender, int client, const td_handshake *hs)
+{
+    td_time_side *me = &b->side[sender];
+    uint32_t end = rec->seq + rec->payload_len;
+    bool fin = rec->tcp_flags & TD_TH_FIN;
+
+    if (!me->seq_known) {
+        me->hi = me->acked = rec->seq;
+        me->seq_known = true;
+    }
+    if (rec->tcp_flags & TD_TH_SYN) {
+        count_handshake(b, rec);
+        retransmission(b, sender, rec->time_ns);
+    } else if (rec->payload_len && seq_after(end, me->hi)) {
+        new_data(b, sender, client, hs, rec->time_ns);
+        me->hi = end;
+        me->sent_data = true;
+    } else if ((rec->payload_len && outstanding(me)) || (fin && me->sent_fin)) {
+        retransmission(b, sender, rec->time_ns);
+    } else if ((fin && !me->sent_fin) || (rec->tcp_flags & TD_TH_RST)) {
+        closing(b, sender, client, hs, rec->time_ns);
+    }
+    if (fin)
+        me->sent_fin = true;
+    note_ack(b, rec, sender);
+}
+
+/* The handshake ends with the client's ACK of a SYN-ACK, any data, or a RST. */
+static bool ends_setup(const td_time_budget *b, const td_record *rec, int sender, int client)
+{
+    if (rec->tcp_flags & TD_TH_SYN)
+        return false;
+    return rec->payload_len || (rec->tcp_flags & TD_TH_RST) ||
+           (b->synacks && sender == client && (rec->tcp_flags & TD_TH_ACK));
+}
+
+void td_time_budget_record(td_time_budget *b, const td_record *rec, int sender, int client,
+                           const td_handshake *hs)
+{
+    int64_t t = rec->time_ns;
+
+    if (b->phase == PHASE_FIRST) {
+        b->guessed_client = (int8_t)(rec->sport > rec->dport ? sender : 1 - sender);
+        b->phase = (rec->tcp_flags & TD_TH_SYN) ? PHASE_SETUP : PHASE_OPEN;
+    }
+    if (client < 0)
+        client = b->guessed_client;
+    if (t > b->cursor_ns) {
+        pass_time(b, t - b->cursor_ns);
+        b->cursor_ns = t;
+    }
+    if (b->phase == PHASE_SETUP) {
+        if (!ends_setup(b, rec, sender, client)) {
+            if (rec->tcp_flags & TD_TH_SYN)
+                count_handshake(b, rec);
+            return;
+        }
+        open_flow(b, client, t);
+    }
+    open_record(b, rec, sender, client, hs);
+}
+
+void td_time_budget_end(td_time_budget *b)
+{
+    int64_t quiet = b->open_ns - b->open_busy_ns;
+
+    b->part_ns[TD_TIME_IDLE] += quiet;
+    b->open_ns -= quiet;
+    charge_open(b, any_retransmitted_outstanding(b) ? TD_TIME_STALL : TD_TIME_TRANSFER);
+}

@@ -1,0 +1,123 @@
+/* A flow's time budget: its duration, first to last captured packet, split into
+ * parts that add up to it exactly (in ns), each with an owner: the handshake, the
+ * client's and the server's applications, the network moving data, data stuck
+ * (timeouts, zero window, a dead peer) and idle time. A per-flow state machine fed
+ * the flow's records in order, O(1) per record, no allocation.
+ *
+ * The parts (td_time_part):
+ *   setup        first SYN → the client's first ACK of a SYN-ACK (or the first data
+ *                segment, or a RST): SYN and SYN-ACK retransmission waits included;
+ *                0 for a flow captured without its SYN.
+ *   client_wait  the client held the turn and then sent new data: from the packet
+ *                that handed it the turn (the server's latest data, or the server's
+ *                ACK that covered all the client had sent, or the handshake's end)
+ *                to the client's next new data, less the round trip from the capture
+ *                point to the client when the handing packet was the server's.
+ *   server_wait  the same for the server: typically the request's last byte → the
+ *                reply's first byte (acknowledged or not), less the capture point's
+ *                round trip to the server: the server application's time, a late
+ *                accept included.
+ *   transfer     data moving: spans that end with new data while the sender still
+ *                had data outstanding, and the network's share of every wait (the
+ *                round trip subtracted above).
+ *   stall        data outstanding and nothing moving: a span ended by a
+ *                retransmission (a timeout's silence, a SYN-ACK resent after the
+ *                handshake), time while a receiver advertised a zero window to a
+ *                sender that has sent data, and the span after unanswered
+ *                retransmissions when the flow ends or closes that way (dead peer).
+ *   idle         nothing outstanding and no exchange following: the span before a
+ *                FIN or RST (less the round trip to its sender when the turn came
+ *                from its peer), and the quiet end of the capture.
+ *
+ * The timeline is cut at events (new data, retransmissions, SYN, FIN, RST); the span
+ * since the last event is charged when the next one shows whose it was, except zero
+ * window time, charged as it passes.
+ *
+ * What a capture point separates. The round trips subtracted are the handshake's
+ * halves at the capture point (capture point ↔ server, capture point ↔ client), so
+ * the waits are the applications' own at every vantage: near the server the
+ * server_wait is the gap it sees, near the client the gap less the path's round
+ * trip. Not separable: near the receiver, a lost last segment (its silence ended by
+ * a retransmission the receiver sees as new data) reads as the sender's wait, and a
+ * peer that vanished reads as idle before the survivor's FIN (only the sender's side
+ * sees the unanswered retransmissions). Without the handshake no round trip is
+ * known: the waits then hold the capture point's round trips too, and the roles are
+ * guessed from the ports (the lower port is the server's). */
+#ifndef TCPDIAG_TIME_BUDGET_H
+#define TCPDIAG_TIME_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "handshake.h"
+#include "record.h"
+
+typedef enum td_time_part {
+    TD_TIME_SETUP,
+    TD_TIME_CLIENT_WAIT,
+    TD_TIME_SERVER_WAIT,
+    TD_TIME_TRANSFER,
+    TD_TIME_STALL,
+    TD_TIME_IDLE,
+    TD_TIME_PARTS
+} td_time_part;
+
+/* One endpoint's side of the budget. */
+typedef struct td_time_side {
+    uint32_t hi;            /* end of the highest payload it sent */
+    uint32_t acked;         /* the peer's highest ACK of it */
+    int64_t  turn_ns;       /* the peer's latest packet that handed it the turn */
+    bool     turn_net;      /* ...which was the peer's: its round trip is the network's */
+    bool     seq_known;
+    bool     retransmitted; /* since its data was last all acknowledged */
+    bool     zero_window;   /* its latest window was 0 */
+    bool     sent_data, sent_fin;
+} td_time_side;
+
+typedef struct td_time_budget {
+    int64_t  part_ns[TD_TIME_PARTS];
+    int64_t  first_ns;      /* the flow's first packet */
+    int64_t  cursor_ns;     /* the latest packet time so far: time is charged up to it */
+    int64_t  open_ns;       /* since the last event, not charged yet */
+    int64_t  open_busy_ns;  /* ...of which data was outstanding */
+    uint32_t syns, synacks, exchanges;
+    td_time_side side[2];   /* by endpoint */
+    int8_t   guessed_client;    /* the roles from the ports, for a flow without its handshake */
+    int8_t   last_data_sender;  /* -1: none yet */
+    uint8_t  phase;         /* budget.c's phases */
+} td_time_budget;
+
+/* A budget that starts with the flow's first record, or (after_lone_syn) with the
+ * SYN that a flow kept as one SYN sent at first_ns, before its second record. */
+void td_time_budget_begin(td_time_budget *b, int64_t first_ns, bool after_lone_syn);
+/* One record of the flow from endpoint `sender`; client is the client's endpoint,
+ * -1 when unknown; hs the flow's handshake so far (its halves give the round trips). */
+void td_time_budget_record(td_time_budget *b, const td_record *rec, int sender, int client,
+                           const td_handshake *hs);
+/* The capture has been read: the span since the last event is charged. */
+void td_time_budget_end(td_time_budget *b);
+
+static inline int64_t td_time_budget_part(const td_time_budget *b, td_time_part part)
+{
+    return b->part_ns[part];
+}
+/* The sum of the parts: the flow's first packet → its latest. */
+int64_t td_time_budget_duration(const td_time_budget *b);
+/* The duration less idle time. */
+int64_t td_time_budget_active(const td_time_budget *b);
+static inline uint32_t td_time_budget_syn_retransmissions(const td_time_budget *b)
+{
+    return b->syns > 1 ? b->syns - 1 : 0;
+}
+static inline uint32_t td_time_budget_synack_retransmissions(const td_time_budget *b)
+{
+    return b->synacks > 1 ? b->synacks - 1 : 0;
+}
+/* Requests answered: the server's new data after the client's. */
+static inline uint32_t td_time_budget_exchanges(const td_time_budget *b)
+{
+    return b->exchanges;
+}
+/* "setup", "client_wait", ...: the field names' last part. */
+const char *td_time_part_name(td_time_part part);
+
+#endif

@@ -1,0 +1,285 @@
+/* The time budget (engine/time_budget.h) on conversations built by hand and fed
+ * through td_engine_add, so flow.c's wiring (a flow kept as a lone SYN first) is
+ * covered: each test names where every millisecond goes and checks that the parts
+ * add up to the duration exactly. Client 10.0.0.1:40000, server 10.0.0.2:80, times
+ * in ms. */
+#include <glib.h>
+#include <string.h>
+#include "segment.h"
+#include "flow.h"
+
+#define MS 1000000LL
+
+enum { CLIENT_ISN = 1000, SERVER_ISN = 9000, OPEN_WINDOW = 65535 };
+
+typedef struct conv {
+    td_config cfg;
+    td_engine *engine;
+    uint32_t frame;
+    uint32_t nxt[2];        /* next sequence number, [from_client] */
+} conv;
+
+static void conv_start(conv *c)
+{
+    memset(c, 0, sizeof *c);
+    td_config_defaults(&c->cfg);
+    c->engine = td_engine_new(&c->cfg);
+    c->nxt[1] = CLIENT_ISN;
+    c->nxt[0] = SERVER_ISN;
+}
+
+/* One segment at t_ms from the client or the server; it acknowledges all the peer
+ * has sent, advertises `window`, and sends `len` new bytes from the sender's next. */
+static void send_window(conv *c, bool from_client, int64_t t_ms, uint16_t flags, uint32_t len, uint16_t window)
+{
+    td_record rec = segment(from_client, 80, t_ms * MS, flags, c->nxt[from_client], len);
+    int sender;
+
+    rec.frame = ++c->frame;
+    rec.ack = (flags & TD_TH_ACK) ? c->nxt[!from_client] : 0;
+    rec.has_window = true;
+    rec.window = window;
+    c->nxt[from_client] += len + ((flags & (TD_TH_SYN | TD_TH_FIN)) != 0);
+    g_assert_nonnull(td_engine_add(c->engine, &rec, &sender));
+}
+
+static void send(conv *c, bool from_client, int64_t t_ms, uint16_t flags, uint32_t len)
+{
+    send_window(c, from_client, t_ms, flags, len, OPEN_WINDOW);
+}
+
+/* A segment sent again: `len` bytes from `seq`, the sender's next left alone. */
+static void resend(conv *c, bool from_client, int64_t t_ms, uint32_t seq, uint32_t len)
+{
+    td_record rec = segment(from_client, 80, t_ms * MS, TD_TH_ACK, seq, len);
+    int sender;
+
+    rec.frame = ++c->frame;
+    rec.ack = c->nxt[!from_client];
+    rec.has_window = true;
+    rec.window = OPEN_WINDOW;
+    g_assert_nonnull(td_engine_add(c->engine, &rec, &sender));
+}
+
+/* A SYN sent again (same ISN). */
+static void resend_syn(conv *c, int64_t t_ms)
+{
+    c->nxt[1] = CLIENT_ISN;
+    send(c, true, t_ms, TD_TH_SYN, 0);
+}
+
+static void handshake(conv *c, int64_t syn, int64_t synack, int64_t ack)
+{
+    send(c, true, syn, TD_TH_SYN, 0);
+    send(c, false, synack, TD_TH_SYN | TD_TH_ACK, 0);
+    send(c, true, ack, TD_TH_ACK, 0);
+}
+
+static const td_time_budget *finish(conv *c)
+{
+    const td_time_budget *b;
+    int64_t sum = 0;
+
+    td_engine_finish(c->engine);
+    const td_flow *flow = td_engine_flow_at(c->engine, 0);
+    b = td_flow_time_budget(flow);
+    for (int p = 0; p < TD_TIME_PARTS; p++) {
+        g_assert_cmpint(td_time_budget_part(b, (td_time_part)p), >=, 0);
+        sum += td_time_budget_part(b, (td_time_part)p);
+    }
+    g_assert_cmpint(sum, ==, flow->last_ns - flow->first_ns);
+    g_assert_cmpint(td_time_budget_duration(b), ==, sum);
+    g_assert_cmpint(td_time_budget_active(b), ==, sum - td_time_budget_part(b, TD_TIME_IDLE));
+    return b;
+}
+
+static void assert_part(const td_time_budget *b, td_time_part part, int64_t ms)
+{
+    if (td_time_budget_part(b, part) != ms * MS)
+        g_error("%s: %" G_GINT64_FORMAT " ns, expected %" G_GINT64_FORMAT " ms", td_time_part_name(part),
+                td_time_budget_part(b, part), ms);
+}
+
+/* Captured at the client, 10 ms from the server: SYNs at 0, 1000 and 3000 (the
+ * kernel's backoff), the answer at 3010; then one exchange and the close. */
+static void test_syn_retries(void)
+{
+    conv c;
+    conv_start(&c);
+    send(&c, true, 0, TD_TH_SYN, 0);        /* a lone SYN: the flow is kept small at first */
+    resend_syn(&c, 1000);
+    resend_syn(&c, 3000);
+    send(&c, false, 3010, TD_TH_SYN | TD_TH_ACK, 0);
+    send(&c, true, 3010, TD_TH_ACK, 0);
+    send(&c, true, 3010, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 3020, TD_TH_ACK | TD_TH_PSH, 1000);     /* at once: the round trip only */
+    send(&c, true, 3020, TD_TH_ACK, 0);
+    send(&c, true, 3020, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, false, 3030, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, true, 3030, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_SETUP, 3010);
+    assert_part(b, TD_TIME_SERVER_WAIT, 0);
+    assert_part(b, TD_TIME_TRANSFER, 20);   /* the request's round trip, the FIN's */
+    assert_part(b, TD_TIME_IDLE, 0);
+    g_assert_cmpuint(td_time_budget_syn_retransmissions(b), ==, 2);
+    g_assert_cmpuint(td_time_budget_synack_retransmissions(b), ==, 0);
+    g_assert_cmpuint(td_time_budget_exchanges(b), ==, 1);
+    td_engine_free(c.engine);
+}
+
+/* Captured at the client, 10 ms from the server: the server acknowledges the request
+ * at once and answers 500 ms after it arrived. */
+static void test_server_delay(void)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 10, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 20, TD_TH_ACK, 0);
+    send(&c, false, 520, TD_TH_ACK | TD_TH_PSH, 1000);
+    send(&c, true, 520, TD_TH_ACK, 0);
+    send(&c, true, 520, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, false, 530, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, true, 530, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_SETUP, 10);
+    assert_part(b, TD_TIME_SERVER_WAIT, 500);
+    assert_part(b, TD_TIME_CLIENT_WAIT, 0);
+    assert_part(b, TD_TIME_TRANSFER, 20);
+    assert_part(b, TD_TIME_STALL, 0);
+    assert_part(b, TD_TIME_IDLE, 0);
+    td_engine_free(c.engine);
+}
+
+/* Captured at the server, 10 ms from the client: two exchanges, the client waiting
+ * 1000 ms after the first reply before its second request. */
+static void test_client_wait(void)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 0, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 10, TD_TH_ACK | TD_TH_PSH, 1000);
+    send(&c, true, 20, TD_TH_ACK, 0);
+    send(&c, true, 1020, TD_TH_ACK | TD_TH_PSH, 100);       /* sent 1000 ms after the reply arrived */
+    send(&c, false, 1020, TD_TH_ACK | TD_TH_PSH, 1000);
+    send(&c, true, 1030, TD_TH_ACK | TD_TH_FIN, 0);         /* closes the moment the reply arrived */
+    send(&c, false, 1030, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, true, 1040, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_SETUP, 10);
+    assert_part(b, TD_TIME_CLIENT_WAIT, 1000);
+    assert_part(b, TD_TIME_SERVER_WAIT, 0);
+    assert_part(b, TD_TIME_TRANSFER, 20);   /* each reply's round trip to the client */
+    assert_part(b, TD_TIME_IDLE, 10);       /* the close's last ACK */
+    g_assert_cmpuint(td_time_budget_exchanges(b), ==, 2);
+    td_engine_free(c.engine);
+}
+
+/* Captured at the server: of a two-segment reply the second is lost; the
+ * retransmission timer fires 200 ms after the first segment was acknowledged. */
+static void test_timeout_silence(void)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 0, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 10, TD_TH_ACK, 1000);
+    uint32_t lost = c.nxt[0];
+    send(&c, false, 10, TD_TH_ACK | TD_TH_PSH, 1000);
+    c.nxt[0] = lost;                        /* the client acknowledges the first only */
+    send(&c, true, 20, TD_TH_ACK, 0);
+    c.nxt[0] = lost + 1000;
+    resend(&c, false, 220, lost, 1000);
+    send(&c, true, 230, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_SETUP, 10);
+    assert_part(b, TD_TIME_SERVER_WAIT, 0);
+    assert_part(b, TD_TIME_STALL, 210);     /* the lost segment's send → its retransmission */
+    assert_part(b, TD_TIME_TRANSFER, 10);   /* the retransmission's round trip */
+    assert_part(b, TD_TIME_IDLE, 0);
+    td_engine_free(c.engine);
+}
+
+/* Captured at the client, 10 ms from the server: the client's window closes after
+ * the first segment of the reply and opens 500 ms later. */
+static void test_zero_window(void)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 10, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 20, TD_TH_ACK, 1000);
+    send_window(&c, true, 20, TD_TH_ACK, 0, 0);
+    send_window(&c, true, 520, TD_TH_ACK, 0, OPEN_WINDOW);
+    send(&c, false, 530, TD_TH_ACK | TD_TH_PSH, 1000);
+    send(&c, true, 530, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_SETUP, 10);
+    assert_part(b, TD_TIME_STALL, 500);
+    assert_part(b, TD_TIME_SERVER_WAIT, 0);
+    assert_part(b, TD_TIME_TRANSFER, 20);   /* the request's round trip, the reopened window's */
+    td_engine_free(c.engine);
+}
+
+/* Captured at the client: one exchange, then 90 s of keep-alive (a probe at 45 s)
+ * before the client closes. */
+static void test_trailing_idle(void)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 10, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 20, TD_TH_ACK | TD_TH_PSH, 797);
+    send(&c, true, 20, TD_TH_ACK, 0);
+    resend(&c, true, 45020, c.nxt[1] - 1, 0);   /* keep-alive: one below the next */
+    send(&c, false, 45030, TD_TH_ACK, 0);
+    send(&c, true, 90020, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, false, 90030, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, true, 90030, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_SETUP, 10);
+    assert_part(b, TD_TIME_IDLE, 90000 + 10);
+    assert_part(b, TD_TIME_TRANSFER, 10);
+    assert_part(b, TD_TIME_CLIENT_WAIT, 0);
+    g_assert_cmpint(td_time_budget_active(b), ==, 20 * MS);
+    td_engine_free(c.engine);
+}
+
+/* A flow captured mid-transfer: no setup, and the rest still accounted. */
+static void test_mid_flow(void)
+{
+    conv c;
+    conv_start(&c);
+    send(&c, false, 0, TD_TH_ACK, 1000);
+    send(&c, true, 10, TD_TH_ACK, 0);
+    send(&c, false, 10, TD_TH_ACK, 1000);
+    send(&c, false, 20, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, true, 30, TD_TH_ACK | TD_TH_FIN, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_SETUP, 0);
+    g_assert_cmpuint(td_time_budget_syn_retransmissions(b), ==, 0);
+    g_assert_cmpint(td_time_budget_duration(b), ==, 30 * MS);
+    td_engine_free(c.engine);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/time_budget/syn_retries", test_syn_retries);
+    g_test_add_func("/time_budget/server_delay", test_server_delay);
+    g_test_add_func("/time_budget/client_wait", test_client_wait);
+    g_test_add_func("/time_budget/timeout_silence", test_timeout_silence);
+    g_test_add_func("/time_budget/zero_window", test_zero_window);
+    g_test_add_func("/time_budget/trailing_idle", test_trailing_idle);
+    g_test_add_func("/time_budget/mid_flow", test_mid_flow);
+    return g_test_run();
+}
