@@ -24,7 +24,7 @@ void td_format_duration(int64_t ns, char *buf, size_t size)
 {
     if (ns >= 1000000000 || ns <= -1000000000)
         g_snprintf(buf, size, "%.2f s", (double)ns / 1e9);
-    else if (ns >= 9999500 || ns <= -9999500 || ns == 0)   /* what would print as 10.000 ms reads 10 ms */
+    else if (ns >= 9999500 || ns <= -9999500)   /* what would print as 10.000 ms reads 10 ms */
         g_snprintf(buf, size, "%.0f ms", (double)ns / 1e6);
     else
         g_snprintf(buf, size, "%.3f ms", (double)ns / 1e6);

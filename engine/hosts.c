@@ -8,6 +8,7 @@
 #include "median.h"
 #include "offload.h"
 #include "options.h"
+#include "time_budget.h"
 
 /* Durations and rates of a set of flows, by group: 0 other, 1 ECN (double each). */
 typedef struct ecn_groups {
@@ -122,9 +123,11 @@ static double flow_rate(const td_flow *flow, double seconds)
     return seconds > 0 ? (double)flow_payload(flow) / seconds : -1;
 }
 
+/* The time the flow was active (time_budget.h): idle time after a reply, keep-alive
+ * and the close, is no part of how fast it ran, as in the diagnosis. */
 static double flow_seconds(const td_flow *flow)
 {
-    return (double)(flow->last_ns - flow->first_ns) / 1e9;
+    return (double)td_time_budget_active(td_flow_time_budget(flow)) / 1e9;
 }
 
 static void add_to_groups(ecn_groups *g, bool ecn, double seconds, double rate)

@@ -32,7 +32,8 @@ typedef struct td_client_summary {
     /* Medians over the ECN flows and the other flows to the same server (like with
      * like), of the server where the ECN flows fared worst against the others; when no
      * server got both kinds, over all the client's flows, with no slowdown. < 0 when
-     * the group is empty. Rate = all payload bytes of the flow / its duration. */
+     * the group is empty. Durations are the flows' active times (time_budget.h), and
+     * rate = all payload bytes of the flow / its active time. */
     double   ecn_median_duration_s, other_median_duration_s;
     double   ecn_median_rate, other_median_rate;     /* B/s */
     double   ecn_slowdown;      /* other / ECN median rate; <= 0 unknown */

@@ -234,11 +234,12 @@ def test_merge_is_one_section(tmp_path):
 
 
 def test_every_bundled_capture_in_one_page(tmp_path):
-    """All bundled captures (hostile and damaged ones included) as one folder: a valid
-    page of a few MB at most, a section each."""
+    """All bundled captures (hostile and damaged ones included) as one folder, walked
+    as the command walks it (the lab's captures/lab/next/ too): a valid page of a few
+    MB at most, a section each."""
     page = report(tmp_path, CAPTURES)
     root = parse(page)
-    assert len(by_class(root, "section", "capture")) == len(list(CAPTURES.glob("*.pcap")))
+    assert len(by_class(root, "section", "capture")) == len(list(CAPTURES.rglob("*.pcap")))
     assert page.stat().st_size < 4_000_000
     assert not URL.search(page.read_text())
 

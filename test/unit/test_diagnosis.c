@@ -285,7 +285,7 @@ static void test_format_duration(void)
         { 6500 * MS, "6.50 s" },
         { 1000 * MS, "1.00 s" },
         { 120 * MS, "120 ms" },
-        { 0, "0 ms" },
+        { 0, "0.000 ms" },
         { 421000, "0.421 ms" },         /* below 10 ms: three decimals, a LAN's round trip */
         { 9999400, "9.999 ms" },
         { 9999500, "10 ms" },           /* not 10.000 ms */
