@@ -8,15 +8,17 @@ td_expert_id td_message_ecn_outcome(const td_flow *flow, GString *out)
     const char *name = td_ecn_outcome_name((td_ecn_outcome)flow->ecn_outcome);
     const char *why = flow->ecn_reason ? flow->ecn_reason : "";
 
+    /* Appended, not printed: one of these is on every flow's SYN, a SYN flood's every
+     * packet, where a printf per packet showed in the profile. */
     switch (flow->ecn_outcome) {
     case TD_ECN_CLASSIC:
     case TD_ECN_ACCECN:
     case TD_ECN_ACCECN_CLASSIC:
-        g_string_append_printf(out, "ECN negotiated: %s", name);
+        g_string_append(g_string_append(out, "ECN negotiated: "), name);
         return TD_E_ECN_NEGOTIATED;
     case TD_ECN_NOT_REQUESTED:
     case TD_ECN_DECLINED:
-        g_string_append_printf(out, "ECN not negotiated: %s", name);
+        g_string_append(g_string_append(out, "ECN not negotiated: "), name);
         return TD_E_ECN_NOT_NEGOTIATED;
     case TD_ECN_REFLECTED:
     case TD_ECN_INVALID:
