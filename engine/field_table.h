@@ -64,6 +64,12 @@ typedef enum td_field_id {
     /* tcpdiag.diag */
     TD_F_DIAG_CAUSE, TD_F_DIAG_CAUSES, TD_F_DIAG_SUMMARY, TD_F_DIAG_FIX, TD_F_DIAG_CONFIRM, TD_F_DIAG_SLOWDOWN,
     TD_F_DIAG_LOST, TD_F_DIAG_REFERENCE, TD_F_DIAG_PEERS, TD_F_DIAG_REASON, TD_F_DIAG_FRAME,
+    /* per packet, on the answer packets (the items of plugin/diag-tcpdiag.c): a finding's
+     * place and what it is about, the capture's headline and its counts */
+    TD_F_DIAG_FINDING, TD_F_DIAG_FINDINGS, TD_F_DIAG_FINDING_WHO, TD_F_DIAG_FINDING_ROLE,
+    TD_F_DIAG_FINDING_FLOWS, TD_F_DIAG_FINDING_LOST,
+    TD_F_CAPTURE_HEADLINE, TD_F_CAPTURE_FLOWS, TD_F_CAPTURE_SLOW, TD_F_CAPTURE_APP_LIMITED,
+    TD_F_CAPTURE_HEALTHY, TD_F_CAPTURE_UNDIAGNOSED,
     /* tcpdiag.host.stall */
     TD_F_STALL_HOST, TD_F_STALL_START, TD_F_STALL_DURATION, TD_F_STALL_FRAME, TD_F_STALL_FLOWS_HIT,
     TD_F_STALL_FLOWS_ACTIVE, TD_F_STALL_WAITED,

@@ -210,15 +210,10 @@ void td_text_not_kept(const td_engine *engine, GString *out)
                                not_kept, td_engine_config(engine)->max_flows);
 }
 
-/* Flows by verdict: slow (a network cause), held back by their application, healthy. */
-typedef struct tally {
-    unsigned flows, slow, by_application, healthy;
-} tally;
-
-static tally count_flows(const td_diagnoses *d)
+td_tally td_text_tally(const td_diagnoses *d)
 {
     const td_engine *engine = td_diagnoses_engine(d);
-    tally t = { .flows = td_engine_flow_count(engine) };
+    td_tally t = { .flows = td_engine_flow_count(engine) };
 
     for (guint i = 0; i < t.flows; i++) {
         td_cause cause = (td_cause)td_diagnosis_of(d, td_engine_flow_at(engine, i))->cause;
@@ -228,6 +223,8 @@ static tally count_flows(const td_diagnoses *d)
             t.by_application++;     /* a flow its own application held back is no network fault */
         else if (cause != TD_CAUSE_UNKNOWN)
             t.slow++;
+        else
+            t.undiagnosed++;
     }
     return t;
 }
@@ -251,20 +248,19 @@ GPtrArray *td_text_findings(const td_diagnoses *d)
 
 void td_text_headline(const td_diagnoses *d, GString *out)
 {
-    tally t = count_flows(d);
+    td_tally t = td_text_tally(d);
     char application[64] = "";
 
     if (t.by_application)
         g_snprintf(application, sizeof application, ", %u limited by their application", t.by_application);
     g_string_append_printf(out, "diagnosis of %u flow%s: %u slow%s, %u healthy, %u not diagnosed", t.flows,
-                           t.flows == 1 ? "" : "s", t.slow, application, t.healthy,
-                           t.flows - t.slow - t.by_application - t.healthy);
+                           t.flows == 1 ? "" : "s", t.slow, application, t.healthy, t.undiagnosed);
 }
 
 void td_text_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out)
 {
     GPtrArray *findings = td_text_findings(d);
-    tally t = count_flows(d);
+    td_tally t = td_text_tally(d);
 
     g_string_append(out, "tcpdiag: ");
     td_text_headline(d, out);

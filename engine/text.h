@@ -32,6 +32,13 @@ GPtrArray *td_text_findings(const td_diagnoses *d);
 /* A finding's sentence as the report's paragraph opens with it, without its rank:
  * who (role), the flows, the evidence of the one that lost most and its cost. */
 void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, const td_finding *f, GString *out);
+/* The capture's flows by verdict, as the headline counts them: slow (a network
+ * cause), held back by their application, healthy, and not diagnosed (cause unknown). */
+typedef struct td_tally {
+    unsigned flows, slow, by_application, healthy, undiagnosed;
+} td_tally;
+
+td_tally td_text_tally(const td_diagnoses *d);
 /* The report's first line without its "tcpdiag: " ("diagnosis of 20 flows: 1 slow,
  * 19 healthy, 0 not diagnosed"), without a newline. */
 void td_text_headline(const td_diagnoses *d, GString *out);

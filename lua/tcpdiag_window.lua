@@ -2,13 +2,17 @@
 -- of the loaded capture with buttons that filter on a finding's flows, go to its
 -- evidence packet and copy its fix. Wireshark 4.0 (Lua 5.2) to 4.6 (Lua 5.4).
 --
--- The findings come from the C plugin's Expert Information (plugin/diag-tcpdiag.c):
--- a Chat with the capture's headline, per finding a Warning "Finding R of N: ..." on
--- the evidence packet of its flow that lost most, and a Note "In finding R: ..." on
--- each other flow's. A Listener reads them only while the window is open
--- (retap_packets); closing the window removes it. Nothing here runs per packet
--- otherwise, and no Field extractor is declared: Wireshark would then build a tree
--- for every packet of every file (docs/architecture.md, "The Lua layer").
+-- The findings come from the C plugin's answer packets (plugin/diag-tcpdiag.c), read
+-- as fields of the field table (docs/fields.md), never from the words of their expert
+-- items: on the first flow's first packet the capture's headline and its counts
+-- (tcpdiag.capture.*); on the evidence packet of each flow of a finding the finding's
+-- rank (tcpdiag.diag.finding) beside the flow's own answer (tcpdiag.diag.cause,
+-- summary, fix); on its flow that lost most, what the finding is about
+-- (tcpdiag.diag.findings, finding_who, finding_role, finding_flows, finding_lost). A
+-- Listener reads them only while the window is open (retap_packets); closing the
+-- window removes it. Nothing here runs per packet otherwise, and no Field extractor
+-- is declared: Wireshark would then build a tree for every packet of every file
+-- (docs/architecture.md, "The Lua layer").
 
 if not gui_enabled() then
     return
@@ -16,23 +20,38 @@ end
 
 local TITLE = "TCP diagnosis"
 
--- The packets that carry the answer: the expert items of plugin/diag-tcpdiag.c.
-local ANSWER_PACKETS =
-    '_ws.expert.message matches "^(Capture: |Finding [0-9]+ of [0-9]+: |In finding [0-9]+: )"'
+-- The packets that carry the answer: a finding's flow's evidence, the capture's first.
+local ANSWER_PACKETS = "tcpdiag.diag.finding || tcpdiag.capture.flows"
 
--- What one answer packet holds, read from its finished tree.
+-- The answer fields a packet's tree may hold, by name: the key each is kept under.
+local ANSWER_FIELDS = {
+    ["tcpdiag.diag.cause"] = "cause",
+    ["tcpdiag.diag.summary"] = "summary",
+    ["tcpdiag.diag.fix"] = "fix",
+    ["tcpdiag.diag.finding"] = "rank",
+    ["tcpdiag.diag.findings"] = "count",
+    ["tcpdiag.diag.finding_who"] = "who",
+    ["tcpdiag.diag.finding_role"] = "role",
+    ["tcpdiag.diag.finding_flows"] = "flows",
+    ["tcpdiag.capture.headline"] = "headline",
+    ["tcpdiag.capture.flows"] = "capture_flows",
+    ["tcpdiag.capture.slow"] = "capture_slow",
+    ["tcpdiag.capture.healthy"] = "capture_healthy",
+}
+
+-- What one answer packet holds, read from its finished tree. The time a finding lost
+-- is kept as its tree labels it ("1.42 s"), the field table's one label rule.
 local function read_answer_packet(pinfo)
-    local packet = { frame = pinfo.number, messages = {} }
+    local packet = { frame = pinfo.number }
     for _, field in ipairs({ all_field_infos() }) do
         local name = field.name
-        if name == "_ws.expert.message" then
-            table.insert(packet.messages, field.value)
+        local key = ANSWER_FIELDS[name]
+        if key then
+            packet[key] = field.value
+        elseif name == "tcpdiag.diag.finding_lost" then
+            packet.lost = field.display
         elseif name == "tcp.stream" and packet.stream == nil then
             packet.stream = field.value
-        elseif name == "tcpdiag.diag.cause" then
-            packet.cause = field.value
-        elseif name == "tcpdiag.diag.fix" then
-            packet.fix = field.value
         end
     end
     return packet
@@ -40,7 +59,7 @@ end
 
 -- The capture's diagnosis as the answer packets tell it.
 local function new_diagnosis()
-    return { headline = nil, findings = {}, count = 0 }
+    return { capture = nil, findings = {}, count = 0 }
 end
 
 local function finding_at(diagnosis, rank)
@@ -53,25 +72,36 @@ local function finding_at(diagnosis, rank)
 end
 
 local function add_answer_packet(diagnosis, packet)
-    for _, message in ipairs(packet.messages) do
-        local headline = message:match("^Capture: (.*)$")
-        local rank, count, text = message:match("^Finding (%d+) of (%d+): (.*)$")
-        local member = message:match("^In finding (%d+): ")
-        if headline then
-            diagnosis.headline = headline
-        elseif rank then
-            local finding = finding_at(diagnosis, tonumber(rank))
-            diagnosis.count = tonumber(count)
-            -- "WHO (ROLE), K flows, T lost: summary"
-            finding.who, finding.cost, finding.summary = text:match("^(.-%)), (.-): (.*)$")
-            finding.frame = packet.frame
-            finding.cause = packet.cause
-            finding.fix = packet.fix
-            table.insert(finding.streams, packet.stream)
-        elseif member then
-            table.insert(finding_at(diagnosis, tonumber(member)).streams, packet.stream)
-        end
+    if packet.headline then
+        diagnosis.capture = { headline = packet.headline, flows = packet.capture_flows,
+            slow = packet.capture_slow, healthy = packet.capture_healthy }
     end
+    if not packet.rank then
+        return
+    end
+    local finding = finding_at(diagnosis, packet.rank)
+    table.insert(finding.streams, packet.stream)
+    if packet.who then
+        -- the finding's flow that lost most: the finding is told here
+        diagnosis.count = packet.count
+        finding.who = packet.who
+        finding.role = packet.role
+        finding.flows = packet.flows
+        finding.lost = packet.lost
+        finding.summary = packet.summary
+        finding.frame = packet.frame
+        finding.cause = packet.cause
+        finding.fix = packet.fix
+    end
+end
+
+-- "K flows, T lost", T left out when nothing known was lost.
+local function finding_cost(finding)
+    local cost = string.format("%d flow%s", finding.flows, finding.flows == 1 and "" or "s")
+    if finding.lost then
+        cost = cost .. ", " .. finding.lost .. " lost"
+    end
+    return cost
 end
 
 local function flows_filter(finding)
@@ -83,36 +113,33 @@ local function flows_filter(finding)
     return table.concat(terms, " || ")
 end
 
--- "diagnosis of 20 flows: 0 slow, 20 healthy, 0 not diagnosed" -> the closing line.
-local function closing_line(headline)
-    local flows = tonumber(headline:match("^diagnosis of (%d+) flow"))
-    local slow = tonumber(headline:match(": (%d+) slow"))
-    local healthy = tonumber(headline:match("(%d+) healthy"))
-    if slow and slow > 0 then
+-- The line under the findings when no flow is slow; nil when one is.
+local function closing_line(capture)
+    if capture.slow > 0 then
         return nil
     end
-    if flows and healthy == flows then
-        return string.format("%d flow%s, all healthy.", flows, flows == 1 and "" or "s")
+    if capture.healthy == capture.flows then
+        return string.format("%d flow%s, all healthy.", capture.flows, capture.flows == 1 and "" or "s")
     end
-    return "No slow flow (" .. headline .. ")."
+    return "No slow flow (" .. capture.headline .. ")."
 end
 
 local function render(diagnosis, selected)
     local lines = {}
-    if not diagnosis.headline then
+    if not diagnosis.capture then
         return "No tcpdiag diagnosis for this capture yet.\n\n" ..
             "The verdicts exist once the file has been read whole: press Refresh when it has\n" ..
             "loaded. No TCP flow, or the tcpdiag plugin not loaded (Help > About Wireshark >\n" ..
             "Plugins), gives this too.\n"
     end
-    table.insert(lines, "tcpdiag: " .. diagnosis.headline)
+    table.insert(lines, "tcpdiag: " .. diagnosis.capture.headline)
     table.insert(lines, "")
     for rank = 1, diagnosis.count do
         local finding = diagnosis.findings[rank]
         if finding and finding.who then
             local mark = rank == selected and ">" or " "
-            table.insert(lines, string.format("%s %d. %s: %s, %s", mark, rank, finding.cause or "?",
-                finding.who, finding.cost))
+            table.insert(lines, string.format("%s %d. %s: %s (%s), %s", mark, rank, finding.cause or "?",
+                finding.who, finding.role, finding_cost(finding)))
             table.insert(lines, "     " .. finding.summary)
             table.insert(lines, string.format("     Flows: %s; evidence at frame %d", flows_filter(finding),
                 finding.frame))
@@ -120,7 +147,7 @@ local function render(diagnosis, selected)
             table.insert(lines, "")
         end
     end
-    local closing = closing_line(diagnosis.headline)
+    local closing = closing_line(diagnosis.capture)
     if closing then
         table.insert(lines, closing)
     else

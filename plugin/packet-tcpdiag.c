@@ -85,6 +85,8 @@ static void add_packet_items(void *ctx, proto_tree *top, td_field_group group, i
 
     if (group == TD_GROUP_FLOW && td_flow_roles_known(flow) && at->pkt->sender != QUOTED)
         tcpdiag_add_string(top, at->tvb, TD_F_DIR, td_flow_dir_name(flow, at->pkt->sender));
+    else if (group == TD_GROUP_DIAG)
+        tcpdiag_diag_items(top, at->tvb, flow, at->frame);
     else if (group == TD_GROUP_FLIGHT)
         tcpdiag_flight_round_items(top, at->tvb, flow, sender, at->frame);
     else if (group == TD_GROUP_CC)

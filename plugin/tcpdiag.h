@@ -36,8 +36,10 @@ void tcpdiag_setup_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, 
 /* tcpdiag.offload: the cap Note (offload-tcpdiag.c). */
 void tcpdiag_offload_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
 
-/* tcpdiag.diag and tcpdiag.host.stall: the answer experts (diag-tcpdiag.c). */
+/* tcpdiag.diag and tcpdiag.host.stall: the answer experts, and the answer's items
+ * that follow the Diagnosis subtree on the same packets (diag-tcpdiag.c). */
 void tcpdiag_diag_register(void);
+void tcpdiag_diag_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, uint32_t frame);
 void tcpdiag_diag_experts(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const td_flow *flow);
 
 /* tcpdiag.host and tcpdiag.sender: the per-host Notes (host-tcpdiag.c). */

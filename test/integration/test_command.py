@@ -19,9 +19,14 @@ from tshark import CAPTURES, fields, run
 PCAPS = [p for p in sorted(CAPTURES.glob("*.pcap*")) if not p.name.endswith(".json")]
 
 # Fields about the packet they are on, not about the flow: the command has no
-# packet to put them on.
+# packet to put them on. The answer packets' fields (the finding on its flows'
+# evidence packets, the capture's headline on its first packet) are among them.
 PER_PACKET = {"tcpdiag.dir", "tcpdiag.flight.round", "tcpdiag.cc.event", "tcpdiag.cc.latency",
-              "tcpdiag.cc.flight_before", "tcpdiag.cc.flight_after", "tcpdiag.cc.ratio"}
+              "tcpdiag.cc.flight_before", "tcpdiag.cc.flight_after", "tcpdiag.cc.ratio",
+              "tcpdiag.diag.finding", "tcpdiag.diag.findings", "tcpdiag.diag.finding_who",
+              "tcpdiag.diag.finding_role", "tcpdiag.diag.finding_flows", "tcpdiag.diag.finding_lost",
+              "tcpdiag.capture.headline", "tcpdiag.capture.flows", "tcpdiag.capture.slow",
+              "tcpdiag.capture.app_limited", "tcpdiag.capture.healthy", "tcpdiag.capture.undiagnosed"}
 # The plugin's per-direction subtrees, by their labels: "Flight s2c: cwnd", or with
 # unknown roles "Flight 192.0.2.1:443 → 198.51.100.2:5000: cwnd" (the sender first).
 DIRECTION_TREE = re.compile(r"^(?:Flight|Congestion|Offload) (?P<who>.+?): ")

@@ -25,21 +25,26 @@ def report(pcap):
     return run(["-r", pcap, "-2", "-q", "-z", "tcpdiag,diagnosis"]).stdout
 
 
-def expected_causes(pcap):
-    """tcp.stream -> the cause the expected file gives (flows selected by port mapped
-    to their stream with Wireshark's own fields)."""
+def expected_flows(pcap):
+    """tcp.stream -> what the expected file expects of that flow (flows selected by
+    port mapped to their stream with Wireshark's own fields)."""
     exp = json.loads(pcap.with_name(pcap.stem + ".expected.json").read_text())
     by_port = {}
     for r in fields(pcap, ["tcp.stream", "tcp.srcport", "tcp.dstport"]):
         for port in (r["tcp.srcport"], r["tcp.dstport"]):
             by_port.setdefault(port, set()).add(r["tcp.stream"])
-    causes = {}
+    flows = {}
     for f in exp["flows"]:
         select = f["select"]
         streams = {str(select["tcp.stream"])} if "tcp.stream" in select else by_port[str(select["tcp.port"])]
         assert len(streams) == 1, (select, streams)
-        causes[streams.pop()] = f["expect"]["tcpdiag.diag.cause"]
-    return causes
+        flows[streams.pop()] = f["expect"]
+    return flows
+
+
+def expected_causes(pcap):
+    """tcp.stream -> the cause the expected file gives."""
+    return {stream: expect["tcpdiag.diag.cause"] for stream, expect in expected_flows(pcap).items()}
 
 
 def test_report_tells_the_ecn_lottery():
@@ -110,8 +115,16 @@ def expert_rows(pcap, expert):
     return fields(pcap, ["frame.number", "tcp.stream", "tcpdiag.diag.frame"], extra=["-Y", expert])
 
 
-FINDING_WARNING = '_ws.expert.message matches "^Finding [0-9]+ of [0-9]+: "'
-FINDING_FLOW = '_ws.expert.message matches "^In finding [0-9]+: "'
+# The answer packets, by their fields (docs/fields.md): each flow of a finding has its
+# rank on its evidence packet, the finding's flow that lost most also what the finding is.
+FINDING_FIELDS = ["frame.number", "tcp.stream", "tcpdiag.diag.frame", "tcpdiag.diag.finding",
+                  "tcpdiag.diag.findings", "tcpdiag.diag.finding_who", "tcpdiag.diag.finding_role",
+                  "tcpdiag.diag.finding_flows", "tcpdiag.diag.finding_lost"]
+FINDING_WARNINGS = " || ".join(f"tcpdiag.finding.{cause.replace('-', '_')}" for cause in sorted(FINDINGS))
+
+
+def finding_rows(pcap):
+    return fields(pcap, FINDING_FIELDS, extra=["-Y", "tcpdiag.diag.finding"])
 
 
 @pytest.mark.parametrize("pcap", [ONE_OF_N, STALL_CLIENT, CAPTURES / "crafted-flight.pcap",
@@ -121,26 +134,59 @@ def test_one_warning_and_one_fix_per_finding(pcap):
     """Expert Information reads as answers (issue 21): one Warning and one Fix Note per
     finding of the report, on the evidence packet of its flow that lost most, and one
     Note on the evidence packet of each other flow of the finding; together exactly
-    the flows the expected files call slow."""
-    slow = {s for s, cause in expected_causes(pcap).items() if cause in FINDINGS}
+    the flows the expected files call slow. The fields on those packets say the same:
+    ranks 1 to N, each finding's flows of one expected cause and as many as its lead
+    counts, N on every lead."""
+    causes = expected_causes(pcap)
+    slow = {s for s, cause in causes.items() if cause in FINDINGS}
     findings = re.findall(r"^\d+\. ", report(pcap), re.M)
-    warnings = expert_rows(pcap, FINDING_WARNING)
-    flows = expert_rows(pcap, FINDING_FLOW)
+    rows = finding_rows(pcap)
+    leads = [r for r in rows if r["tcpdiag.diag.findings"]]
+    warnings = expert_rows(pcap, FINDING_WARNINGS)
     fixes = expert_rows(pcap, "tcpdiag.diag.advice")
-    assert len(warnings) == len(findings)
-    assert sorted(r["tcp.stream"] for r in warnings + flows) == sorted(slow)
-    assert [r["frame.number"] for r in warnings] == [r["frame.number"] for r in fixes]
-    assert all(r["frame.number"] == r["tcpdiag.diag.frame"] for r in warnings + flows)
+    assert len(leads) == len(findings)
+    assert sorted(r["tcp.stream"] for r in rows) == sorted(slow)
+    assert [r["frame.number"] for r in leads] == [r["frame.number"] for r in warnings] == \
+        [r["frame.number"] for r in fixes]
+    assert all(r["frame.number"] == r["tcpdiag.diag.frame"] for r in rows)
+    by_rank = {}
+    for r in rows:
+        by_rank.setdefault(int(r["tcpdiag.diag.finding"]), []).append(r["tcp.stream"])
+    assert sorted(by_rank) == list(range(1, len(findings) + 1))
+    for lead in leads:
+        streams = by_rank[int(lead["tcpdiag.diag.finding"])]
+        assert int(lead["tcpdiag.diag.findings"]) == len(findings)
+        assert int(lead["tcpdiag.diag.finding_flows"]) == len(streams)
+        assert len({causes[s] for s in streams}) == 1, streams
+        assert lead["tcpdiag.diag.finding_role"] in ("client", "server", "host")
+
+
+def test_finding_fields_name_whose_fix_it_is():
+    """The window-collapse flow of lab-ecn-1-of-n is its client's finding (its ECN
+    setting is the knob); the finding's fields on its evidence packet say so."""
+    expect = expected_flows(ONE_OF_N)[ECN_FLOW_OF_N]
+    [lead] = [r for r in finding_rows(ONE_OF_N) if r["tcpdiag.diag.findings"]]
+    assert lead["tcp.stream"] == ECN_FLOW_OF_N
+    assert (lead["tcpdiag.diag.finding"], lead["tcpdiag.diag.findings"]) == ("1", "1")
+    assert (lead["tcpdiag.diag.finding_who"], lead["tcpdiag.diag.finding_role"]) == \
+        (expect["tcpdiag.flow.client"], "client")
+    assert lead["tcpdiag.diag.finding_flows"] == "1"
+    assert float(lead["tcpdiag.diag.finding_lost"]) > 0
 
 
 def test_host_stall_is_one_warning():
     """A 6-flow host stall is one Warning, titled by its cause when grouped, not 7
-    Warnings and 6 identical fixes (issue 21); the stall itself stays a Note."""
+    Warnings and 6 identical fixes (issue 21); the stall itself stays a Note. Its
+    finding is about the stalled host, as the expected file names it, and holds the
+    six flows."""
     out = run(["-r", STALL_CLIENT, "-2", "-q", "-z", "expert,warn"]).stdout
     warns = out.split("Warns")[1]
-    assert re.findall(r"^\s+(\d+)\s+Sequence\s+tcpdiag\s+Finding 1 of 1: 10\.77\.2\.2 \(host\), 6 flows",
-                      warns, re.M) == ["1"]
     assert len(re.findall(r"tcpdiag", warns)) == 1
+    stalled = {expect["tcpdiag.host.stall"] for expect in expected_flows(STALL_CLIENT).values()}
+    [lead] = [r for r in finding_rows(STALL_CLIENT) if r["tcpdiag.diag.findings"]]
+    assert (lead["tcpdiag.diag.finding"], lead["tcpdiag.diag.findings"]) == ("1", "1")
+    assert ({lead["tcpdiag.diag.finding_who"]}, lead["tcpdiag.diag.finding_role"]) == (stalled, "host")
+    assert int(lead["tcpdiag.diag.finding_flows"]) == len(expected_flows(STALL_CLIENT))
     assert len(expert_rows(STALL_CLIENT, "tcpdiag.diag.advice")) == 1
     assert len(expert_rows(STALL_CLIENT, "tcpdiag.host.stalled")) == 1
     assert expert_rows(STALL_CONTROL, "tcpdiag.host.stalled") == []
@@ -169,11 +215,28 @@ def test_expert_items_are_titled_by_cause():
     assert "tcpdiag.diag.slow" not in titles
 
 
-def test_capture_headline_once():
-    rows = expert_rows(ONE_OF_N, "tcpdiag.capture")
-    assert [r["frame.number"] for r in rows] == ["1"]
-    out = run(["-r", ONE_OF_N, "-2", "-q", "-z", "expert,chat"]).stdout
-    assert "Capture: diagnosis of 20 flows: 1 slow, 19 healthy, 0 not diagnosed" in out
+CAPTURE_FIELDS = ["frame.number", "tcpdiag.capture.headline", "tcpdiag.capture.flows", "tcpdiag.capture.slow",
+                  "tcpdiag.capture.app_limited", "tcpdiag.capture.healthy", "tcpdiag.capture.undiagnosed"]
+
+
+@pytest.mark.parametrize("pcap", [ONE_OF_N, STALL_CONTROL, CAPTURES / "lab-midflow.pcap",
+                                  CAPTURES / "lab-opts-client-mixed.pcap"],
+                         ids=lambda p: p.name)
+def test_capture_headline_once(pcap):
+    """The capture's headline, once, on the first packet: the Chat for people, the
+    fields for the Lua window; the counts are the expected files' causes."""
+    assert [r["frame.number"] for r in expert_rows(pcap, "tcpdiag.capture")] == ["1"]
+    [row] = fields(pcap, CAPTURE_FIELDS, extra=["-Y", "tcpdiag.capture.flows"])
+    causes = list(expected_causes(pcap).values())
+    assert row["frame.number"] == "1"
+    assert int(row["tcpdiag.capture.flows"]) == len(causes)
+    assert int(row["tcpdiag.capture.slow"]) == len([c for c in causes if c in FINDINGS - {"app-limited"}])
+    assert int(row["tcpdiag.capture.app_limited"]) == causes.count("app-limited")
+    assert int(row["tcpdiag.capture.healthy"]) == causes.count("none")
+    assert int(row["tcpdiag.capture.undiagnosed"]) == causes.count("unknown")
+    assert report(pcap).splitlines()[2] == "tcpdiag: " + row["tcpdiag.capture.headline"]
+    chat = run(["-r", pcap, "-2", "-q", "-z", "expert,chat"]).stdout
+    assert row["tcpdiag.capture.headline"] in chat
 
 
 @pytest.mark.parametrize("pcap", [CAPTURES / "lab-cc-bbr-ecn-step-server.pcap",
