@@ -114,7 +114,7 @@ def scenario(path):
     return path.name[len("lab-tb-"):].rsplit("-", 1)[0]
 
 
-@pytest.mark.parametrize("path,vantage,flow", lab_flows())
+@pytest.mark.parametrize("path,vantage,flow", list(lab_flows()))
 def test_budget_against_the_lab(path, vantage, flow):
     truth = flow["time_budget"]
     got = measured(path, flow["select"]["tcp.stream"])
