@@ -433,11 +433,28 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
     return 0;
 }
 
+/* Why a flow that carried no payload is unknown. A SYN never answered says more than
+ * "nothing was transferred": a client waited on a server, a firewall or a lost path,
+ * and the time budget says how long and how often (tcpdiag.time.setup,
+ * tcpdiag.time.syn_retransmissions); the packets need no handshake for that. */
+#define SYN_UNANSWERED "no payload: the SYN was never answered in the capture"
+static const char *no_payload_reason(const td_flow *flow)
+{
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
+
+    if (!hs->first_syn_frame || hs->synack_frame)
+        return "no payload: nothing was transferred";
+    return td_time_budget_syn_retransmissions(td_flow_time_budget(flow))
+           ? "no payload: the SYN was retried and never answered in the capture (how long: tcpdiag.time.setup)"
+           : SYN_UNANSWERED;
+}
+
 /* With no cause: healthy, or unknown when the capture cannot show it. */
 static td_cause no_cause(const td_flow *flow, const flow_facts *x, const char **reason)
 {
     if (!td_flow_sent(flow, 0)->payload_bytes && !td_flow_sent(flow, 1)->payload_bytes) {
-        *reason = "no payload: nothing was transferred";
+        *reason = no_payload_reason(flow);
         return TD_CAUSE_UNKNOWN;
     }
     if (!x->f || x->f->unknown_reason) {
@@ -535,7 +552,7 @@ static void diagnose_lone_syn(td_diagnosis *d)
     memset(d, 0, sizeof *d);
     d->sender = -1;
     d->cause = TD_CAUSE_UNKNOWN;
-    d->reason = "no payload: nothing was transferred";
+    d->reason = SYN_UNANSWERED;
     d->lost_ns = -1;
 }
 

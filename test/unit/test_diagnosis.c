@@ -5,6 +5,8 @@
 #include "advice.h"
 #include "downloads.h"
 #include "text.h"
+#include "segment.h"
+#include "time_budget.h"
 
 /* Same addresses, as long as IPv6 makes them: ffff:...:ffff:ff0N for 10.0.0.N. */
 static void to_ipv6(fixture *f)
@@ -93,6 +95,26 @@ static void test_no_payload_is_unknown(fixture *f, gconstpointer data G_GNUC_UNU
     diagnose(f);
     g_assert_cmpint(diag_of(f, 0)->cause, ==, TD_CAUSE_UNKNOWN);
     g_assert_cmpstr(diag_of(f, 0)->reason, ==, "no payload: nothing was transferred");
+}
+
+/* SYNs never answered (a full listen queue, a firewall, a lost path): the reason says
+ * so, and whether the client retried, rather than "nothing was transferred". A lone
+ * SYN is kept as one packet; its retry 1 s later (Linux's first) makes it a flow. */
+static void test_unanswered_syn_is_named(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    capture_add(&f->c, segment(true, 443, 0, TD_TH_SYN, 1000, 0));
+    capture_add(&f->c, segment(true, 443, 1000 * MS, TD_TH_SYN, 1000, 0));
+    td_record lone = segment(true, 443, 1500 * MS, TD_TH_SYN, 5000, 0);
+    lone.sport = 40001;
+    lone.stream = 1;
+    capture_add(&f->c, lone);
+    diagnose(f);
+    g_assert_cmpint(diag_of(f, 0)->cause, ==, TD_CAUSE_UNKNOWN);
+    g_assert_cmpstr(diag_of(f, 0)->reason, ==,
+                    "no payload: the SYN was retried and never answered in the capture (how long: tcpdiag.time.setup)");
+    g_assert_cmpuint(td_time_budget_syn_retransmissions(td_flow_time_budget(td_engine_flow_at(f->c.engine, 0))), ==, 1);
+    g_assert_cmpint(diag_of(f, 1)->cause, ==, TD_CAUSE_UNKNOWN);
+    g_assert_cmpstr(diag_of(f, 1)->reason, ==, "no payload: the SYN was never answered in the capture");
 }
 
 /* The capture starts after the handshake: roles, window scale and round trip unknown. */
@@ -321,6 +343,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     ADD("/diagnosis/healthy-is-none", test_healthy_is_none);
     ADD("/diagnosis/no-payload-is-unknown", test_no_payload_is_unknown);
+    ADD("/diagnosis/unanswered-syn-is-named", test_unanswered_syn_is_named);
     ADD("/diagnosis/mid-flow-is-unknown", test_mid_flow_is_unknown);
     ADD("/diagnosis/window-collapse-against-client-flows", test_window_collapse_against_client_flows);
     ADD("/diagnosis/ecn-blackhole", test_ecn_blackhole);
