@@ -388,8 +388,7 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
     }
     /* A measure taken on another span (a plateau's rounds, the flight's measured time,
      * a host stall's wait) cannot cost more than the time the flow was active. */
-    if (d->lost_ns > active_ns(flow))
-        d->lost_ns = active_ns(flow);
+    d->lost_ns = MIN(d->lost_ns, active_ns(flow));
 }
 
 static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_cause cause)

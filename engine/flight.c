@@ -85,14 +85,9 @@ void td_flight_config_defaults(td_flight_config *cfg)
     cfg->round_log = false;
 }
 
-static bool seq_before(uint32_t a, uint32_t b)
-{
-    return (int32_t)(a - b) < 0;
-}
-
 static uint32_t seq_max(uint32_t a, uint32_t b)
 {
-    return seq_before(a, b) ? b : a;
+    return td_seq_before(a, b) ? b : a;
 }
 
 static bool measuring(const td_flight *f)
@@ -305,7 +300,7 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_conf
 {
     int64_t at = s->at_ns + f->lag_ns;
 
-    if (seq_before(s->ack, f->una))
+    if (td_seq_before(s->ack, f->una))
         return;                             /* an old ACK, reordered */
     uint32_t acked = s->ack - f->una;
     f->una = s->ack;
@@ -321,9 +316,9 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_conf
             a->ops->on_ack_delivered(&f->dir, state_of(f, a), s, acked, at);
     if (s->ece && f->ctx.feedback == TD_FEEDBACK_CLASSIC)
         note_round_event(f, EV_ECE);
-    if (f->in_round && !seq_before(f->una, f->round_end))
+    if (f->in_round && !td_seq_before(f->una, f->round_end))
         close_round(f, at, cfg);
-    if (!f->idle && !seq_before(f->una, f->nxt)) {
+    if (!f->idle && !td_seq_before(f->una, f->nxt)) {
         f->idle = true;                     /* nothing outstanding */
         f->idle_since_ns = at;
     }
@@ -512,20 +507,20 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         deliver_until(f, rec->time_ns, cfg);
     /* Data beyond the window the sender is thought to know proves that a later
      * ACK had reached it: the lag measured at the handshake is only an estimate. */
-    while (f->ring_len && f->have_edge && seq_before(f->edge, end))
+    while (f->ring_len && f->have_edge && td_seq_before(f->edge, end))
         deliver_oldest(f, cfg);
-    bool retransmission = seq_before(rec->seq, f->nxt);
+    bool retransmission = td_seq_before(rec->seq, f->nxt);
     if (retransmission) {
         if (!f->retransmissions)
             f->first_retransmission_frame = rec->frame;
         f->retransmissions++;
         note_round_event(f, EV_RETRANSMISSION);
     }
-    if (seq_before(f->nxt, end)) {
+    if (td_seq_before(f->nxt, end)) {
         int64_t round_start = rec->time_ns;
         if (f->idle && !end_idle(f, rec->time_ns, rec->frame, cfg))
             round_start = f->idle_since_ns;
-        f->new_bytes += end - (seq_before(rec->seq, f->nxt) ? f->nxt : rec->seq);
+        f->new_bytes += end - (td_seq_before(rec->seq, f->nxt) ? f->nxt : rec->seq);
         f->nxt = end;
         if (!f->in_round) {
             f->in_round = true;
@@ -538,7 +533,7 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         }
     }
     uint32_t flight = f->nxt - f->una;
-    if (seq_before(f->nxt, f->una))
+    if (td_seq_before(f->nxt, f->una))
         flight = 0;
     if (flight > f->round_flight)
         f->round_flight = flight;

@@ -116,8 +116,8 @@ static void note_syn_without_options(td_client_summary *s, const td_handshake *h
         s->opts_missing_frame = hs->last_syn_frame;
 }
 
-/* A flow's rate as the ECN rule compares it: all its payload over its duration, or
- * < 0 when it lasted no time. */
+/* A flow's rate as the ECN rule compares it: all its payload over its active time,
+ * or < 0 when it was active no time. */
 static double flow_rate(const td_flow *flow, double seconds)
 {
     return seconds > 0 ? (double)flow_payload(flow) / seconds : -1;
@@ -128,6 +128,12 @@ static double flow_rate(const td_flow *flow, double seconds)
 static double flow_seconds(const td_flow *flow)
 {
     return (double)td_time_budget_active(td_flow_time_budget(flow)) / 1e9;
+}
+
+/* A slowdown the configured threshold calls slower (200 % = twice as slow). */
+static bool passes(double slowdown, const td_hosts_config *cfg)
+{
+    return slowdown > 0 && slowdown * 100 >= cfg->ecn_slowdown_pct;
 }
 
 static void add_to_groups(ecn_groups *g, bool ecn, double seconds, double rate)
@@ -246,7 +252,7 @@ static void settle_client(client_acc *c, const td_hosts_config *cfg)
         s->other_median_rate = worst->figures.other_median_rate;
     }
     s->ecn_slowdown = worst ? worst->figures.ecn_slowdown : 0;
-    s->ecn_slower = s->ecn_slowdown > 0 && s->ecn_slowdown * 100 >= cfg->ecn_slowdown_pct;
+    s->ecn_slower = passes(s->ecn_slowdown, cfg);
 }
 
 static void build_clients(td_hosts *h, const td_engine *engine)
@@ -468,9 +474,14 @@ const td_sender_summary *td_hosts_sender_at(const td_hosts *h, guint i)
     return i < h->senders->len ? &((const sender_acc *)g_ptr_array_index(h->senders, i))->s : NULL;
 }
 
+static const client_acc *client_of(const td_hosts *h, const td_flow *flow)
+{
+    return td_flow_roles_known(flow) ? g_hash_table_lookup(h->client_by_addr, &flow->addr[flow->client]) : NULL;
+}
+
 const td_client_summary *td_hosts_client_of(const td_hosts *h, const td_flow *flow)
 {
-    const client_acc *c = td_flow_roles_known(flow) ? g_hash_table_lookup(h->client_by_addr, &flow->addr[flow->client]) : NULL;
+    const client_acc *c = client_of(h, flow);
     return c ? &c->s : NULL;
 }
 
@@ -492,8 +503,6 @@ const td_sender_summary *td_hosts_sender_of(const td_hosts *h, const td_flow *fl
 
 const td_client_summary *td_hosts_ecn_slower_of(const td_hosts *hosts, const td_flow *flow)
 {
-    const td_client_summary *client;
-
     const client_acc *c;
     const server_pair *p;
     double rate;
@@ -501,19 +510,18 @@ const td_client_summary *td_hosts_ecn_slower_of(const td_hosts *hosts, const td_
     /* the cheap test first: most flows of a flood never negotiated ECN */
     if (!hosts || !td_ecn_negotiated(flow->ecn_outcome))
         return NULL;
-    client = td_hosts_client_of(hosts, flow);
-    if (!client || !client->ecn_slower)
+    c = client_of(hosts, flow);
+    if (!c || !c->s.ecn_slower)
         return NULL;
-    /* Like with like: the client's other flows to this flow's server were faster by
-     * the threshold, and so was each of them than this flow itself: a flow as fast as
-     * its reference is not slow because other ECN flows were. */
-    c = (const client_acc *)client;
+    /* Like with like: the client's ECN flows to this flow's server were slower than
+     * its other flows to it by the threshold, and so was this flow itself against
+     * those: a flow as fast as its reference is not slow because other ECN flows were. */
     p = c->pairs ? g_hash_table_lookup(c->pairs, &flow->addr[1 - flow->client]) : NULL;
     rate = flow_rate(flow, flow_seconds(flow));
-    if (!p || p->figures.ecn_slowdown * 100 < hosts->cfg.ecn_slowdown_pct || rate <= 0 ||
-        p->figures.other_median_rate * 100 < rate * hosts->cfg.ecn_slowdown_pct)
+    if (!p || !passes(p->figures.ecn_slowdown, &hosts->cfg) || rate <= 0 ||
+        !passes(p->figures.other_median_rate / rate, &hosts->cfg))
         return NULL;
-    return client;
+    return &c->s;
 }
 
 bool td_hosts_offload_unused(const td_hosts *h, const td_flow *flow)

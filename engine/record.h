@@ -6,6 +6,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Sequence numbers wrap (RFC 9293 §3.4): a is before b when b lies less than 2^31
+ * ahead of it. */
+static inline bool td_seq_before(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
+/* a is after b when it lies less than 2^31 ahead of it. Not !td_seq_before: exactly
+ * 2^31 apart, each is before the other and neither is after. */
+static inline bool td_seq_after(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+
 /* TCP header flag bits as on the wire (AE is the former NS bit). */
 enum {
     TD_TH_FIN = 0x001,

@@ -10,14 +10,9 @@ enum {
     PHASE_OPEN,
 };
 
-static bool seq_after(uint32_t a, uint32_t b)
-{
-    return (int32_t)(a - b) > 0;
-}
-
 static bool outstanding(const td_time_side *s)
 {
-    return s->seq_known && seq_after(s->hi, s->acked);
+    return s->seq_known && td_seq_after(s->hi, s->acked);
 }
 
 const char *td_time_part_name(td_time_part part)
@@ -194,10 +189,10 @@ static void note_ack(td_time_budget *b, const td_record *rec, int sender)
         peer->seq_known = true;
         return;
     }
-    if (!seq_after(rec->ack, peer->acked))
+    if (!td_seq_after(rec->ack, peer->acked))
         return;
     peer->acked = rec->ack;
-    if (seq_after(rec->ack, peer->hi))
+    if (td_seq_after(rec->ack, peer->hi))
         peer->hi = rec->ack;    /* a FIN's sequence number, or data sent before the capture */
     if (!outstanding(peer)) {
         peer->retransmitted = false;
@@ -219,7 +214,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
     if (rec->tcp_flags & TD_TH_SYN) {
         count_handshake(b, rec);
         retransmission(b, sender, rec->time_ns);
-    } else if (rec->payload_len && seq_after(end, me->hi)) {
+    } else if (rec->payload_len && td_seq_after(end, me->hi)) {
         new_data(b, sender, client, hs, rec->time_ns);
         me->hi = end;
         me->sent_data = true;
