@@ -43,6 +43,8 @@ static const char *reference_phrase(const td_diagnosis *diag, char *buf, size_t 
         return "what its window allowed";
     case TD_REF_OWN_RATE:
         return "its own pace outside the episode";
+    case TD_REF_REFERENCE_RTT:
+        return "the same exchange at the reference round trip";
     case TD_REF_NONE:
         break;
     }
@@ -100,6 +102,37 @@ static bool noopt(const td_flow *flow)
     return false;
 }
 
+/* Which side retried the handshake, and what that points to from where the capture
+ * was taken: SYNs seen arriving unanswered at the server were dropped by the server
+ * host itself. */
+static void handshake_retry_evidence(const td_engine *engine, const td_flow *flow, char *buf, size_t size)
+{
+    const td_time_budget *b = td_flow_time_budget(flow);
+    uint32_t syns = td_time_budget_syn_retransmissions(b) + 1, synacks = td_time_budget_synack_retransmissions(b) + 1;
+    td_handshake scratch;
+    char setup[32];
+
+    td_format_duration(td_time_budget_part(b, TD_TIME_SETUP), setup, sizeof setup);
+    if (synacks > 1)
+        g_snprintf(buf, size, "The server sent its SYN-ACK %u times (the client its SYN %u) over %s: SYN-ACKs or "
+                   "the client's ACKs were lost on the path", synacks, syns, setup);
+    else if (!td_flow_hs(flow, &scratch)->synack_frame)
+        g_snprintf(buf, size, "The client sent its SYN %u times over %s, never answered in the capture: the "
+                   "server down or overloaded, a firewall, or a lost path", syns, setup);
+    else if (td_flow_vantage(flow, td_engine_config(engine)) == TD_VANTAGE_NEAR_SERVER)
+        g_snprintf(buf, size, "The client sent its SYN %u times (setup %s); they reached the server unanswered: "
+                   "its listen queue was full, or a host firewall dropped them", syns, setup);
+    else
+        g_snprintf(buf, size, "The client sent its SYN %u times before one was answered (setup %s): a full listen "
+                   "queue at the server, a firewall, or loss on the path", syns, setup);
+}
+
+/* The longest of a budget's waits or stalls, in words. */
+static void longest_span(const td_time_budget *b, td_time_span span, char *buf, size_t size)
+{
+    td_format_duration(b->longest_ns[span], buf, size);
+}
+
 /* What the capture shows, without what it cost. */
 static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td_flow *flow,
                         const td_diagnosis *diag, char *buf, size_t size)
@@ -109,10 +142,53 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
     const td_stall_hit *hit;
     const td_stall *stall;
     const td_plateau *p;
+    const td_time_budget *budget = td_flow_time_budget(flow);
     td_options_audit audit;
     char a[64], b[64], c[64];
+    unsigned count;
+    int who;
 
     switch ((td_cause)diag->cause) {
+    case TD_CAUSE_HANDSHAKE_RETRY:
+        handshake_retry_evidence(engine, flow, buf, size);
+        return;
+    case TD_CAUSE_DEAD_PEER:
+        who = td_time_budget_unanswered(budget, &count);
+        td_format_duration(td_time_budget_part(budget, TD_TIME_STALL) - budget->zero_window_ns, a, sizeof a);
+        g_snprintf(buf, size, "The %s retransmitted %u time%s and its peer never acknowledged (%s): the peer or the "
+                   "path went away", who == flow->client ? "client" : "server", count, count == 1 ? "" : "s", a);
+        return;
+    case TD_CAUSE_ZERO_WINDOW:
+        td_format_duration(budget->zero_window_ns, a, sizeof a);
+        g_snprintf(buf, size, "The receiver's window closed to zero %u time%s (%s at zero): the receiving "
+                   "application read slower than the data came", budget->zero_windows,
+                   budget->zero_windows == 1 ? "" : "s", a);
+        return;
+    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
+        td_format_duration(td_time_budget_part(budget, TD_TIME_STALL) - budget->zero_window_ns, a, sizeof a);
+        longest_span(budget, TD_SPAN_STALL, b, sizeof b);
+        g_snprintf(buf, size, "Silent for %s until retransmissions (timeouts, not fast recovery; longest %s, ended "
+                   "at frame %u)", a, b, budget->longest_frame[TD_SPAN_STALL]);
+        return;
+    case TD_CAUSE_SERVER_DELAY:
+        td_format_duration(budget->answer_wait_ns[TD_SPAN_SERVER_WAIT], a, sizeof a);
+        longest_span(budget, TD_SPAN_SERVER_WAIT, b, sizeof b);
+        g_snprintf(buf, size, "The server took %s to answer (longest %s, ended at frame %u): its application's "
+                   "time, a late accept included", a, b, budget->longest_frame[TD_SPAN_SERVER_WAIT]);
+        return;
+    case TD_CAUSE_CLIENT_DELAY:
+        td_format_duration(budget->answer_wait_ns[TD_SPAN_CLIENT_WAIT], a, sizeof a);
+        longest_span(budget, TD_SPAN_CLIENT_WAIT, b, sizeof b);
+        g_snprintf(buf, size, "The client waited %s before sending (longest %s, ended at frame %u) while the "
+                   "server had answered: the client application's time", a, b,
+                   budget->longest_frame[TD_SPAN_CLIENT_WAIT]);
+        return;
+    case TD_CAUSE_ROUND_TRIP_BOUND:
+        td_format_duration(td_time_budget_part(budget, TD_TIME_SETUP) +
+                           td_time_budget_part(budget, TD_TIME_TRANSFER), a, sizeof a);
+        td_format_duration(td_flow_handshake_rtt_ns(flow), b, sizeof b);
+        g_snprintf(buf, size, "A short exchange on a long path: round trips of %s took %s of its time", b, a);
+        return;
     case TD_CAUSE_HOST_STALL:
         hit = td_stalls_hit(stalls, flow->index);
         stall = td_stalls_at(stalls, hit->stall);
@@ -188,10 +264,21 @@ void td_advice_evidence(const td_diagnoses *d, const td_flow *flow, char *buf, s
     evidence_of(td_diagnoses_engine(d), d, flow, td_diagnosis_of(d, flow), buf, size);
 }
 
-/* Causes whose cost is a slowdown against a reference (the others say theirs). */
+/* Causes whose cost follows the evidence: a slowdown against a reference, or a part
+ * of the flow's time (the others say theirs in the evidence, or have none). */
 static bool costed(td_cause cause)
 {
-    return cause >= TD_CAUSE_WINDOW_COLLAPSE && cause <= TD_CAUSE_PATH_LOSS;
+    switch (cause) {
+    case TD_CAUSE_HOST_STALL:
+    case TD_CAUSE_ECN_BLACKHOLE:
+    case TD_CAUSE_APP_LIMITED:
+    case TD_CAUSE_NONE:
+    case TD_CAUSE_UNKNOWN:
+    case TD_CAUSE_COUNT:
+        return false;
+    default:
+        return true;
+    }
 }
 
 void td_advice_summary(const td_diagnoses *d, const td_flow *flow, char *buf, size_t size)
@@ -283,6 +370,45 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
             "vendor" };
     case TD_CAUSE_PATH_LOSS:
         return LOSS_ADVICE;
+    case TD_CAUSE_HANDSHAKE_RETRY:
+        return (advice) {
+            "A full listen queue: raise the server's backlog (listen(), net.core.somaxconn, "
+            "net.ipv4.tcp_max_syn_backlog) and accept faster; otherwise find where SYNs or SYN-ACKs die",
+            "On the server, nstat -az TcpExtListenOverflows TcpExtListenDrops grows with each retried SYN; "
+            "if not, capture at the server to see whether the SYNs arrive" };
+    case TD_CAUSE_DEAD_PEER:
+        return (advice) {
+            "Find what went away: the peer host (crashed, rebooted, unplugged) or a middlebox on the path (a "
+            "NAT or firewall that dropped the connection's state)",
+            "Capture at the other end: nothing arrives there from this flow after the silence began; nstat "
+            "TcpExtTCPAbortOnTimeout grows on the side that gave up" };
+    case TD_CAUSE_ZERO_WINDOW:
+        return (advice) {
+            "Look at the receiving application: it reads slower than the data comes (a slow disk or consumer, a "
+            "blocked thread); a bigger buffer only delays the stop",
+            "ss -tm on the receiver shows a full receive queue (Recv-Q) while the window is zero; nstat "
+            "TcpExtTCPToZeroWindowAdv counts the zero windows" };
+    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
+        return (advice) {
+            "Find the loss (capture at both ends); tail loss is what RACK and TLP recover (Linux "
+            "net.ipv4.tcp_recovery); requests lost into a full accept queue point at the server's backlog",
+            "nstat TcpExtTCPTimeouts (Linux) or netstat -s retransmit timeouts on the sender grows with these "
+            "flows" };
+    case TD_CAUSE_SERVER_DELAY:
+        return (advice) {
+            "Look at the server application (its log, its accept loop and backlog, its database): the network "
+            "delivered the request promptly",
+            "Capture on the server or read its log: the gap between the request and the reply is there too" };
+    case TD_CAUSE_CLIENT_DELAY:
+        return (advice) {
+            "Look at the client application: what it did between the reply and its next request (processing, "
+            "user think time, a slow producer); the server and the network were waiting on it",
+            "Capture on the client: the gap between the reply and the next request is there too" };
+    case TD_CAUSE_ROUND_TRIP_BOUND:
+        return (advice) {
+            "Fewer round trips (keep connections open, TLS 1.3 or session resumption, batched requests) or a "
+            "server closer to the client",
+            "The same exchange to a nearby server takes as many round trips, each shorter" };
     case TD_CAUSE_APP_LIMITED:
         return (advice) {
             "Look at the sending application (disk, database, producer, its own pacing), not the network: the "

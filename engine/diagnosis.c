@@ -53,8 +53,10 @@ struct td_diagnoses {
 const char *td_cause_name(td_cause cause)
 {
     static const char *const names[TD_CAUSE_COUNT] = {
-        "none", "host-stall", "ecn-blackhole", "window-collapse", "missing-options", "receive-window",
-        "sender-limited", "offload-capped", "ecn-loss-reaction", "path-loss", "app-limited", "unknown",
+        "none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "window-collapse",
+        "missing-options", "zero-window", "receive-window", "sender-limited", "offload-capped",
+        "ecn-loss-reaction", "path-loss", "retransmission-timeout", "server-delay", "client-delay",
+        "round-trip-bound", "app-limited", "unknown",
     };
     return (unsigned)cause < TD_CAUSE_COUNT ? names[cause] : "unknown";
 }
@@ -66,6 +68,7 @@ const char *td_reference_name(td_reference reference)
     case TD_REF_SENDER_FLOWS:   return "sender-flows";
     case TD_REF_WINDOW_CEILING: return "window-ceiling";
     case TD_REF_OWN_RATE:       return "own-rate";
+    case TD_REF_REFERENCE_RTT:  return "reference-rtt";
     case TD_REF_NONE:           break;
     }
     return "none";
@@ -250,10 +253,98 @@ static bool receive_window(const flow_facts *x)
     return x->limit == TD_LIMIT_RWND && p && p->limit == TD_LIMIT_RWND;
 }
 
+/* ---------------------------------------------------------------- the time budget */
+
+/* A part of the flow's time budget that is where its time went: a large share of
+ * its active time and long in itself (td_budget_config). */
+static bool dominates(const td_config *cfg, const td_flow *flow, int64_t part_ns)
+{
+    int64_t active = active_ns(flow);
+
+    return active > 0 && part_ns >= (int64_t)cfg->budget.min_cost_ms * 1000000 &&
+           part_ns * 100 >= active * (int64_t)cfg->budget.min_share_pct;
+}
+
+/* Stalled time that was not a zero window: silences ended by a retransmission, and
+ * retransmissions never answered. */
+static int64_t silence_ns(const td_time_budget *b)
+{
+    return td_time_budget_part(b, TD_TIME_STALL) - b->zero_window_ns;
+}
+
+/* The handshake's own round trip is no retry's cost: a SYN never answered cost all
+ * of its setup. */
+static int64_t retry_ns(const td_flow *flow)
+{
+    return MAX(0, td_time_budget_part(td_flow_time_budget(flow), TD_TIME_SETUP) - td_flow_handshake_rtt_ns(flow));
+}
+
+static bool handshake_retry(const td_config *cfg, const td_flow *flow, const td_time_budget *b)
+{
+    return (td_time_budget_syn_retransmissions(b) || td_time_budget_synack_retransmissions(b)) &&
+           dominates(cfg, flow, retry_ns(flow));
+}
+
+/* The path's round trip: the handshake's, or the data's mean when shorter (a
+ * handshake whose SYN retry crossed the SYN-ACK looks longer than the path). */
+static int64_t path_rtt_ns(const td_flow *flow, const flow_facts *x)
+{
+    int64_t rtt = td_flow_handshake_rtt_ns(flow);
+
+    if (x->f && x->f->rounds && (!rtt || x->f->round_ns_total / x->f->rounds < rtt))
+        rtt = x->f->round_ns_total / x->f->rounds;
+    return rtt;
+}
+
+/* Round trips of the path's length, at the reference round trip: what a short
+ * exchange would have taken on a near path. The setup and the transfer are the
+ * network's time; a transfer of more data round trips than slow start's few per
+ * exchange was bound by something else (its window, its rate), which the flight
+ * analysis judges. */
+static int64_t round_trip_cost_ns(const td_config *cfg, const td_flow *flow, const flow_facts *x,
+                                  const td_time_budget *b)
+{
+    int64_t rtt = path_rtt_ns(flow, x), ref = (int64_t)cfg->budget.reference_rtt_ms * 1000000;
+    int64_t network = td_time_budget_part(b, TD_TIME_SETUP) + td_time_budget_part(b, TD_TIME_TRANSFER);
+    enum { ROUNDS_PER_EXCHANGE = 4 };
+
+    if (!td_flow_roles_known(flow) || rtt < (int64_t)cfg->budget.long_rtt_ms * 1000000 || rtt <= ref ||
+        (x->f && x->f->rounds > ROUNDS_PER_EXCHANGE * MAX(td_time_budget_exchanges(b), 1u)) ||
+        !dominates(cfg, flow, network))
+        return 0;
+    return (int64_t)((double)network * (1.0 - (double)ref / (double)rtt));
+}
+
+/* The causes the budget shows: each part that dominates the flow's active time. A
+ * zero window holds also when the receiver's window held the flight and closed:
+ * the reader, not the window's size, set the pace. */
+static unsigned budget_causes(const td_config *cfg, const td_flow *flow, const flow_facts *x)
+{
+    const td_time_budget *b = td_flow_time_budget(flow);
+    unsigned causes = 0, retransmissions;
+
+    if (handshake_retry(cfg, flow, b))
+        causes |= 1u << TD_CAUSE_HANDSHAKE_RETRY;
+    if (td_time_budget_unanswered(b, &retransmissions) >= 0 && dominates(cfg, flow, silence_ns(b)))
+        causes |= 1u << TD_CAUSE_DEAD_PEER;
+    else if (dominates(cfg, flow, silence_ns(b)))
+        causes |= 1u << TD_CAUSE_RETRANSMISSION_TIMEOUT;
+    if (b->zero_windows && (dominates(cfg, flow, b->zero_window_ns) || (x->f && !x->f->unknown_reason &&
+                                                                         receive_window(x))))
+        causes |= 1u << TD_CAUSE_ZERO_WINDOW;
+    if (dominates(cfg, flow, b->answer_wait_ns[TD_SPAN_SERVER_WAIT]))
+        causes |= 1u << TD_CAUSE_SERVER_DELAY;
+    if (dominates(cfg, flow, b->answer_wait_ns[TD_SPAN_CLIENT_WAIT]))
+        causes |= 1u << TD_CAUSE_CLIENT_DELAY;
+    if (round_trip_cost_ns(cfg, flow, x, b) >= (int64_t)cfg->budget.min_cost_ms * 1000000)
+        causes |= 1u << TD_CAUSE_ROUND_TRIP_BOUND;
+    return causes;
+}
+
 static unsigned causes_of(const td_engine *engine, const td_flow *flow, const flow_facts *x)
 {
     const td_config *cfg = td_engine_config(engine);
-    unsigned causes = 0;
+    unsigned causes = budget_causes(cfg, flow, x);
 
     if (td_stalls_hit(td_engine_stalls(engine), flow->index))
         causes |= 1u << TD_CAUSE_HOST_STALL;
@@ -334,8 +425,21 @@ static void against_window(td_diagnosis *d, const flow_facts *x)
     d->lost_ns = (int64_t)MAX(0.0, (double)td_flight_measured_ns(f) - (double)f->new_bytes * 1e9 * rtt_s / f->max_window);
 }
 
+/* A part of the flow's own time budget: what it cost is that part, of the time the
+ * flow was active. */
+static void against_budget(td_diagnosis *d, const td_flow *flow, int64_t lost)
+{
+    int64_t ns = active_ns(flow);
+
+    d->lost_ns = lost;
+    if (ns > lost && lost >= 0)
+        d->slowdown = (double)ns / (double)(ns - lost);
+}
+
 static void cost_of(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_diagnosis *d)
 {
+    const td_config *cfg = td_engine_config(engine);
+    const td_time_budget *b = td_flow_time_budget(flow);
     const td_stall_hit *hit;
     const td_plateau *p;
 
@@ -349,6 +453,30 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
         break;
     case TD_CAUSE_ECN_BLACKHOLE:
         against_own_time(d, flow, td_flow_syn_retry_ns(flow));
+        break;
+    case TD_CAUSE_HANDSHAKE_RETRY:
+        against_budget(d, flow, retry_ns(flow));
+        break;
+    case TD_CAUSE_DEAD_PEER:
+    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
+        against_budget(d, flow, silence_ns(b));
+        break;
+    case TD_CAUSE_ZERO_WINDOW:
+        /* The reader set the pace of the whole transfer, not only while the window
+           was at zero: measured like a receive window, against the sender's flows
+           its receivers did not hold, when there are any. */
+        if (!x->f || !against_group(d, flow, x, x->by_sender, SENDER_NOT_RWND, TD_REF_SENDER_FLOWS))
+            against_budget(d, flow, b->zero_window_ns);
+        break;
+    case TD_CAUSE_SERVER_DELAY:
+        against_budget(d, flow, b->answer_wait_ns[TD_SPAN_SERVER_WAIT]);
+        break;
+    case TD_CAUSE_CLIENT_DELAY:
+        against_budget(d, flow, b->answer_wait_ns[TD_SPAN_CLIENT_WAIT]);
+        break;
+    case TD_CAUSE_ROUND_TRIP_BOUND:
+        against_budget(d, flow, round_trip_cost_ns(cfg, flow, x, b));
+        d->reference = TD_REF_REFERENCE_RTT;
         break;
     case TD_CAUSE_WINDOW_COLLAPSE:
     case TD_CAUSE_ECN_LOSS_REACTION:
@@ -396,8 +524,22 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
     const td_plateau *p;
     td_handshake scratch;
     const td_handshake *hs = td_flow_hs(flow, &scratch);
+    const td_time_budget *b = td_flow_time_budget(flow);
 
     switch (cause) {
+    case TD_CAUSE_HANDSHAKE_RETRY:
+        return b->handshake_retry_frame;
+    case TD_CAUSE_DEAD_PEER:
+    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
+        return b->longest_frame[TD_SPAN_STALL];
+    case TD_CAUSE_ZERO_WINDOW:
+        return b->zero_window_frame;
+    case TD_CAUSE_SERVER_DELAY:
+        return b->longest_frame[TD_SPAN_SERVER_WAIT];
+    case TD_CAUSE_CLIENT_DELAY:
+        return b->longest_frame[TD_SPAN_CLIENT_WAIT];
+    case TD_CAUSE_ROUND_TRIP_BOUND:
+        return hs->synack_frame;
     case TD_CAUSE_HOST_STALL:
         return td_stalls_hit(td_engine_stalls(engine), flow->index)->resume_frame;
     case TD_CAUSE_ECN_BLACKHOLE:
@@ -482,7 +624,7 @@ static void diagnose_flow(const td_engine *engine, const td_hosts *hosts, const 
 {
     memset(d, 0, sizeof *d);
     d->sender = (int8_t)x->sender;
-    d->causes = (uint16_t)causes_of(engine, flow, x);
+    d->causes = causes_of(engine, flow, x);
     d->cause = TD_CAUSE_NONE;
     for (int c = TD_CAUSE_HOST_STALL; c < TD_CAUSE_UNKNOWN && d->cause == TD_CAUSE_NONE; c++)
         if (d->causes & (1u << c))

@@ -10,18 +10,29 @@
 #include <stddef.h>
 #include "flow.h"
 
-/* In order of precedence: a cause higher up explains the symptoms of those below. */
+/* In order of precedence: a cause higher up explains the symptoms of those below.
+ * The causes read from the flow's time budget (handshake-retry, dead-peer,
+ * zero-window, retransmission-timeout, server-delay, client-delay,
+ * round-trip-bound) hold only when their part of the budget is a large share of the
+ * flow's active time (td_budget_config); the flight's causes hold on their evidence. */
 typedef enum td_cause {
     TD_CAUSE_NONE = 0,
     TD_CAUSE_HOST_STALL,
     TD_CAUSE_ECN_BLACKHOLE,
+    TD_CAUSE_HANDSHAKE_RETRY,
+    TD_CAUSE_DEAD_PEER,
     TD_CAUSE_WINDOW_COLLAPSE,
     TD_CAUSE_MISSING_OPTIONS,
+    TD_CAUSE_ZERO_WINDOW,
     TD_CAUSE_RECEIVE_WINDOW,
     TD_CAUSE_SENDER_LIMITED,
     TD_CAUSE_OFFLOAD_CAPPED,
     TD_CAUSE_ECN_LOSS_REACTION,
     TD_CAUSE_PATH_LOSS,
+    TD_CAUSE_RETRANSMISSION_TIMEOUT,
+    TD_CAUSE_SERVER_DELAY,
+    TD_CAUSE_CLIENT_DELAY,
+    TD_CAUSE_ROUND_TRIP_BOUND,
     TD_CAUSE_APP_LIMITED,
     TD_CAUSE_UNKNOWN,
     TD_CAUSE_COUNT
@@ -34,13 +45,14 @@ typedef enum td_reference {
     TD_REF_SENDER_FLOWS,        /* the same sender's flows without this problem */
     TD_REF_WINDOW_CEILING,      /* what the flow's window and round trip allowed */
     TD_REF_OWN_RATE,            /* the flow's own rate outside the episode */
+    TD_REF_REFERENCE_RTT,       /* the same exchange at the reference round trip */
 } td_reference;
 
 typedef struct td_diagnosis {
     uint8_t  cause;             /* td_cause */
     uint8_t  reference;         /* td_reference */
-    uint16_t causes;            /* 1 << td_cause for every cause that holds */
     int8_t   sender;            /* endpoint whose data was diagnosed, -1 none */
+    uint32_t causes;            /* 1 << td_cause for every cause that holds */
     uint32_t peers;             /* flows in the reference group */
     uint32_t evidence_frame;    /* where the primary cause shows first, 0 none */
     double   slowdown;          /* reference rate / this flow's rate; <= 0 unknown */

@@ -15,8 +15,9 @@
 
 const td_field_def td_fields[TD_FIELD_COUNT] = {
     [TD_F_DIAG_CAUSE] = { "tcpdiag.diag.cause", TD_TYPE_STRING, "Cause",
-        "Why the flow was slow: none, host-stall, ecn-blackhole, window-collapse, missing-options, "
-        "receive-window, sender-limited, offload-capped, ecn-loss-reaction, path-loss, app-limited or "
+        "Why the flow was slow: none, host-stall, ecn-blackhole, handshake-retry, dead-peer, window-collapse, "
+        "missing-options, zero-window, receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
+        "path-loss, retransmission-timeout, server-delay, client-delay, round-trip-bound, app-limited or "
         "unknown (docs/diagnosis.md)", FLOW(DIAG, PLAIN) },
     [TD_F_DIAG_CAUSES] = { "tcpdiag.diag.causes", TD_TYPE_STRING, "Causes",
         "Every cause that holds, in order of precedence, or none", FLOW(DIAG, PLAIN) },
@@ -420,13 +421,18 @@ td_field_group td_field_group_parent(td_field_group group)
 
 const td_expert_def td_experts[TD_EXPERT_COUNT] = {
     /* Titled by the cause, so that Expert Information grouped by summary lists the
-       answers; app-limited's finding is a Note: the application, not the network. */
+       answers; app-limited's and client-delay's findings are Notes: the application, not
+       the network. */
     [TD_E_FINDING_HOST_STALL] = { "tcpdiag.finding.host_stall", SEQUENCE(WARN), "Slow flow: host stall" },
     [TD_E_FINDING_ECN_BLACKHOLE] = { "tcpdiag.finding.ecn_blackhole", SEQUENCE(WARN), "Slow flow: ECN blackhole" },
+    [TD_E_FINDING_HANDSHAKE_RETRY] = { "tcpdiag.finding.handshake_retry", SEQUENCE(WARN),
+        "Slow flow: handshake retry" },
+    [TD_E_FINDING_DEAD_PEER] = { "tcpdiag.finding.dead_peer", SEQUENCE(WARN), "Slow flow: dead peer" },
     [TD_E_FINDING_WINDOW_COLLAPSE] = { "tcpdiag.finding.window_collapse", SEQUENCE(WARN),
         "Slow flow: window collapse" },
     [TD_E_FINDING_MISSING_OPTIONS] = { "tcpdiag.finding.missing_options", SEQUENCE(WARN),
         "Slow flow: missing options" },
+    [TD_E_FINDING_ZERO_WINDOW] = { "tcpdiag.finding.zero_window", SEQUENCE(WARN), "Slow flow: zero window" },
     [TD_E_FINDING_RECEIVE_WINDOW] = { "tcpdiag.finding.receive_window", SEQUENCE(WARN),
         "Slow flow: receive window" },
     [TD_E_FINDING_SENDER_LIMITED] = { "tcpdiag.finding.sender_limited", SEQUENCE(WARN),
@@ -436,15 +442,27 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
     [TD_E_FINDING_ECN_LOSS_REACTION] = { "tcpdiag.finding.ecn_loss_reaction", SEQUENCE(WARN),
         "Slow flow: ECN loss reaction" },
     [TD_E_FINDING_PATH_LOSS] = { "tcpdiag.finding.path_loss", SEQUENCE(WARN), "Slow flow: path loss" },
+    [TD_E_FINDING_RETRANSMISSION_TIMEOUT] = { "tcpdiag.finding.retransmission_timeout", SEQUENCE(WARN),
+        "Slow flow: retransmission timeout" },
+    [TD_E_FINDING_SERVER_DELAY] = { "tcpdiag.finding.server_delay", SEQUENCE(WARN), "Slow flow: server delay" },
+    [TD_E_FINDING_CLIENT_DELAY] = { "tcpdiag.finding.client_delay", SEQUENCE(NOTE), "Slow flow: client delay" },
+    [TD_E_FINDING_ROUND_TRIP_BOUND] = { "tcpdiag.finding.round_trip_bound", SEQUENCE(WARN),
+        "Slow flow: round trip bound" },
     [TD_E_FINDING_APP_LIMITED] = { "tcpdiag.finding.app_limited", SEQUENCE(NOTE), "Slow flow: app limited" },
     [TD_E_FINDING_FLOW_HOST_STALL] = { "tcpdiag.finding.host_stall.flow", SEQUENCE(NOTE),
         "Slow flow: host stall (another flow of the finding)" },
     [TD_E_FINDING_FLOW_ECN_BLACKHOLE] = { "tcpdiag.finding.ecn_blackhole.flow", SEQUENCE(NOTE),
         "Slow flow: ECN blackhole (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_HANDSHAKE_RETRY] = { "tcpdiag.finding.handshake_retry.flow", SEQUENCE(NOTE),
+        "Slow flow: handshake retry (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_DEAD_PEER] = { "tcpdiag.finding.dead_peer.flow", SEQUENCE(NOTE),
+        "Slow flow: dead peer (another flow of the finding)" },
     [TD_E_FINDING_FLOW_WINDOW_COLLAPSE] = { "tcpdiag.finding.window_collapse.flow", SEQUENCE(NOTE),
         "Slow flow: window collapse (another flow of the finding)" },
     [TD_E_FINDING_FLOW_MISSING_OPTIONS] = { "tcpdiag.finding.missing_options.flow", SEQUENCE(NOTE),
         "Slow flow: missing options (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_ZERO_WINDOW] = { "tcpdiag.finding.zero_window.flow", SEQUENCE(NOTE),
+        "Slow flow: zero window (another flow of the finding)" },
     [TD_E_FINDING_FLOW_RECEIVE_WINDOW] = { "tcpdiag.finding.receive_window.flow", SEQUENCE(NOTE),
         "Slow flow: receive window (another flow of the finding)" },
     [TD_E_FINDING_FLOW_SENDER_LIMITED] = { "tcpdiag.finding.sender_limited.flow", SEQUENCE(NOTE),
@@ -455,6 +473,14 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
         "Slow flow: ECN loss reaction (another flow of the finding)" },
     [TD_E_FINDING_FLOW_PATH_LOSS] = { "tcpdiag.finding.path_loss.flow", SEQUENCE(NOTE),
         "Slow flow: path loss (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_RETRANSMISSION_TIMEOUT] = { "tcpdiag.finding.retransmission_timeout.flow", SEQUENCE(NOTE),
+        "Slow flow: retransmission timeout (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_SERVER_DELAY] = { "tcpdiag.finding.server_delay.flow", SEQUENCE(NOTE),
+        "Slow flow: server delay (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_CLIENT_DELAY] = { "tcpdiag.finding.client_delay.flow", SEQUENCE(NOTE),
+        "Slow flow: client delay (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_ROUND_TRIP_BOUND] = { "tcpdiag.finding.round_trip_bound.flow", SEQUENCE(NOTE),
+        "Slow flow: round trip bound (another flow of the finding)" },
     [TD_E_FINDING_FLOW_APP_LIMITED] = { "tcpdiag.finding.app_limited.flow", SEQUENCE(NOTE),
         "Slow flow: app limited (another flow of the finding)" },
     [TD_E_CAPTURE] = { "tcpdiag.capture", SEQUENCE(CHAT), "tcpdiag: capture diagnosis" },

@@ -40,6 +40,7 @@ void td_config_defaults(td_config *cfg)
     cfg->max_flows = 2000000;
     td_flight_config_defaults(&cfg->flight);
     td_stall_config_defaults(&cfg->stall);
+    td_budget_config_defaults(&cfg->budget);
 }
 
 static td_flow *flow_at(const td_engine *engine, guint index)
@@ -212,6 +213,13 @@ const td_dir_stats *td_flow_sent(const td_flow *flow, int endpoint)
 int64_t td_flow_syn_retry_ns(const td_flow *flow)
 {
     return flow->more ? flow->more->hs.last_syn_ns - flow->more->hs.first_syn_ns : 0;
+}
+
+int64_t td_flow_handshake_rtt_ns(const td_flow *flow)
+{
+    int64_t to_server, to_client;
+
+    return flow->more && td_handshake_halves(&flow->more->hs, &to_server, &to_client) ? to_server + to_client : 0;
 }
 
 uint32_t td_flow_icmp_quotes(const td_flow *flow)

@@ -29,6 +29,7 @@ typedef struct td_config {
     unsigned max_flows;
     td_flight_config flight;
     td_stall_config stall;
+    td_budget_config budget;
 } td_config;
 
 void td_config_defaults(td_config *cfg);
@@ -98,6 +99,9 @@ static inline td_flight *td_flow_flight(const td_flow *flow, int endpoint)
 uint32_t td_flow_icmp_quotes(const td_flow *flow);
 /* From the first SYN to the last (retried) one, 0 without a retry. */
 int64_t td_flow_syn_retry_ns(const td_flow *flow);
+/* The handshake's round trip at the capture point from its last SYN (retry waits
+ * left out), 0 when not measured. */
+int64_t td_flow_handshake_rtt_ns(const td_flow *flow);
 uint32_t td_flow_sizes_from_ip(const td_flow *flow);
 /* Where the flow's time went (time_budget.h): all zero for a flow that is one SYN. */
 const td_time_budget *td_flow_time_budget(const td_flow *flow);

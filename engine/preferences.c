@@ -54,6 +54,21 @@ const td_pref_def td_prefs_table[TD_PREF_COUNT] = {
     { "stall_min_flows", "Host stall: flows waiting at least",
       "Flows that must have waited on the silent host: one flow's pause is not a host stall.",
       NUMBER, ENGINE(stall.min_flows) },
+    { "budget_min_share_pct", "Time budget: cause from share (%)",
+      "A part of a flow's time budget (setup retries, a server or client wait, a stall) names the flow's "
+      "cause when it takes at least this share of the flow's active time...",
+      NUMBER, ENGINE(budget.min_share_pct) },
+    { "budget_min_cost_ms", "Time budget: cause from (ms)",
+      "...and at least this long.",
+      NUMBER, ENGINE(budget.min_cost_ms) },
+    { "long_rtt_ms", "Round trip: long from (ms)",
+      "A short exchange on a path with a handshake round trip at least this long is round-trip-bound "
+      "when its round trips take most of its time.",
+      NUMBER, ENGINE(budget.long_rtt_ms) },
+    { "reference_rtt_ms", "Round trip: reference (ms)",
+      "What a round-trip-bound flow's round trips are costed against: the same exchange on a path with "
+      "this round trip.",
+      NUMBER, ENGINE(budget.reference_rtt_ms) },
     { "ecn_slowdown_pct", "Hosts: ECN slowdown note (%)",
       "Note a client's ECN flows when its other flows' median throughput is at least this many percent of "
       "the ECN flows' median throughput (200 = twice as fast)",

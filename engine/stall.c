@@ -114,6 +114,14 @@ static void append_bounded(td_stalls *s, GArray **array, size_t element, guint m
         g_array_append_vals(*array, value, 1);
 }
 
+/* Payload the capture saw leave before: a sender that sends it again after a silence
+ * waited on its peer's acknowledgement (a timeout's backoff), not the peer on it. A
+ * host that stalled sends its transfer on with data the capture has not seen. */
+static bool resends(const td_silence *me, const td_record *rec)
+{
+    return rec->payload_len && me->sent_any_data && !td_seq_after(rec->seq + rec->payload_len, me->data_end);
+}
+
 /* When did this flow start waiting on the sender of rec, if it did: since the
  * peer asked something (payload, SYN, FIN) the sender had not answered, or, when
  * the sender of the flow's transfer (it has sent at least as much payload as its
@@ -123,7 +131,7 @@ static int64_t waited_since(const td_silence *me, const td_record *rec, uint64_t
 {
     if (me->owed_since_ns >= 0)
         return me->owed_since_ns;
-    if (me->sent_data && sent >= received && (rec->payload_len || (rec->tcp_flags & TD_TH_FIN)))
+    if (me->sent_data && sent >= received && (rec->payload_len || (rec->tcp_flags & TD_TH_FIN)) && !resends(me, rec))
         return me->last_sent_ns;
     return -1;
 }
@@ -138,10 +146,16 @@ static void note_sent(td_silence *me, td_silence *peer, const td_record *rec)
         me->last_sent_ns = t;
     me->sent_any = true;
     me->owed_since_ns = -1;
+    if (!(rec->tcp_flags & TD_TH_SYN))
+        me->past_syn = true;
     /* Payload answers the peer's: the peer's turn is over, and its next payload
      * after a silence starts a new exchange (a request on a kept-alive
      * connection), not its transfer going on. */
     if (rec->payload_len) {
+        uint32_t end = rec->seq + rec->payload_len;
+        if (!me->sent_any_data || td_seq_after(end, me->data_end))
+            me->data_end = end;
+        me->sent_any_data = true;
         me->sent_data = true;
         peer->sent_data = false;
     }
@@ -161,6 +175,16 @@ static bool asked_inside_last_gap(const host_state *h, int64_t since, int64_t t)
         return false;
     g = &g_array_index(h->gaps, host_gap, h->gaps->len - 1);
     return since > g->start_ns && since < g->end_ns && t >= g->end_ns;
+}
+
+/* A flow waits on the host itself once the host holds its connection. A host that
+ * has answered only with SYN-ACKs may hold no connection at all (a SYN cookie, an
+ * accept queue full): the client's request then waits on the listener, which
+ * drops it while the host serves its other flows; that is no host stall. A SYN not
+ * answered at all still waits on the host. */
+static bool waits_on_host(const td_silence *host)
+{
+    return host->past_syn || !host->sent_any;
 }
 
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,
@@ -189,7 +213,7 @@ void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, 
             h->last_frame = rec->frame;
         }
         h->sent = true;
-        if (since >= 0 && (t - since >= min_ns || asked_inside_last_gap(h, since, t))) {
+        if (since >= 0 && waits_on_host(me) && (t - since >= min_ns || asked_inside_last_gap(h, since, t))) {
             flow_wait w = { flow_index, rec->frame, since, t };
             append_bounded(s, &h->waits, sizeof w, MAX_WAITS_PER_HOST, &w);
         }

@@ -30,9 +30,13 @@ typedef struct td_silence {
                                        spares a hash lookup per packet */
     int64_t last_sent_ns;   /* this endpoint's last packet on the flow */
     int64_t owed_since_ns;  /* the peer sent payload, SYN or FIN after it; -1 none */
+    uint32_t data_end;      /* the end of the highest payload it sent, once sent_any_data */
     bool    sent_any;
     bool    sent_data;      /* this endpoint has sent payload since the peer last did:
                                its transfer is in progress */
+    bool    sent_any_data;
+    bool    past_syn;       /* this endpoint has sent a packet without SYN: it holds the
+                               connection, not only its listener */
 } td_silence;
 
 void td_silence_init(td_silence silence[2]);

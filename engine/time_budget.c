@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include <glib.h>
+
 enum {
     PHASE_FIRST,    /* no record yet: the first one says whether a handshake opens the flow */
     PHASE_SETUP,
@@ -13,6 +15,18 @@ enum {
 static bool outstanding(const td_time_side *s)
 {
     return s->seq_known && td_seq_after(s->hi, s->acked);
+}
+
+/* A part names a cause when it is both a large share of the flow's active time and
+ * long in itself: a third of a 0.1 s exchange is nobody's problem, and a 0.3 s wait
+ * in a 10 s transfer is not where its time went. 100 ms of round trip is a
+ * continent away; 20 ms, a server in the same region. */
+void td_budget_config_defaults(td_budget_config *cfg)
+{
+    cfg->min_share_pct = 30;
+    cfg->min_cost_ms = 200;
+    cfg->long_rtt_ms = 100;
+    cfg->reference_rtt_ms = 20;
 }
 
 const char *td_time_part_name(td_time_part part)
@@ -70,10 +84,20 @@ static void pass_time(td_time_budget *b, int64_t ns)
         b->part_ns[TD_TIME_SETUP] += ns;
     } else if (zero_window_holds(b)) {
         b->part_ns[TD_TIME_STALL] += ns;
+        b->zero_window_ns += ns;
     } else {
         b->open_ns += ns;
         if (outstanding(&b->side[0]) || outstanding(&b->side[1]))
             b->open_busy_ns += ns;
+    }
+}
+
+/* The longest single wait or stall, and the frame that ended it. */
+static void note_span(td_time_budget *b, td_time_span span, int64_t ns)
+{
+    if (ns > b->longest_ns[span]) {
+        b->longest_ns[span] = ns;
+        b->longest_frame[span] = b->frame;
     }
 }
 
@@ -104,19 +128,28 @@ static void charge_turn(td_time_budget *b, int endpoint, int client, const td_ha
         own = b->open_ns;
     b->part_ns[owner] += own;
     b->open_ns -= own;
+    if (owner != TD_TIME_IDLE && s->turn_answer) {
+        td_time_span span = owner == TD_TIME_CLIENT_WAIT ? TD_SPAN_CLIENT_WAIT : TD_SPAN_SERVER_WAIT;
+        b->answer_wait_ns[span] += own;
+        note_span(b, span, own);
+    }
     charge_open(b, TD_TIME_TRANSFER);
 }
 
-static void hand_turn(td_time_side *s, int64_t t)
+/* The turn passes to s at t: answer, it owes its peer an answer (the peer's data, a
+ * retransmission, the handshake's end); otherwise the peer acknowledged all s had
+ * sent, or opened its window again, and s goes on with its own data. */
+static void hand_turn(td_time_side *s, int64_t t, bool answer)
 {
     s->turn_ns = t;
     s->turn_net = true;
+    s->turn_answer = answer;
 }
 
 static bool any_retransmitted_outstanding(const td_time_budget *b)
 {
     for (int e = 0; e < 2; e++)
-        if (outstanding(&b->side[e]) && b->side[e].retransmitted)
+        if (outstanding(&b->side[e]) && b->side[e].retransmissions)
             return true;
     return false;
 }
@@ -130,15 +163,23 @@ static void open_flow(td_time_budget *b, int client, int64_t t)
     for (int e = 0; e < 2; e++) {
         b->side[e].turn_ns = t;
         b->side[e].turn_net = e != client;
+        b->side[e].turn_answer = true;
     }
 }
 
 static void count_handshake(td_time_budget *b, const td_record *rec)
 {
-    if (rec->tcp_flags & TD_TH_ACK)
-        b->synacks++;
-    else
-        b->syns++;
+    uint32_t *sent = (rec->tcp_flags & TD_TH_ACK) ? &b->synacks : &b->syns;
+
+    if (++*sent == 2 && !b->handshake_retry_frame)
+        b->handshake_retry_frame = b->frame;
+}
+
+/* Data outstanding went unanswered: the span it waited is a stall. */
+static void charge_stall(td_time_budget *b)
+{
+    note_span(b, TD_SPAN_STALL, b->open_ns);
+    charge_open(b, TD_TIME_STALL);
 }
 
 /* New payload from `sender`: its data going on, or its application taking its turn. */
@@ -151,35 +192,42 @@ static void new_data(td_time_budget *b, int sender, int client, const td_handsha
     if (sender != client && b->last_data_sender >= 0 && b->last_data_sender == client)
         b->exchanges++;
     b->last_data_sender = (int8_t)sender;
-    hand_turn(&b->side[1 - sender], t);
+    hand_turn(&b->side[1 - sender], t, true);
 }
 
 /* A FIN or RST: time with data outstanding is the transfer's, or a stall when that
  * data was retransmitted unanswered; quiet time before it is idle. */
 static void closing(td_time_budget *b, int sender, int client, const td_handshake *hs, int64_t t)
 {
-    if (outstanding(&b->side[0]) || outstanding(&b->side[1]))
-        charge_open(b, any_retransmitted_outstanding(b) ? TD_TIME_STALL : TD_TIME_TRANSFER);
+    if (any_retransmitted_outstanding(b))
+        charge_stall(b);
+    else if (outstanding(&b->side[0]) || outstanding(&b->side[1]))
+        charge_open(b, TD_TIME_TRANSFER);
     else
         charge_turn(b, sender, client, hs, t, TD_TIME_IDLE);
 }
 
 static void retransmission(td_time_budget *b, int sender, int64_t t)
 {
-    charge_open(b, TD_TIME_STALL);
-    b->side[sender].retransmitted = true;
-    hand_turn(&b->side[1 - sender], t);
+    charge_stall(b);
+    if (b->side[sender].retransmissions < UINT16_MAX)
+        b->side[sender].retransmissions++;
+    hand_turn(&b->side[1 - sender], t, true);
 }
 
-/* What the record's ACK and window say of the peer's data. */
-static void note_ack(td_time_budget *b, const td_record *rec, int sender)
+/* What the record's ACK and window say of the peer's data. asks: the record carries
+ * new data, so the turn it hands the peer asks for an answer even when its ACK also
+ * covers all the peer sent (a request acknowledging the previous reply). */
+static void note_ack(td_time_budget *b, const td_record *rec, int sender, bool asks)
 {
     td_time_side *me = &b->side[sender], *peer = &b->side[1 - sender];
 
     if (rec->has_window && !(rec->tcp_flags & (TD_TH_SYN | TD_TH_RST))) {
         bool zero = rec->window == 0;
         if (me->zero_window && !zero)
-            hand_turn(peer, rec->time_ns);
+            hand_turn(peer, rec->time_ns, asks);
+        if (zero && !me->zero_window && peer->sent_data && !peer->sent_fin && !b->zero_windows++)
+            b->zero_window_frame = rec->frame;
         me->zero_window = zero;
     }
     if (!(rec->tcp_flags & TD_TH_ACK))
@@ -195,8 +243,8 @@ static void note_ack(td_time_budget *b, const td_record *rec, int sender)
     if (td_seq_after(rec->ack, peer->hi))
         peer->hi = rec->ack;    /* a FIN's sequence number, or data sent before the capture */
     if (!outstanding(peer)) {
-        peer->retransmitted = false;
-        hand_turn(peer, rec->time_ns);
+        peer->retransmissions = 0;
+        hand_turn(peer, rec->time_ns, asks);
     }
 }
 
@@ -206,6 +254,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
     td_time_side *me = &b->side[sender];
     uint32_t end = rec->seq + rec->payload_len;
     bool fin = rec->tcp_flags & TD_TH_FIN;
+    bool asks = false;
 
     if (!me->seq_known) {
         me->hi = me->acked = rec->seq;
@@ -216,16 +265,20 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         retransmission(b, sender, rec->time_ns);
     } else if (rec->payload_len && td_seq_after(end, me->hi)) {
         new_data(b, sender, client, hs, rec->time_ns);
+        asks = true;
         me->hi = end;
         me->sent_data = true;
     } else if ((rec->payload_len && outstanding(me)) || (fin && me->sent_fin)) {
         retransmission(b, sender, rec->time_ns);
+        me->fin_retransmitted |= fin;
     } else if ((fin && !me->sent_fin) || (rec->tcp_flags & TD_TH_RST)) {
         closing(b, sender, client, hs, rec->time_ns);
     }
-    if (fin)
+    if (fin && !me->sent_fin) {
         me->sent_fin = true;
-    note_ack(b, rec, sender);
+        me->fin_end = end + 1;
+    }
+    note_ack(b, rec, sender, asks);
 }
 
 /* The handshake ends with the client's ACK of a SYN-ACK, any data, or a RST. */
@@ -242,6 +295,7 @@ void td_time_budget_record(td_time_budget *b, const td_record *rec, int sender, 
 {
     int64_t t = rec->time_ns;
 
+    b->frame = rec->frame;
     if (b->phase == PHASE_FIRST) {
         b->guessed_client = (int8_t)(rec->sport > rec->dport ? sender : 1 - sender);
         b->phase = (rec->tcp_flags & TD_TH_SYN) ? PHASE_SETUP : PHASE_OPEN;
@@ -269,5 +323,27 @@ void td_time_budget_end(td_time_budget *b)
 
     b->part_ns[TD_TIME_IDLE] += quiet;
     b->open_ns -= quiet;
-    charge_open(b, any_retransmitted_outstanding(b) ? TD_TIME_STALL : TD_TIME_TRANSFER);
+    if (any_retransmitted_outstanding(b))
+        charge_stall(b);
+    else
+        charge_open(b, TD_TIME_TRANSFER);
+}
+
+int td_time_budget_unanswered(const td_time_budget *b, unsigned *count)
+{
+    int who = -1;
+
+    *count = 0;
+    /* Both sides may have given up on the other (the path went away): the one that
+       retransmitted more is the one the silence was about. */
+    for (int e = 0; e < 2; e++) {
+        const td_time_side *s = &b->side[e];
+        bool data = outstanding(s) && s->retransmissions;
+        bool fin = s->fin_retransmitted && td_seq_before(s->acked, s->fin_end);
+        if ((data || fin) && MAX(s->retransmissions, 1u) > *count) {
+            *count = MAX(s->retransmissions, 1u);
+            who = e;
+        }
+    }
+    return who;
 }

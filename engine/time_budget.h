@@ -67,11 +67,38 @@ typedef struct td_time_side {
     uint32_t acked;         /* the peer's highest ACK of it */
     int64_t  turn_ns;       /* the peer's latest packet that handed it the turn */
     bool     turn_net;      /* ...which was the peer's: its round trip is the network's */
+    bool     turn_answer;   /* ...and asked for an answer (hand_turn) */
     bool     seq_known;
-    bool     retransmitted; /* since its data was last all acknowledged */
+    uint32_t fin_end;       /* its FIN's sequence number + 1, once it sent one */
+    uint16_t retransmissions;   /* since its data was last all acknowledged */
     bool     zero_window;   /* its latest window was 0 */
     bool     sent_data, sent_fin;
+    bool     fin_retransmitted;
 } td_time_side;
+
+/* The waits and stalls whose longest span the budget remembers, with the frame that
+ * ended it: where a cause read from the budget shows (diagnosis.c). Of a wait, only
+ * the time before an answer counts there (answer_wait_ns): an endpoint owed its peer
+ * an answer (a reply to a request, a next request after a reply, the first request
+ * after the handshake); a sender pausing in its own stream after the peer
+ * acknowledged all of it is the flight's app-limited pause, not a delay. */
+typedef enum td_time_span {
+    TD_SPAN_CLIENT_WAIT,
+    TD_SPAN_SERVER_WAIT,
+    TD_SPAN_STALL,
+    TD_SPANS
+} td_time_span;
+
+/* What share of a flow's budget makes a cause of it (diagnosis.c reads it; kept here
+ * beside the budget so the engine's configuration holds it without a cycle). */
+typedef struct td_budget_config {
+    unsigned min_share_pct;     /* a part names a cause from this share of the active time... */
+    unsigned min_cost_ms;       /* ...and this long */
+    unsigned long_rtt_ms;       /* a round trip this long can bound a short exchange */
+    unsigned reference_rtt_ms;  /* ...whose cost is measured against this round trip */
+} td_budget_config;
+
+void td_budget_config_defaults(td_budget_config *cfg);
 
 typedef struct td_time_budget {
     int64_t  part_ns[TD_TIME_PARTS];
@@ -79,6 +106,14 @@ typedef struct td_time_budget {
     int64_t  cursor_ns;     /* the latest packet time so far: time is charged up to it */
     int64_t  open_ns;       /* since the last event, not charged yet */
     int64_t  open_busy_ns;  /* ...of which data was outstanding */
+    int64_t  zero_window_ns;    /* of the stall: a receiver's window at zero */
+    int64_t  answer_wait_ns[TD_SPAN_STALL];     /* of the waits: before an answer (below) */
+    int64_t  longest_ns[TD_SPANS];
+    uint32_t longest_frame[TD_SPANS];
+    uint32_t frame;             /* the record being charged */
+    uint32_t handshake_retry_frame;     /* the first SYN or SYN-ACK sent again */
+    uint32_t zero_window_frame;         /* the first window closed to zero */
+    uint32_t zero_windows;      /* windows closed to zero while the peer had data to send */
     uint32_t syns, synacks, exchanges;
     td_time_side side[2];   /* by endpoint */
     int8_t   guessed_client;    /* the roles from the ports, for a flow without its handshake */
@@ -117,6 +152,10 @@ static inline uint32_t td_time_budget_exchanges(const td_time_budget *b)
 {
     return b->exchanges;
 }
+/* The endpoint whose data or FIN, retransmitted, the peer never acknowledged by
+ * the end of the capture (the peer or the path is gone), -1 none; *count its
+ * retransmissions of it. */
+int td_time_budget_unanswered(const td_time_budget *b, unsigned *count);
 /* "setup", "client_wait", ...: the field names' last part. */
 const char *td_time_part_name(td_time_part part);
 

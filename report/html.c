@@ -225,6 +225,11 @@ static const shown_figure APP_FIGURES[] = {
     { TD_F_FLIGHT_APP_SHARE, "%" },
 };
 
+static const shown_figure TIME_FIGURES[] = {
+    { TD_F_TIME_ACTIVE, NULL }, { TD_F_TIME_SETUP, NULL }, { TD_F_TIME_CLIENT_WAIT, NULL },
+    { TD_F_TIME_SERVER_WAIT, NULL }, { TD_F_TIME_STALL, NULL }, { TD_F_TIME_SYN_RETRANSMISSIONS, NULL },
+};
+
 static const shown_figure *cause_figures(td_cause cause, size_t *n)
 {
 #define FIGURES(a) (*n = G_N_ELEMENTS(a), a)
@@ -238,6 +243,13 @@ static const shown_figure *cause_figures(td_cause cause, size_t *n)
     case TD_CAUSE_MISSING_OPTIONS:   return FIGURES(OPTIONS_FIGURES);
     case TD_CAUSE_HOST_STALL:        return FIGURES(STALL_FIGURES);
     case TD_CAUSE_APP_LIMITED:       return FIGURES(APP_FIGURES);
+    case TD_CAUSE_HANDSHAKE_RETRY:
+    case TD_CAUSE_DEAD_PEER:
+    case TD_CAUSE_ZERO_WINDOW:
+    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
+    case TD_CAUSE_SERVER_DELAY:
+    case TD_CAUSE_CLIENT_DELAY:
+    case TD_CAUSE_ROUND_TRIP_BOUND:  return FIGURES(TIME_FIGURES);
     default:                         *n = 0; return NULL;
     }
 #undef FIGURES

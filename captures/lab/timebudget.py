@@ -507,7 +507,8 @@ def expected(name, cfg, res, flows, suffix):
     for f in flows:
         e = {"tcpdiag.flow.client": "10.77.1.2", "tcpdiag.flow.server": "10.77.2.2",
              "tcpdiag.flow.client_port": f["port"], "tcpdiag.flow.server_port": 5001,
-             "tcpdiag.flow.c2s.bytes": 100 * cfg["requests"],
+             # on the wire: each request, and each retransmission of it (TCP_INFO)
+             "tcpdiag.flow.c2s.bytes": 100 * (cfg["requests"] + f["budget"]["client_request_retransmissions"]),
              "tcpdiag.flow.s2c.bytes": {"min": sum(x["reply_bytes"] for x in f["budget"]["exchanges"])},
              "tcpdiag.diag.cause": f["cause"]}
         budget = dict(f["budget"], server_synack_times_s=f["server_synacks"],

@@ -14,8 +14,10 @@ ECN_FLOW_OF_N = "6"
 STALL_CLIENT = CAPTURES / "lab-host-stall-client.pcap"
 STALL_CONTROL = CAPTURES / "lab-host-stall-control-server.pcap"
 LAB_LOGS = CAPTURES / "lab" / "logs"
-CAUSES = {"none", "host-stall", "ecn-blackhole", "window-collapse", "missing-options", "receive-window",
-          "sender-limited", "offload-capped", "ecn-loss-reaction", "path-loss", "app-limited", "unknown"}
+CAUSES = {"none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "window-collapse",
+          "missing-options", "zero-window", "receive-window", "sender-limited", "offload-capped",
+          "ecn-loss-reaction", "path-loss", "retransmission-timeout", "server-delay", "client-delay",
+          "round-trip-bound", "app-limited", "unknown"}
 FINDINGS = CAUSES - {"none", "unknown"}
 PCAPS = sorted(p for p in CAPTURES.glob("*.pcap")
                if not json.loads(p.with_name(p.stem + ".expected.json").read_text()).get("robustness_only"))

@@ -48,5 +48,6 @@ def test_preferences_are_registered():
                  "tcpdiag.vantage_min_delay_us", "tcpdiag.ecn_slowdown_pct",
                  "tcpdiag.plateau_min_rounds", "tcpdiag.plateau_band_pct", "tcpdiag.sender_warn_mss",
                  "tcpdiag.collapse_mss", "tcpdiag.collapse_min_rounds", "tcpdiag.stall_min_ms",
-                 "tcpdiag.stall_min_flows", "tcpdiag.max_flows"):
+                 "tcpdiag.stall_min_flows", "tcpdiag.max_flows", "tcpdiag.budget_min_share_pct",
+                 "tcpdiag.budget_min_cost_ms", "tcpdiag.long_rtt_ms", "tcpdiag.reference_rtt_ms"):
         assert pref in out, pref

@@ -56,7 +56,7 @@ def test_every_cause_has_one_rule_and_one_colour():
     lines = [line for line in COLORFILTERS.read_text().splitlines() if line.startswith("@tcpdiag: ")]
     causes = [line.split("@")[1][len("tcpdiag: "):] for line in lines]
     diagnosis = (ROOT / "docs" / "diagnosis.md").read_text()
-    assert len(causes) == len(set(causes)) == 10
+    assert len(causes) == len(set(causes)) == 17
     assert all(f"`{cause}`" in diagnosis for cause in causes)
     backgrounds = [line.split("@")[3].split("]")[0] for line in lines]
     assert len(set(backgrounds)) == len(backgrounds)

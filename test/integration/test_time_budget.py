@@ -35,12 +35,13 @@ import json
 import pytest
 
 import command
+from lab_next import KNOWN_MISSES, NEXT
 from tshark import CAPTURES, fields
 
 PARTS = ["setup", "client_wait", "server_wait", "transfer", "stall", "idle"]
 TIME_FIELDS = ["duration", "active"] + PARTS
-ALL_PCAPS = sorted(CAPTURES.glob("*.pcap")) + sorted((CAPTURES / "lab" / "next").glob("*.pcap"))
-LAB = sorted((CAPTURES / "lab" / "next").glob("*.expected.json"))
+ALL_PCAPS = sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap"))
+LAB = sorted(NEXT.glob("*.expected.json"))
 
 
 def ns(seconds):
@@ -148,3 +149,22 @@ def test_budget_against_the_lab(path, vantage, flow):
         assert stall["seconds"] <= got["stall"] <= truth["duration_s"]
     if stall and stall["kind"] == "zero-window":
         assert got["stall"] == pytest.approx(stall["seconds"], abs=waits)
+
+
+def lab_causes():
+    for path in LAB:
+        pcap = path.name.replace(".expected.json", ".pcap")
+        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[pcap])] if pcap in KNOWN_MISSES else []
+        for flow in json.loads(path.read_text())["flows"]:
+            yield pytest.param(path, flow, marks=marks,
+                               id=f"{path.name[len('lab-tb-'):-len('.expected.json')]}-s{flow['select']['tcp.stream']}")
+
+
+@pytest.mark.parametrize("path,flow", list(lab_causes()))
+def test_cause_against_the_lab_in_the_command(path, flow):
+    """The command's cause of every lab flow is the one its making names (the README's
+    causes table); test_captures.py checks the same files through tshark."""
+    if path not in _measured:
+        measured(path, flow["select"]["tcp.stream"])
+    record = _measured[path][flow["select"]["tcp.stream"]]
+    assert record["tcpdiag.diag.cause"] == flow["expect"]["tcpdiag.diag.cause"], record["tcpdiag.diag.summary"]
