@@ -42,11 +42,12 @@ static const char STYLE[] =
     "svg path.ece,svg line.ece{stroke:#8e44ad}svg path.cwr{fill:#1b1b1b}svg line.cwr{stroke:#1b1b1b}"
     "svg path.loss{stroke:#c00000;fill:none}svg line.loss{stroke:#c00000}"
     "svg .silence{fill:#f4c7c3}svg .run{stroke:#1f5fbf;stroke-width:6}svg .wait{stroke:#c00000;stroke-width:6}"
-    /* the time budget: Okabe and Ito's colours, told apart with colour-blindness and
-     * in grey; idle hatched grey */
+    /* the time budget: Okabe and Ito's colours, told apart with colour-blindness, and
+     * each part a step lighter or darker than the others, told apart in grey print;
+     * a stall (nothing moving) near black, idle hatched grey */
     "svg .frame{fill:none;stroke:#999}svg .part{stroke:#fff;stroke-width:1}svg .on-bar{fill:#1b1b1b}"
-    "svg .setup{fill:#56b4e9}svg .client_wait{fill:#e69f00}svg .server_wait{fill:#cc79a7}"
-    "svg .transfer{fill:#0072b2}svg rect.transfer+.on-bar{fill:#fff}svg .stall{fill:#d55e00}"
+    "svg .setup{fill:#009e73}svg .client_wait{fill:#f0e442}svg .server_wait{fill:#e69f00}"
+    "svg .transfer{fill:#0072b2}svg .stall{fill:#333}svg rect.transfer+.on-bar,svg rect.stall+.on-bar{fill:#fff}"
     "svg .idle{fill:#f2f2f2}svg .hatch{stroke:#999;stroke-width:1}"
     "@media print{body{max-width:none}}";
 
