@@ -113,7 +113,7 @@ typedef struct td_budget_segment {
     const char *words;          /* "Server wait": its field's label (field_table.c) */
     char *label;                /* on the bar where it fits: "Server wait 3.00 s", else the words */
     char *key;                  /* in the legend: "Server wait 3.00 s (93%)" */
-    char *hover;                /* its <title>: the key, then what the part counts */
+    char *hover;                /* its <title>: duration, share, then what the part counts */
 } td_budget_segment;
 
 typedef struct td_budget_bar {
