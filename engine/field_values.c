@@ -160,20 +160,25 @@ static void diag_items(const emitter *e, const td_diagnoses *d, const td_flow *f
     stall_items(e, d, flow);
 }
 
-/* Where the flow's time went, once the capture has been read (time_budget.h). */
-static void time_items(const emitter *e, const td_flow *flow)
+td_field_id td_time_part_field(td_time_part part)
 {
     static const td_field_id parts[TD_TIME_PARTS] = {
         [TD_TIME_SETUP] = TD_F_TIME_SETUP, [TD_TIME_CLIENT_WAIT] = TD_F_TIME_CLIENT_WAIT,
         [TD_TIME_SERVER_WAIT] = TD_F_TIME_SERVER_WAIT, [TD_TIME_TRANSFER] = TD_F_TIME_TRANSFER,
         [TD_TIME_STALL] = TD_F_TIME_STALL, [TD_TIME_IDLE] = TD_F_TIME_IDLE,
     };
+    return parts[part];
+}
+
+/* Where the flow's time went, once the capture has been read (time_budget.h). */
+static void time_items(const emitter *e, const td_flow *flow)
+{
     const td_time_budget *b = td_flow_time_budget(flow);
 
     time_ns(e, TD_F_TIME_DURATION, td_time_budget_duration(b));
     time_ns(e, TD_F_TIME_ACTIVE, td_time_budget_active(b));
     for (int p = 0; p < TD_TIME_PARTS; p++)
-        time_ns(e, parts[p], td_time_budget_part(b, (td_time_part)p));
+        time_ns(e, td_time_part_field((td_time_part)p), td_time_budget_part(b, (td_time_part)p));
     unum(e, TD_F_TIME_SYN_RETRANSMISSIONS, td_time_budget_syn_retransmissions(b));
     unum(e, TD_F_TIME_SYNACK_RETRANSMISSIONS, td_time_budget_synack_retransmissions(b));
     unum(e, TD_F_TIME_EXCHANGES, td_time_budget_exchanges(b));

@@ -67,6 +67,10 @@ typedef struct td_flow_fields_key {
 
 void td_flow_fields_key_of(const td_flow_view *view, const td_flow *flow, td_flow_fields_key *key);
 
+/* The field of a part of the time budget (tcpdiag.time.setup, ...): its label and
+ * description are the part's words wherever a front end names it. */
+td_field_id td_time_part_field(td_time_part part);
+
 /* The direction key td_flow_fields uses for data sent by `sender`. */
 const char *td_flow_fields_dir(const td_flow *flow, int sender);
 

@@ -1,10 +1,12 @@
 /* The report's chart model: the values to plot for a slow flow, chosen by its
- * cause, and for a host stall's timeline (svg.c draws them). */
+ * cause, for a host stall's timeline, and a flow's time budget as a bar (svg.c
+ * draws them). */
 #include "charts.h"
 
 #include "addr.h"
 #include "advice.h"
 #include "ecn.h"
+#include "field_values.h"
 #include "median.h"
 
 /* The timeline shows this many of a stalled host's flows; a note counts the rest. */
@@ -472,4 +474,76 @@ td_chart *td_chart_for_stall(const td_chart_source *src, const td_finding *findi
     g_ptr_array_free(silences, TRUE);
     g_ptr_array_free(flows, TRUE);
     return c;
+}
+
+/* A part's share as the legend reads it: whole percents, never 0% or 100% for a part
+ * that is neither all nor nothing. */
+static void share_text(double share, char *buf, size_t size)
+{
+    if (share < 0.01)
+        g_snprintf(buf, size, "<1%%");
+    else if (share > 0.99 && share < 1)
+        g_snprintf(buf, size, ">99%%");
+    else
+        g_snprintf(buf, size, "%.0f%%", share * 100);
+}
+
+/* The part's words are its field's label and description (field_table.c), so that
+ * the bar names a part as the tree, the records and docs/fields.md do. */
+static void describe_segment(td_budget_segment *seg)
+{
+    const td_field_def *field = &td_fields[td_time_part_field(seg->part)];
+    bool idle = seg->part == TD_TIME_IDLE;
+    char took[32], share[16];
+
+    td_format_duration(seg->ns, took, sizeof took);
+    share_text(seg->share, share, sizeof share);
+    seg->words = field->label;
+    seg->label = g_strdup_printf("%s %s", seg->words, took);
+    seg->key = g_strdup_printf("%s (%s)%s", seg->label, share, idle ? ", never counted as lost" : "");
+    seg->hover = g_strdup_printf("%s: %s, %s of the duration. %s%s", seg->words, took, share, field->description,
+                                 idle ? ". Idle time is never counted as lost" : "");
+}
+
+td_budget_bar *td_budget_bar_of(const td_time_budget *budget)
+{
+    td_budget_bar *bar = g_new0(td_budget_bar, 1);
+    int64_t before = 0;
+    char duration[32], active[32];
+
+    bar->segments = g_array_new(FALSE, FALSE, sizeof(td_budget_segment));
+    bar->duration_ns = td_time_budget_duration(budget);
+    bar->active_ns = td_time_budget_active(budget);
+    td_format_duration(bar->duration_ns, duration, sizeof duration);
+    td_format_duration(bar->active_ns, active, sizeof active);
+    bar->title = g_strdup_printf("Where the time went: duration %s, active %s (the parts in total, not in time "
+                                 "order)", duration, active);
+    for (int p = 0; p < TD_TIME_PARTS && bar->duration_ns > 0; p++) {
+        td_budget_segment seg = { .part = (td_time_part)p, .ns = td_time_budget_part(budget, (td_time_part)p) };
+        if (seg.ns <= 0)
+            continue;
+        /* each edge from the time before it, so that the segments tile the bar exactly */
+        seg.share = (double)seg.ns / (double)bar->duration_ns;
+        seg.x = TD_BUDGET_BAR_WIDTH * ((double)before / (double)bar->duration_ns);
+        before += seg.ns;
+        seg.width = TD_BUDGET_BAR_WIDTH * ((double)before / (double)bar->duration_ns) - seg.x;
+        describe_segment(&seg);
+        g_array_append_val(bar->segments, seg);
+    }
+    return bar;
+}
+
+void td_budget_bar_free(td_budget_bar *bar)
+{
+    if (!bar)
+        return;
+    for (guint i = 0; i < bar->segments->len; i++) {
+        td_budget_segment *seg = &g_array_index(bar->segments, td_budget_segment, i);
+        g_free(seg->label);
+        g_free(seg->key);
+        g_free(seg->hover);
+    }
+    g_array_free(bar->segments, TRUE);
+    g_free(bar->title);
+    g_free(bar);
 }

@@ -9,6 +9,7 @@
 #include "diagnosis.h"
 #include "text.h"
 #include "series.h"
+#include "time_budget.h"
 
 /* A chart draws at most this many points per line: about one per two pixels of its
  * plot. Longer series merge neighbours, keeping each group's smallest and largest
@@ -97,5 +98,31 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
 /* The timeline of a host-stall finding: the host's flows, its silence, each wait. */
 td_chart *td_chart_for_stall(const td_chart_source *src, const td_finding *finding);
 void td_chart_free(td_chart *chart);
+
+/* A flow's time budget as one horizontal bar: a segment per part that took any time,
+ * in td_time_part order (setup, client wait, server wait, transfer, stall, idle), each
+ * as wide as its share of the duration. The parts are totals, not a timeline: a
+ * flow's transfer spans sit together in one segment. */
+enum { TD_BUDGET_BAR_WIDTH = 740 };      /* the bar's width, in the writer's units */
+
+typedef struct td_budget_segment {
+    td_time_part part;
+    int64_t ns;
+    double share;               /* of the duration, 0 to 1 */
+    double x, width;            /* along the bar, 0 to TD_BUDGET_BAR_WIDTH: they tile it */
+    const char *words;          /* "Server wait": its field's label (field_table.c) */
+    char *label;                /* on the bar where it fits: "Server wait 3.00 s", else the words */
+    char *key;                  /* in the legend: "Server wait 3.00 s (93%)" */
+    char *hover;                /* its <title>: duration, share, then what the part counts */
+} td_budget_segment;
+
+typedef struct td_budget_bar {
+    GArray *segments;           /* td_budget_segment; none for a flow of no duration */
+    int64_t duration_ns, active_ns;
+    char *title;                /* "Where the time went: duration 3.21 s, active 3.21 s..." */
+} td_budget_bar;
+
+td_budget_bar *td_budget_bar_of(const td_time_budget *budget);
+void td_budget_bar_free(td_budget_bar *bar);
 
 #endif

@@ -24,12 +24,13 @@ static const char STYLE[] =
     "dl.advice{display:grid;grid-template-columns:8em 1fr;gap:.2em .8em;margin:.4em 0}"
     "dl.advice dt{color:#555}dl.advice dd{margin:0}"
     "code{background:#f1f1f1;padding:0 .25em;border-radius:3px}"
-    "figure.chart{margin:1em 0;padding:.6em;border:1px solid #ddd;border-radius:4px;break-inside:avoid}"
+    "figure.chart,figure.budget{margin:1em 0;padding:.6em;border:1px solid #ddd;border-radius:4px;"
+    "break-inside:avoid}"
     "figcaption{font-size:.92em}figcaption ul{margin:.3em 0;padding-left:1.2em;columns:2}"
     ".field{color:#777;font-size:.85em}"
     "table{border-collapse:collapse;font-size:.92em}th,td{padding:.15em .6em;text-align:left;"
     "border-bottom:1px solid #e4e4e4}td.n{text-align:right}"
-    "svg.chart{max-width:100%;height:auto;font-size:11px}"
+    "svg.chart,svg.budget{max-width:100%;height:auto;font-size:11px}"
     "svg .grid{stroke:#e6e6e6}svg .tick,svg .legend{fill:#444}svg .axis{fill:#222}"
     "svg .series{fill:none;stroke-width:1.6}svg .flight,svg line.flight{stroke:#1f5fbf}"
     "svg .low,svg line.low{stroke:#8fb3e8;stroke-width:1}svg .other,svg line.other{stroke:#2a8a2a;stroke-width:1;"
@@ -41,6 +42,13 @@ static const char STYLE[] =
     "svg path.ece,svg line.ece{stroke:#8e44ad}svg path.cwr{fill:#1b1b1b}svg line.cwr{stroke:#1b1b1b}"
     "svg path.loss{stroke:#c00000;fill:none}svg line.loss{stroke:#c00000}"
     "svg .silence{fill:#f4c7c3}svg .run{stroke:#1f5fbf;stroke-width:6}svg .wait{stroke:#c00000;stroke-width:6}"
+    /* the time budget: Okabe and Ito's colours, told apart with colour-blindness, and
+     * each part a step lighter or darker than the others, told apart in grey print;
+     * a stall (nothing moving) near black, idle hatched grey */
+    "svg .frame{fill:none;stroke:#999}svg .part{stroke:#fff;stroke-width:1}svg .on-bar{fill:#1b1b1b}"
+    "svg .setup{fill:#009e73}svg .client_wait{fill:#f0e442}svg .server_wait{fill:#e69f00}"
+    "svg .transfer{fill:#0072b2}svg .stall{fill:#333}svg rect.transfer+.on-bar,svg rect.stall+.on-bar{fill:#fff}"
+    "svg .idle{fill:#f2f2f2}svg .hatch{stroke:#999;stroke-width:1}"
     "@media print{body{max-width:none}}";
 
 static void text(GString *out, const char *s)
@@ -292,6 +300,22 @@ static void endpoints(GString *out, const td_flow *flow)
     text(out, buf);
 }
 
+/* Where the flow's time went: its time budget as a bar (charts.c, svg.c), with the
+ * exact durations as data attributes, as the figures carry theirs. */
+static void budget_figure(GString *out, const td_flow *flow)
+{
+    td_budget_bar *bar = td_budget_bar_of(td_flow_time_budget(flow));
+
+    g_string_append_printf(out, "<figure class=\"budget\" data-stream=\"%u\" data-duration-ns=\"%" PRId64 "\" "
+                           "data-active-ns=\"%" PRId64 "\">", flow->stream, bar->duration_ns, bar->active_ns);
+    td_budget_bar_svg(bar, out);
+    g_string_append_printf(out, "<figcaption><b>Stream %u</b> ", flow->stream);
+    endpoints(out, flow);
+    g_string_append(out, ": its time budget (<code>tcpdiag.time.*</code>; a part's hover text says what it "
+                         "counts).</figcaption></figure>");
+    td_budget_bar_free(bar);
+}
+
 static void flow_chart(GString *out, const td_html_capture *c, const td_flow *flow)
 {
     const td_diagnosis *diag = td_diagnosis_of(c->diagnoses, flow);
@@ -319,6 +343,7 @@ static void flow_chart(GString *out, const td_html_capture *c, const td_flow *fl
     figure_list(out, c, flow, diag);
     g_string_append(out, "</figcaption></figure>");
     td_chart_free(chart);
+    budget_figure(out, flow);
 }
 
 static gint by_lost(gconstpointer a, gconstpointer b, gpointer d)
@@ -329,40 +354,53 @@ static gint by_lost(gconstpointer a, gconstpointer b, gpointer d)
     return x == y ? 0 : x < y ? 1 : -1;
 }
 
+/* A host stall's chart: the timeline of the host's flows, with the figures of the
+ * flow that lost most. */
+static void stall_timeline(GString *out, const td_html_capture *c, const td_finding *f)
+{
+    td_chart_source src = { c->engine, c->diagnoses, c->series };
+    td_chart *chart = td_chart_for_stall(&src, f);
+
+    g_string_append(out, "<figure class=\"chart\" data-cause=\"host-stall\">");
+    td_chart_svg(chart, out);
+    g_string_append(out, "<figcaption>");
+    text(out, chart->title);
+    g_string_append_printf(out, ". Red: each flow's wait, which includes its retransmission backoff after the "
+                                "host came back. The figures of stream %u, which lost most:", f->worst->stream);
+    figure_list(out, c, f->worst, td_diagnosis_of(c->diagnoses, f->worst));
+    g_string_append(out, "</figcaption></figure>");
+    td_chart_free(chart);
+}
+
+/* The finding's charts, the flows that lost most first, each with its time budget: a
+ * host stall's flows share one timeline, and each has its bar under it. */
 static void finding_charts(GString *out, const td_html_capture *c, const td_finding *f, unsigned *charts_left)
 {
-    GPtrArray *flows = g_ptr_array_new();
+    GPtrArray *flows;
     guint n = f->flows->len, drawn = 0;
+    bool stall = f->cause == TD_CAUSE_HOST_STALL;
 
     if (!*charts_left) {
         g_string_append_printf(out, "<p>No chart: the report draws %d a capture, for the findings that lost most.</p>",
                                TD_HTML_CHARTS_PER_CAPTURE);
-        g_ptr_array_free(flows, TRUE);
         return;
     }
-    if (f->cause == TD_CAUSE_HOST_STALL) {
-        td_chart_source src = { c->engine, c->diagnoses, c->series };
-        td_chart *chart = td_chart_for_stall(&src, f);
-        g_string_append(out, "<figure class=\"chart\" data-cause=\"host-stall\">");
-        td_chart_svg(chart, out);
-        g_string_append(out, "<figcaption>");
-        text(out, chart->title);
-        g_string_append_printf(out, ". Red: each flow's wait, which includes its retransmission backoff after the "
-                                    "host came back. The figures of stream %u, which lost most:", f->worst->stream);
-        figure_list(out, c, f->worst, td_diagnosis_of(c->diagnoses, f->worst));
-        g_string_append(out, "</figcaption></figure>");
-        td_chart_free(chart);
-        g_ptr_array_free(flows, TRUE);
-        (*charts_left)--;
-        return;
-    }
+    flows = g_ptr_array_new();
     for (guint i = 0; i < n; i++)
         g_ptr_array_add(flows, g_ptr_array_index(f->flows, i));
     g_ptr_array_sort_with_data(flows, by_lost, (gpointer)c->diagnoses);
-    for (; drawn < n && drawn < TD_HTML_CHARTS_PER_FINDING && *charts_left; drawn++, (*charts_left)--)
-        flow_chart(out, c, g_ptr_array_index(flows, drawn));
+    if (stall) {
+        stall_timeline(out, c, f);
+        (*charts_left)--;
+        for (; drawn < n && drawn < TD_HTML_CHARTS_PER_FINDING; drawn++)
+            budget_figure(out, g_ptr_array_index(flows, drawn));
+    } else {
+        for (; drawn < n && drawn < TD_HTML_CHARTS_PER_FINDING && *charts_left; drawn++, (*charts_left)--)
+            flow_chart(out, c, g_ptr_array_index(flows, drawn));
+    }
     if (n > drawn) {
-        g_string_append_printf(out, "<p>%u more flows of this finding, without a chart:", n - drawn);
+        g_string_append_printf(out, "<p>%u more flows of this finding, without a %s:", n - drawn,
+                               stall ? "time budget bar" : "chart");
         for (guint i = drawn; i < n; i++)
             g_string_append_printf(out, " %u", ((const td_flow *)g_ptr_array_index(flows, i))->stream);
         g_string_append(out, " (tcp.stream).</p>");

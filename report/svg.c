@@ -1,5 +1,5 @@
 /* A chart model (charts.h) drawn as an inline SVG element: axes, lines, levels,
- * marks, timeline rows and the legend, in a fixed geometry. */
+ * marks, timeline rows and the legend, in a fixed geometry; and a time budget bar. */
 #include "svg.h"
 
 #include <math.h>
@@ -9,6 +9,12 @@
 
 /* The drawing's geometry, in SVG user units (CSS pixels at 100 %). */
 enum { WIDTH = 760, HEIGHT = 300, LEFT = 70, RIGHT = 20, TOP = 20, BOTTOM = 40, ROW_HEIGHT = 18, LEGEND_ROW = 16 };
+/* About how wide a character of the charts' 11 px text is, in user units. */
+enum { CHAR_WIDTH = 6 };
+/* The budget bar's: the title above, the bar, a legend of three columns below, and
+ * idle time's hatching (a line every HATCH user units). */
+enum { BAR_LEFT = (WIDTH - TD_BUDGET_BAR_WIDTH) / 2, BAR_TOP = 22, BAR_HEIGHT = 26,
+       BAR_LEGEND_TOP = BAR_TOP + BAR_HEIGHT + 8, BAR_COLUMNS = 3, SWATCH = 12, HATCH = 5 };
 
 /* A step of 1, 2 or 5 times a power of ten that cuts span into about five. */
 static double nice_step(double span)
@@ -161,7 +167,7 @@ static unsigned legend_columns(const td_chart *c)
         longest = MAX(longest, strlen(g_array_index(c->lines, td_chart_line, i).label));
     for (guint i = 0; i < c->levels->len; i++)
         longest = MAX(longest, strlen(g_array_index(c->levels, td_chart_level, i).label));
-    return (longest + 4) * 6 < (WIDTH - LEFT - RIGHT) / 2 ? 2 : 1;
+    return (longest + 4) * CHAR_WIDTH < (WIDTH - LEFT - RIGHT) / 2 ? 2 : 1;
 }
 
 static void legend_entry(GString *out, unsigned *n, unsigned columns, const char *cls, const char *label)
@@ -278,18 +284,94 @@ static void draw_timeline(const td_chart *c, GString *out)
     }
 }
 
+/* The <svg> element's opening, with its title (what a reader's screen reader says). */
+static void svg_open(GString *out, const char *cls, double height, const char *title)
+{
+    g_string_append_printf(out, "<svg class=\"%s\" viewBox=\"0 0 %d %.0f\" width=\"%d\" height=\"%.0f\" "
+                           "role=\"img\"><title>", cls, WIDTH, height, WIDTH, height);
+    td_html_escape(out, title);
+    g_string_append(out, "</title>");
+}
+
 void td_chart_svg(const td_chart *c, GString *out)
 {
     double height = c->kind == TD_CHART_TIMELINE ? TOP + (double)c->rows->len * ROW_HEIGHT + BOTTOM
                                                  : HEIGHT + (double)legend_rows(c) * LEGEND_ROW;
 
-    g_string_append_printf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %.0f\" width=\"%d\" height=\"%.0f\" "
-                           "role=\"img\"><title>", WIDTH, height, WIDTH, height);
-    td_html_escape(out, c->title);
-    g_string_append(out, "</title>");
+    svg_open(out, "chart", height, c->title);
     if (c->kind == TD_CHART_TIMELINE)
         draw_timeline(c, out);
     else
         draw_xy(c, out);
+    g_string_append(out, "</svg>");
+}
+
+static void text_at(GString *out, const char *cls, double x, double y, const char *anchor, const char *s)
+{
+    g_string_append_printf(out, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", cls, x, y, anchor);
+    td_html_escape(out, s);
+    g_string_append(out, "</text>");
+}
+
+/* Diagonal lines across a rectangle, cut at its sides: each runs from (t, y + h) up
+ * to (t + h, y), the part of it inside [x, x + w]. */
+static void hatch(GString *out, double x, double y, double w, double h)
+{
+    g_string_append(out, "<path class=\"hatch\" d=\"");
+    for (double t = x - h + HATCH / 2.0; t < x + w; t += HATCH) {
+        double s0 = MAX(0, x - t), s1 = MIN(h, x + w - t);
+        if (s1 > s0)
+            g_string_append_printf(out, "M%.1f %.1fL%.1f %.1f", t + s0, y + h - s0, t + s1, y + h - s1);
+    }
+    g_string_append(out, "\"/>");
+}
+
+/* A stretch of the bar, or a part's key in the legend: its part's colour (the CSS of
+ * html.c, by td_time_part_name), idle time hatched grey so that it reads as nobody's
+ * wait, in print and without colour too. */
+static void part_rect(GString *out, td_time_part part, double x, double y, double w, double h)
+{
+    g_string_append_printf(out, "<rect class=\"part %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+                           td_time_part_name(part), x, y, w, h);
+    if (part == TD_TIME_IDLE)
+        hatch(out, x, y, w, h);
+}
+
+/* What fits on a segment, a character's margin each side: its label, else its
+ * words alone, else nothing (the legend names every part). */
+static const char *fitting(const td_budget_segment *seg, double width)
+{
+    if ((double)(strlen(seg->label) + 2) * CHAR_WIDTH <= width)
+        return seg->label;
+    if ((double)(strlen(seg->words) + 2) * CHAR_WIDTH <= width)
+        return seg->words;
+    return NULL;
+}
+
+void td_budget_bar_svg(const td_budget_bar *bar, GString *out)
+{
+    guint n = bar->segments->len, rows = (n + BAR_COLUMNS - 1) / BAR_COLUMNS;
+    double column = (double)TD_BUDGET_BAR_WIDTH / BAR_COLUMNS;
+
+    svg_open(out, "budget", BAR_LEGEND_TOP + (double)rows * LEGEND_ROW + 4, bar->title);
+    text_at(out, "axis", BAR_LEFT, BAR_TOP - 8, "start", bar->title);
+    g_string_append_printf(out, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>",
+                           BAR_LEFT, BAR_TOP, TD_BUDGET_BAR_WIDTH, BAR_HEIGHT);
+    for (guint i = 0; i < n; i++) {
+        const td_budget_segment *seg = &g_array_index(bar->segments, td_budget_segment, i);
+        const char *on_bar;
+        double x = BAR_LEFT + seg->x, lx = BAR_LEFT + (i % BAR_COLUMNS) * column;
+        double ly = BAR_LEGEND_TOP + (double)(i / BAR_COLUMNS) * LEGEND_ROW;
+        g_string_append_printf(out, "<g class=\"segment\" data-part=\"%s\" data-ns=\"%" G_GINT64_FORMAT "\"><title>",
+                               td_time_part_name(seg->part), seg->ns);
+        td_html_escape(out, seg->hover);
+        g_string_append(out, "</title>");
+        part_rect(out, seg->part, x, BAR_TOP, seg->width, BAR_HEIGHT);
+        if ((on_bar = fitting(seg, seg->width)))
+            text_at(out, "on-bar", x + seg->width / 2, BAR_TOP + BAR_HEIGHT / 2.0 + 4, "middle", on_bar);
+        g_string_append(out, "</g>");
+        part_rect(out, seg->part, lx, ly, SWATCH, SWATCH - 2);
+        text_at(out, "legend", lx + SWATCH + 4, ly + 9, "start", seg->key);
+    }
     g_string_append(out, "</svg>");
 }

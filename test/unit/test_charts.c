@@ -1,7 +1,8 @@
 /* The HTML report's charts against the engine's per-round data, on simulated
  * downloads whose round trips are known by construction: the illumos plateau at
  * 5 x MSS under a 1 MB window, and a window collapsing to 2 segments under marks;
- * the history's bounds and decimation; the escaping of hostile text. */
+ * the history's bounds and decimation; the time budget bar of budgets built by
+ * hand; the escaping of hostile text. */
 #include <glib.h>
 #include <string.h>
 #include "charts.h"
@@ -384,6 +385,100 @@ static void test_svg_timeline(void)
     td_chart_free(c);
 }
 
+static const td_budget_segment *segment_of(const td_budget_bar *bar, guint i)
+{
+    return &g_array_index(bar->segments, td_budget_segment, i);
+}
+
+/* A flow of 6.001 s: a 0.5 s handshake, the server thinking 3 s, 1.5 s of transfer,
+ * a 1 ms stall and 1 s idle before its FIN; no client wait. */
+static void test_budget_bar_shares(void)
+{
+    static const int64_t ms = 1000000;
+    static const td_time_part parts[] = { TD_TIME_SETUP, TD_TIME_SERVER_WAIT, TD_TIME_TRANSFER, TD_TIME_STALL,
+                                          TD_TIME_IDLE };
+    static const int64_t took[] = { 500 * ms, 3000 * ms, 1500 * ms, 1 * ms, 1000 * ms };
+    td_time_budget b = { 0 };
+    td_budget_bar *bar;
+    double x = 0;
+
+    for (guint i = 0; i < G_N_ELEMENTS(parts); i++)
+        b.part_ns[parts[i]] = took[i];
+    bar = td_budget_bar_of(&b);
+    g_assert_cmpint(bar->duration_ns, ==, 6001 * ms);
+    g_assert_cmpint(bar->active_ns, ==, 5001 * ms);
+    g_assert_nonnull(strstr(bar->title, "duration 6.00 s, active 5.00 s"));
+    /* a segment per part that took time, in the budget's order: no client wait */
+    g_assert_cmpuint(bar->segments->len, ==, G_N_ELEMENTS(parts));
+    for (guint i = 0; i < bar->segments->len; i++) {
+        const td_budget_segment *seg = segment_of(bar, i);
+        g_assert_cmpint(seg->part, ==, parts[i]);
+        g_assert_cmpint(seg->ns, ==, took[i]);
+        g_assert_cmpfloat_with_epsilon(seg->share, took[i] / (6001.0 * ms), 1e-12);
+        /* proportional, each starting where the one before ended */
+        g_assert_cmpfloat_with_epsilon(seg->width, TD_BUDGET_BAR_WIDTH * took[i] / (6001.0 * ms), 1e-9);
+        g_assert_cmpfloat_with_epsilon(seg->x, x, 1e-9);
+        x += seg->width;
+    }
+    g_assert_cmpfloat_with_epsilon(x, TD_BUDGET_BAR_WIDTH, 1e-9);
+    g_assert_cmpfloat_with_epsilon(segment_of(bar, 1)->width, 2 * segment_of(bar, 2)->width, 1e-9);
+    /* the field table's words, the project's durations */
+    g_assert_cmpstr(segment_of(bar, 1)->label, ==, "Server wait 3.00 s");
+    g_assert_cmpstr(segment_of(bar, 1)->key, ==, "Server wait 3.00 s (50%)");
+    g_assert_cmpstr(segment_of(bar, 3)->label, ==, "Stall 1.000 ms");
+    g_assert_cmpstr(segment_of(bar, 3)->key, ==, "Stall 1.000 ms (<1%)");
+    g_assert_cmpstr(segment_of(bar, 4)->key, ==, "Idle 1.00 s (17%), never counted as lost");
+    g_assert_true(g_str_has_prefix(segment_of(bar, 1)->hover, "Server wait: 3.00 s, 50% of the duration. The server"));
+    td_budget_bar_free(bar);
+}
+
+/* A flow of one packet has no duration: an empty bar, nothing divided by 0. */
+static void test_budget_bar_empty(void)
+{
+    td_time_budget b = { 0 };
+    td_budget_bar *bar = td_budget_bar_of(&b);
+    GString *svg = g_string_new("");
+
+    g_assert_cmpint(bar->duration_ns, ==, 0);
+    g_assert_cmpuint(bar->segments->len, ==, 0);
+    g_assert_nonnull(strstr(bar->title, "duration 0.000 ms, active 0.000 ms"));
+    td_budget_bar_svg(bar, svg);
+    g_assert_true(g_str_has_prefix(svg->str, "<svg class=\"budget\""));
+    g_assert_null(strstr(svg->str, "nan"));
+    g_assert_null(strstr(svg->str, "inf"));
+    g_assert_cmpuint(count_of(svg->str, "<g class=\"segment\""), ==, 0);
+    g_string_free(svg, TRUE);
+    td_budget_bar_free(bar);
+}
+
+/* The bar as SVG: a group per segment carrying its part and exact ns, its hover text;
+ * a label where it fits (the 1 ms stall is a fraction of a unit wide); idle hatched. */
+static void test_budget_bar_svg(void)
+{
+    td_time_budget b = { 0 };
+    td_budget_bar *bar;
+    GString *svg = g_string_new("");
+
+    b.part_ns[TD_TIME_TRANSFER] = 4000000000;
+    b.part_ns[TD_TIME_STALL] = 1000000;
+    b.part_ns[TD_TIME_IDLE] = 2000000000;
+    bar = td_budget_bar_of(&b);
+    td_budget_bar_svg(bar, svg);
+    g_assert_true(g_str_has_suffix(svg->str, "</svg>"));
+    g_assert_cmpuint(count_of(svg->str, "<g class=\"segment\""), ==, 3);
+    g_assert_nonnull(strstr(svg->str, "<g class=\"segment\" data-part=\"transfer\" data-ns=\"4000000000\"><title>"
+                                      "Transfer: 4.00 s, 67% of the duration."));
+    g_assert_nonnull(strstr(svg->str, "data-part=\"stall\" data-ns=\"1000000\""));
+    g_assert_nonnull(strstr(svg->str, "data-part=\"idle\" data-ns=\"2000000000\""));
+    g_assert_nonnull(strstr(svg->str, ">Transfer 4.00 s</text>"));
+    g_assert_nonnull(strstr(svg->str, ">Idle 2.00 s</text>"));
+    g_assert_cmpuint(count_of(svg->str, "class=\"on-bar\""), ==, 2);      /* none on the stall */
+    g_assert_cmpuint(count_of(svg->str, "<path class=\"hatch\""), ==, 2);  /* the idle segment and its key */
+    g_assert_cmpuint(count_of(svg->str, "class=\"legend\""), ==, 3);
+    g_string_free(svg, TRUE);
+    td_budget_bar_free(bar);
+}
+
 static void test_escape(void)
 {
     GString *out = g_string_new("");
@@ -405,6 +500,9 @@ int main(int argc, char **argv)
     g_test_add_func("/report/no-history-when-off", test_no_history_when_off);
     g_test_add_func("/report/series-decimation", test_series_decimation);
     g_test_add_func("/report/svg-timeline", test_svg_timeline);
+    g_test_add_func("/report/budget-bar-shares", test_budget_bar_shares);
+    g_test_add_func("/report/budget-bar-empty", test_budget_bar_empty);
+    g_test_add_func("/report/budget-bar-svg", test_budget_bar_svg);
     g_test_add_func("/report/escape", test_escape);
     return g_test_run();
 }
