@@ -246,11 +246,19 @@ static bool offload_capped(const flow_facts *x)
 }
 
 /* The window held the flight flat: a window that autotuning kept growing, which
- * the flight met now and then on its way up, held nothing. */
-static bool receive_window(const flow_facts *x)
+ * the flight met now and then on its way up, held nothing. A transfer too short for a
+ * plateau is held when its flight filled the largest window ever offered: a window
+ * that never outgrew the flight (a fixed SO_RCVBUF), where autotuning offers ahead. */
+static bool receive_window(const td_config *cfg, const flow_facts *x)
 {
     const td_plateau *p = td_flight_plateau(x->f);
-    return x->limit == TD_LIMIT_RWND && p && p->limit == TD_LIMIT_RWND;
+    const td_flight *f = x->f;
+
+    if (x->limit != TD_LIMIT_RWND)
+        return false;
+    if (p && p->limit == TD_LIMIT_RWND)
+        return true;
+    return f->rounds < cfg->flight.plateau_min_rounds && f->max_window && f->max_flight >= f->max_window;
 }
 
 /* ---------------------------------------------------------------- the time budget */
@@ -330,7 +338,7 @@ static unsigned budget_causes(const td_config *cfg, const td_flow *flow, const f
     else if (dominates(cfg, flow, silence_ns(b)))
         causes |= 1u << TD_CAUSE_RETRANSMISSION_TIMEOUT;
     if (b->zero_windows && (dominates(cfg, flow, b->zero_window_ns) || (x->f && !x->f->unknown_reason &&
-                                                                         receive_window(x))))
+                                                                         receive_window(cfg, x))))
         causes |= 1u << TD_CAUSE_ZERO_WINDOW;
     if (dominates(cfg, flow, b->answer_wait_ns[TD_SPAN_SERVER_WAIT]))
         causes |= 1u << TD_CAUSE_SERVER_DELAY;
@@ -356,7 +364,7 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
         return causes;
     if (td_cc_collapsed(&x->f->cc, &cfg->flight))
         causes |= 1u << TD_CAUSE_WINDOW_COLLAPSE;
-    if (receive_window(x))
+    if (receive_window(cfg, x))
         causes |= 1u << TD_CAUSE_RECEIVE_WINDOW;
     if (x->limit == TD_LIMIT_SENDER)
         causes |= 1u << TD_CAUSE_SENDER_LIMITED;

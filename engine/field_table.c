@@ -390,6 +390,12 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "SYN-ACK retransmissions", "SYN-ACKs the server sent after its first", FLOW(FLOW, PLAIN) },
     [TD_F_TIME_EXCHANGES] = { "tcpdiag.time.exchanges", TD_TYPE_UINT32, "Exchanges",
         "Requests answered: the server's new data after the client's", FLOW(FLOW, PLAIN) },
+    [TD_F_TIME_CLIENT_DELAY] = { "tcpdiag.time.client_delay", TD_TYPE_DURATION, "Client delay",
+        "Of the client's wait, the time it owed an answer (the handshake's end or a reply to its next "
+        "request): what client-delay reads", FLOW(FLOW, DURATION) },
+    [TD_F_TIME_SERVER_DELAY] = { "tcpdiag.time.server_delay", TD_TYPE_DURATION, "Server delay",
+        "Of the server's wait, the time it owed an answer (a request, or the handshake's end, to its first "
+        "byte of reply): what server-delay reads", FLOW(FLOW, DURATION) },
 };
 
 td_field_kind td_field_kind_of(td_field_type type)

@@ -182,6 +182,8 @@ static void time_items(const emitter *e, const td_flow *flow)
     unum(e, TD_F_TIME_SYN_RETRANSMISSIONS, td_time_budget_syn_retransmissions(b));
     unum(e, TD_F_TIME_SYNACK_RETRANSMISSIONS, td_time_budget_synack_retransmissions(b));
     unum(e, TD_F_TIME_EXCHANGES, td_time_budget_exchanges(b));
+    time_ns(e, TD_F_TIME_CLIENT_DELAY, b->answer_wait_ns[TD_SPAN_CLIENT_WAIT]);
+    time_ns(e, TD_F_TIME_SERVER_DELAY, b->answer_wait_ns[TD_SPAN_SERVER_WAIT]);
 }
 
 /* Roles, addresses and handshake timing are final from the handshake on; the

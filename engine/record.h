@@ -83,6 +83,8 @@ typedef struct td_record {
     bool     has_window;     /* false when the capture cut the header before it */
     uint32_t payload_len;
     bool     payload_from_ip; /* the record was cut below the IP length, which gave payload_len */
+    bool     has_ip_id;      /* IPv4: ip_id is the header's identification */
+    uint16_t ip_id;
     td_tcp_options options;
 } td_record;
 

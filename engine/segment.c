@@ -46,6 +46,8 @@ void td_segment_lengths(td_record *rec, const uint8_t *ip, int64_t tcp_offset, u
         if (rec->src.len == 4) {
             rec->ip_ecn = ip[1] & 3;
             ip_len = ip[2] << 8 | ip[3];
+            rec->ip_id = (uint16_t)(ip[4] << 8 | ip[5]);
+            rec->has_ip_id = true;
             rec->ip_len_zero = ip_len == 0;
         } else {
             rec->ip_ecn = (ip[1] >> 4) & 3;

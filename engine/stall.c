@@ -146,6 +146,7 @@ static void note_sent(td_silence *me, td_silence *peer, const td_record *rec)
         me->last_sent_ns = t;
     me->sent_any = true;
     me->owed_since_ns = -1;
+    me->owes_synack = false;
     if (!(rec->tcp_flags & TD_TH_SYN))
         me->past_syn = true;
     /* Payload answers the peer's: the peer's turn is over, and its next payload
@@ -159,8 +160,10 @@ static void note_sent(td_silence *me, td_silence *peer, const td_record *rec)
         me->sent_data = true;
         peer->sent_data = false;
     }
-    if ((rec->payload_len || (rec->tcp_flags & (TD_TH_SYN | TD_TH_FIN))) && peer->owed_since_ns < 0)
+    if ((rec->payload_len || (rec->tcp_flags & (TD_TH_SYN | TD_TH_FIN))) && peer->owed_since_ns < 0) {
         peer->owed_since_ns = t;
+        peer->owes_synack = (rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK)) == TD_TH_SYN;
+    }
 }
 
 /* A wait that began inside the host's latest silence and lasted to its end (or
@@ -177,14 +180,15 @@ static bool asked_inside_last_gap(const host_state *h, int64_t since, int64_t t)
     return since > g->start_ns && since < g->end_ns && t >= g->end_ns;
 }
 
-/* A flow waits on the host itself once the host holds its connection. A host that
- * has answered only with SYN-ACKs may hold no connection at all (a SYN cookie, an
- * accept queue full): the client's request then waits on the listener, which
- * drops it while the host serves its other flows; that is no host stall. A SYN not
- * answered at all still waits on the host. */
+/* A flow waits on the host itself once the capture shows the host holding its
+ * connection (a packet without SYN), or when the host owes a SYN its SYN-ACK. A host
+ * that has answered only with SYN-ACKs may hold no connection at all (a SYN cookie,
+ * an accept queue full): the client's request then waits on the listener, which
+ * drops it while the host serves its other flows; that is no host stall. Nor is a
+ * request on a flow captured mid-way that the host never spoke on. */
 static bool waits_on_host(const td_silence *host)
 {
-    return host->past_syn || !host->sent_any;
+    return host->past_syn || host->owes_synack;
 }
 
 void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, int sender,

@@ -37,6 +37,7 @@ typedef struct td_silence {
     bool    sent_any_data;
     bool    past_syn;       /* this endpoint has sent a packet without SYN: it holds the
                                connection, not only its listener */
+    bool    owes_synack;    /* the peer's SYN is what it has not answered */
 } td_silence;
 
 void td_silence_init(td_silence silence[2]);

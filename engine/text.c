@@ -25,14 +25,17 @@ static const char *role_of(const td_flow *flow, int endpoint)
     return endpoint == flow->client ? "client" : "server";
 }
 
-/* Whose finding it is: the client for what its connections met on the path, the
- * stalled host, the side that left window scaling out, the receiver of a held
- * window, and the sender for everything it does itself. */
+/* Whose finding it is: the client for what its connections met on the path and for
+ * its own waits, the stalled host, the side that left window scaling out, the
+ * receiver of a held or closed window, the peer that went away, the server for what
+ * its connections met there (its listen queue, its think time, its losses, its
+ * distance), and the sender for everything it does itself. */
 static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const td_diagnosis *diag,
                              const char **role)
 {
     const td_stalls *stalls = td_engine_stalls(td_diagnoses_engine(d));
     td_options_audit audit;
+    unsigned retransmissions;
     int endpoint = diag->sender;
 
     switch ((td_cause)diag->cause) {
@@ -47,7 +50,21 @@ static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const t
         endpoint = (audit.left_out_by_client & TD_OPT_WSCALE) ? flow->client : td_flow_server(flow);
         break;
     case TD_CAUSE_RECEIVE_WINDOW:
-        endpoint = 1 - diag->sender;
+    case TD_CAUSE_ZERO_WINDOW:
+        endpoint = diag->sender < 0 ? -1 : 1 - diag->sender;
+        break;
+    case TD_CAUSE_DEAD_PEER:
+        endpoint = td_time_budget_unanswered(td_flow_time_budget(flow), &retransmissions);
+        endpoint = endpoint < 0 ? -1 : 1 - endpoint;
+        break;
+    case TD_CAUSE_CLIENT_DELAY:
+        endpoint = flow->client;
+        break;
+    case TD_CAUSE_HANDSHAKE_RETRY:
+    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
+    case TD_CAUSE_SERVER_DELAY:
+    case TD_CAUSE_ROUND_TRIP_BOUND:
+        endpoint = td_flow_roles_known(flow) ? td_flow_server(flow) : diag->sender;
         break;
     default:
         if (ecn_cause(diag, flow))
@@ -135,8 +152,10 @@ void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, cons
                                f->cause == TD_CAUSE_APP_LIMITED ? "for one of them" : "the one that lost most");
     g_string_append(out, text);
     td_advice_cost(worst, cost, sizeof cost);
+    /* a part of the flow's own time (no reference) is lost; a slowdown is what it was */
     if (worst->slowdown > 0)
-        g_string_append_printf(out, "; %s %s", n > 1 ? "it was" : "that flow was", cost);
+        g_string_append_printf(out, "; %s %s %s", n > 1 ? "it" : "that flow",
+                               worst->reference == TD_REF_NONE ? "lost" : "was", cost);
     g_string_append_c(out, '.');
 }
 

@@ -182,11 +182,51 @@ static void charge_stall(td_time_budget *b)
     charge_open(b, TD_TIME_STALL);
 }
 
-/* New payload from `sender`: its data going on, or its application taking its turn. */
+/* Its IPv4 identification after the sender's packet: in order (the next number), or a
+ * small gap, the packets it sent in between that the capture never saw. A host that
+ * numbers per connection (Linux) keeps nearly every step in order; one with a global
+ * counter (Windows) or random numbers (macOS) does not, and then gaps say nothing. A
+ * super-packet (GRO at a receiver) spends several numbers: out of order, which only
+ * makes the rule more cautious. */
+static void note_ip_id(td_time_side *s, const td_record *rec)
+{
+    enum { MAX_GAP = 16 };
+    uint16_t step;
+
+    s->ids_skipped = 0;
+    if (!rec->has_ip_id)
+        return;
+    step = (uint16_t)(rec->ip_id - s->next_id);
+    if (s->id_known) {
+        if (!step && s->ids_in_order < UINT16_MAX)
+            s->ids_in_order++;
+        else if (step && s->ids_out_of_order < UINT16_MAX)
+            s->ids_out_of_order++;
+        if (step && step < MAX_GAP)
+            s->ids_skipped = (uint8_t)step;
+    }
+    s->next_id = (uint16_t)(rec->ip_id + 1);
+    s->id_known = true;
+}
+
+/* The sender's latest packet came after packets it sent that never reached the
+ * capture point: numbered in order at least 8 times in 9, and a gap right before. */
+static bool unseen_sends(const td_time_side *s)
+{
+    enum { MIN_IN_ORDER = 8 };
+    return s->ids_skipped && s->ids_in_order >= MIN_IN_ORDER && s->ids_out_of_order * 8u <= s->ids_in_order;
+}
+
+/* New payload from `sender`: its data going on, or its application taking its turn;
+ * or, when its packets numbered in order skip some right before it, the end of a
+ * silence in which what it sent was lost before the capture point (near the
+ * receiver, a lost tail's timeout reads so, not as the sender's wait). */
 static void new_data(td_time_budget *b, int sender, int client, const td_handshake *hs, int64_t t)
 {
     if (outstanding(&b->side[sender]))
         charge_open(b, TD_TIME_TRANSFER);
+    else if (unseen_sends(&b->side[sender]))
+        charge_stall(b);
     else
         charge_turn(b, sender, client, hs, t, sender == client ? TD_TIME_CLIENT_WAIT : TD_TIME_SERVER_WAIT);
     if (sender != client && b->last_data_sender >= 0 && b->last_data_sender == client)
@@ -260,6 +300,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         me->hi = me->acked = rec->seq;
         me->seq_known = true;
     }
+    note_ip_id(me, rec);
     if (rec->tcp_flags & TD_TH_SYN) {
         count_handshake(b, rec);
         retransmission(b, sender, rec->time_ns);

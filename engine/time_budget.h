@@ -37,10 +37,12 @@
  * halves at the capture point (capture point ↔ server, capture point ↔ client), so
  * the waits are the applications' own at every vantage: near the server the
  * server_wait is the gap it sees, near the client the gap less the path's round
- * trip. Not separable: near the receiver, a lost last segment (its silence ended by
- * a retransmission the receiver sees as new data) reads as the sender's wait, and a
- * peer that vanished reads as idle before the survivor's FIN (only the sender's side
- * sees the unanswered retransmissions). Without the handshake no round trip is
+ * trip. Near the receiver a lost last segment's silence ends with a retransmission
+ * the receiver sees as new data; it is a stall only when the sender numbers its IPv4
+ * packets one by one (Linux, per connection) and skipped the numbers of the packets
+ * lost, else it reads as the sender's wait. Not separable: a peer that vanished
+ * reads as idle before the survivor's FIN (only the sender's side sees the
+ * unanswered retransmissions). Without the handshake no round trip is
  * known: the waits then hold the capture point's round trips too, and the roles are
  * guessed from the ports (the lower port is the server's). */
 #ifndef TCPDIAG_TIME_BUDGET_H
@@ -74,6 +76,13 @@ typedef struct td_time_side {
     bool     zero_window;   /* its latest window was 0 */
     bool     sent_data, sent_fin;
     bool     fin_retransmitted;
+    /* Its IPv4 identifications: a sender that numbers its packets one by one (Linux
+       does per connection) shows, by a gap, packets it sent that the capture never
+       saw. */
+    bool     id_known;
+    uint16_t next_id;       /* the identification its next packet would carry */
+    uint16_t ids_in_order, ids_out_of_order;
+    uint8_t  ids_skipped;   /* before its latest packet; 0 none */
 } td_time_side;
 
 /* The waits and stalls whose longest span the budget remembers, with the frame that

@@ -325,6 +325,7 @@ static const char *cause_title(td_cause cause)
         return "Flight per round trip, with CE marks, ECN echoes, CWRs and losses";
     case TD_CAUSE_PATH_LOSS:         return "Flight per round trip and losses";
     case TD_CAUSE_SENDER_LIMITED:
+    case TD_CAUSE_ZERO_WINDOW:
     case TD_CAUSE_RECEIVE_WINDOW:    return "Flight per round trip against the receive window";
     case TD_CAUSE_MISSING_OPTIONS:
         return "Window used against the 64 KiB ceiling; window scaling lets it grow past, as far as the "
@@ -332,6 +333,23 @@ static const char *cause_title(td_cause cause)
     case TD_CAUSE_OFFLOAD_CAPPED:    return "Segment size over time";
     case TD_CAUSE_APP_LIMITED:       return "Flight per round trip: the gaps are the application's";
     default:                         return "Flight per round trip";
+    }
+}
+
+/* Causes read from the flow's time budget: their evidence is where the time went
+ * (the budget bar), not the flight, which for a wait or a silence is flat or empty. */
+static bool told_by_budget(td_cause cause)
+{
+    switch (cause) {
+    case TD_CAUSE_HANDSHAKE_RETRY:
+    case TD_CAUSE_DEAD_PEER:
+    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
+    case TD_CAUSE_SERVER_DELAY:
+    case TD_CAUSE_CLIENT_DELAY:
+    case TD_CAUSE_ROUND_TRIP_BOUND:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -353,6 +371,10 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
     *why = NULL;
     if (cause == TD_CAUSE_ECN_BLACKHOLE) {
         *why = "no chart: the evidence is the handshake (the SYNs with ECN setup dropped, the retry without)";
+        return NULL;
+    }
+    if (told_by_budget(cause)) {
+        *why = "no chart: the evidence is where the time went (the time budget below)";
         return NULL;
     }
     if (!ds) {
@@ -384,6 +406,7 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
         congestion_chart(c, src, flow, sender, groups, cause);
         break;
     case TD_CAUSE_SENDER_LIMITED:
+    case TD_CAUSE_ZERO_WINDOW:
     case TD_CAUSE_RECEIVE_WINDOW:
         plateau_chart(c, flow, f, groups);
         break;

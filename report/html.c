@@ -234,8 +234,8 @@ static const shown_figure APP_FIGURES[] = {
 };
 
 static const shown_figure TIME_FIGURES[] = {
-    { TD_F_TIME_ACTIVE, NULL }, { TD_F_TIME_SETUP, NULL }, { TD_F_TIME_CLIENT_WAIT, NULL },
-    { TD_F_TIME_SERVER_WAIT, NULL }, { TD_F_TIME_STALL, NULL }, { TD_F_TIME_SYN_RETRANSMISSIONS, NULL },
+    { TD_F_TIME_ACTIVE, NULL }, { TD_F_TIME_SETUP, NULL }, { TD_F_TIME_CLIENT_DELAY, NULL },
+    { TD_F_TIME_SERVER_DELAY, NULL }, { TD_F_TIME_STALL, NULL }, { TD_F_TIME_SYN_RETRANSMISSIONS, NULL },
 };
 
 static const shown_figure *cause_figures(td_cause cause, size_t *n)

@@ -350,7 +350,6 @@ def test_budget_bars_equal_the_fields(budget_reports, capture):
         assert all(by_class(g, "path", "hatch") for g in idle)
 
 
-@pytest.mark.xfail(strict=True, reason="needs the server-delay cause (lead's branch)")
 def test_server_delay_bar_shows_the_servers_think_time(tmp_path):
     """Ground truth, captures/lab/next/README.md (tb-server-delay): a server that thinks
     1 s before each reply, 2 connections of 3 requests each, server waits 1.001 to

@@ -101,7 +101,11 @@ static void test_lengths_ipv4(void)
 
     /* 1500-byte datagram with an Ethernet trailer: the IP length wins */
     ipv4(ip, TD_CE, 1500);
+    ip[4] = 0xe1;                       /* identification 0xe114 */
+    ip[5] = 0x14;
     td_segment_lengths(&rec, ip, 20, 32, 1500 - 20 + 6);
+    g_assert_true(rec.has_ip_id);
+    g_assert_cmpuint(rec.ip_id, ==, 0xe114);
     g_assert_true(rec.has_ip_ecn);
     g_assert_cmpuint(rec.ip_ecn, ==, TD_CE);
     g_assert_false(rec.ip_len_zero);
@@ -130,6 +134,7 @@ static void test_lengths_ipv6_and_reassembled(void)
     rec.src.len = rec.dst.len = 16;
     ip[4] = 0x05;                       /* payload length 1280 + 40 of IPv6 header */
     td_segment_lengths(&rec, ip, 40, 20, 1300);
+    g_assert_false(rec.has_ip_id);      /* IPv6 has none */
     g_assert_cmpuint(rec.ip_ecn, ==, TD_ECT1);
     g_assert_cmpuint(rec.payload_len, ==, 1260);
     rec = (td_record){ 0 };

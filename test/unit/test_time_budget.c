@@ -17,6 +17,8 @@ typedef struct conv {
     td_engine *engine;
     uint32_t frame;
     uint32_t nxt[2];        /* next sequence number, [from_client] */
+    bool     numbered;      /* the server numbers its IPv4 packets one by one (Linux) */
+    uint16_t server_id;     /* the next it would send */
 } conv;
 
 static void conv_start(conv *c)
@@ -39,6 +41,10 @@ static void send_window(conv *c, bool from_client, int64_t t_ms, uint16_t flags,
     rec.ack = (flags & TD_TH_ACK) ? c->nxt[!from_client] : 0;
     rec.has_window = true;
     rec.window = window;
+    if (c->numbered && !from_client) {
+        rec.has_ip_id = true;
+        rec.ip_id = c->server_id++;
+    }
     c->nxt[from_client] += len + ((flags & (TD_TH_SYN | TD_TH_FIN)) != 0);
     g_assert_nonnull(td_engine_add(c->engine, &rec, &sender));
 }
@@ -125,6 +131,7 @@ static void test_syn_retries(void)
     assert_part(b, TD_TIME_IDLE, 0);
     g_assert_cmpuint(td_time_budget_syn_retransmissions(b), ==, 2);
     g_assert_cmpuint(td_time_budget_synack_retransmissions(b), ==, 0);
+    g_assert_cmpuint(b->handshake_retry_frame, ==, 2);      /* the first SYN sent again */
     g_assert_cmpuint(td_time_budget_exchanges(b), ==, 1);
     td_engine_free(c.engine);
 }
@@ -151,6 +158,10 @@ static void test_server_delay(void)
     assert_part(b, TD_TIME_TRANSFER, 20);
     assert_part(b, TD_TIME_STALL, 0);
     assert_part(b, TD_TIME_IDLE, 0);
+    /* the server owed an answer: all of its wait is a delay, ended by the reply (frame 6) */
+    g_assert_cmpint(b->answer_wait_ns[TD_SPAN_SERVER_WAIT], ==, 500 * MS);
+    g_assert_cmpint(b->longest_ns[TD_SPAN_SERVER_WAIT], ==, 500 * MS);
+    g_assert_cmpuint(b->longest_frame[TD_SPAN_SERVER_WAIT], ==, 6);
     td_engine_free(c.engine);
 }
 
@@ -177,6 +188,29 @@ static void test_client_wait(void)
     assert_part(b, TD_TIME_TRANSFER, 20);   /* each reply's round trip to the client */
     assert_part(b, TD_TIME_IDLE, 10);       /* the close's last ACK */
     g_assert_cmpuint(td_time_budget_exchanges(b), ==, 2);
+    /* the second request also acknowledges all of the first reply: the server's turn
+       it hands over still asks for an answer, and the client's wait was one */
+    g_assert_cmpint(b->answer_wait_ns[TD_SPAN_CLIENT_WAIT], ==, 1000 * MS);
+    td_engine_free(c.engine);
+}
+
+/* Captured at the client, 10 ms from the server: the server sends a first part of its
+ * reply, the client acknowledges all of it, and the server goes on 500 ms later. The
+ * pause is the server's (server_wait), but it owed no answer: no delay. */
+static void test_pause_in_own_stream(void)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 10, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 20, TD_TH_ACK | TD_TH_PSH, 1000);
+    send(&c, true, 20, TD_TH_ACK, 0);
+    send(&c, false, 530, TD_TH_ACK | TD_TH_PSH, 1000);
+    send(&c, true, 530, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_SERVER_WAIT, 500);
+    g_assert_cmpint(b->answer_wait_ns[TD_SPAN_SERVER_WAIT], ==, 0);
     td_engine_free(c.engine);
 }
 
@@ -225,6 +259,77 @@ static void test_zero_window(void)
     assert_part(b, TD_TIME_STALL, 500);
     assert_part(b, TD_TIME_SERVER_WAIT, 0);
     assert_part(b, TD_TIME_TRANSFER, 20);   /* the request's round trip, the reopened window's */
+    g_assert_cmpuint(b->zero_windows, ==, 1);
+    g_assert_cmpint(b->zero_window_ns, ==, 500 * MS);
+    g_assert_cmpuint(b->zero_window_frame, ==, 6);
+    td_engine_free(c.engine);
+}
+
+/* Captured at the client: a reply in ten segments, the client acknowledging each,
+ * then after 500 ms the reply's last segment. With the server's packets numbered one
+ * by one, two numbers skipped before it show two packets lost on the way (the tail
+ * and its probe): a stall. Without the gap, or with numbers that say nothing, the
+ * same 500 ms are the server's pause. */
+static const td_time_budget *tail_after_pause(conv *c, bool numbered, uint16_t skipped)
+{
+    conv_start(c);
+    c->numbered = numbered;
+    c->server_id = 0xe100;
+    handshake(c, 0, 10, 10);
+    send(c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    for (int i = 0; i < 10; i++) {
+        send(c, false, 20 + i, TD_TH_ACK, 1000);
+        send(c, true, 20 + i, TD_TH_ACK, 0);
+    }
+    c->server_id += skipped;
+    send(c, false, 530, TD_TH_ACK | TD_TH_PSH, 500);
+    send(c, true, 530, TD_TH_ACK, 0);
+    return finish(c);
+}
+
+static void test_lost_tail_near_the_receiver(void)
+{
+    conv c;
+    const td_time_budget *b = tail_after_pause(&c, true, 2);
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_STALL), >=, 500 * MS);
+    assert_part(b, TD_TIME_SERVER_WAIT, 0);
+    td_engine_free(c.engine);
+
+    b = tail_after_pause(&c, true, 0);
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_STALL), ==, 0);
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_SERVER_WAIT), >=, 490 * MS);
+    td_engine_free(c.engine);
+
+    b = tail_after_pause(&c, false, 2);      /* IPv6, or numbers not kept per connection */
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_STALL), ==, 0);
+    td_engine_free(c.engine);
+}
+
+/* Captured at the server: the reply's second segment is never acknowledged; the
+ * server resends it at 220, 620 and 1420 ms and the capture ends: a peer (or a path)
+ * gone. A FIN the peer acknowledged is no such silence. */
+static void test_unanswered_retransmissions(void)
+{
+    conv c;
+    unsigned count;
+    conv_start(&c);
+    handshake(&c, 0, 0, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 10, TD_TH_ACK, 1000);
+    uint32_t lost = c.nxt[0];
+    send(&c, false, 10, TD_TH_ACK | TD_TH_PSH, 1000);
+    c.nxt[0] = lost;
+    send(&c, true, 20, TD_TH_ACK, 0);       /* the first segment only */
+    c.nxt[0] = lost + 1000;
+    resend(&c, false, 220, lost, 1000);
+    resend(&c, false, 620, lost, 1000);
+    resend(&c, false, 1420, lost, 1000);
+    const td_time_budget *b = finish(&c);
+
+    g_assert_cmpint(td_time_budget_unanswered(b, &count), ==, td_flow_server(td_engine_flow_at(c.engine, 0)));
+    g_assert_cmpuint(count, ==, 3);
+    assert_part(b, TD_TIME_STALL, 1410);    /* the lost segment's send → its last resend */
+    g_assert_cmpint(b->longest_ns[TD_SPAN_STALL], ==, 800 * MS);
     td_engine_free(c.engine);
 }
 
@@ -277,7 +382,10 @@ int main(int argc, char **argv)
     g_test_add_func("/time_budget/syn_retries", test_syn_retries);
     g_test_add_func("/time_budget/server_delay", test_server_delay);
     g_test_add_func("/time_budget/client_wait", test_client_wait);
+    g_test_add_func("/time_budget/pause_in_own_stream", test_pause_in_own_stream);
     g_test_add_func("/time_budget/timeout_silence", test_timeout_silence);
+    g_test_add_func("/time_budget/unanswered_retransmissions", test_unanswered_retransmissions);
+    g_test_add_func("/time_budget/lost_tail_near_the_receiver", test_lost_tail_near_the_receiver);
     g_test_add_func("/time_budget/zero_window", test_zero_window);
     g_test_add_func("/time_budget/trailing_idle", test_trailing_idle);
     g_test_add_func("/time_budget/mid_flow", test_mid_flow);
