@@ -127,10 +127,16 @@ static void handshake_retry_evidence(const td_engine *engine, const td_flow *flo
                    "queue at the server, a firewall, or loss on the path", syns, setup);
 }
 
-/* The longest of a budget's waits or stalls, in words. */
-static void longest_span(const td_time_budget *b, td_time_span span, char *buf, size_t size)
+/* A part of the budget and the longest of its spans, in words: "3.00 s" and
+ * "longest 1.00 s, ended at frame 29". */
+static void span_words(const td_time_budget *b, int64_t part_ns, td_time_span span, char *part, char *longest,
+                       size_t size)
 {
-    td_format_duration(b->longest_ns[span], buf, size);
+    char d[32];
+
+    td_format_duration(part_ns, part, size);
+    td_format_duration(b->longest_ns[span], d, sizeof d);
+    g_snprintf(longest, size, "longest %s, ended at frame %u", d, b->longest_frame[span]);
 }
 
 /* What the capture shows, without what it cost. */
@@ -165,23 +171,19 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
                    budget->zero_windows == 1 ? "" : "s", a);
         return;
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
-        td_format_duration(td_time_budget_part(budget, TD_TIME_STALL) - budget->zero_window_ns, a, sizeof a);
-        longest_span(budget, TD_SPAN_STALL, b, sizeof b);
-        g_snprintf(buf, size, "Silent for %s until retransmissions (timeouts, not fast recovery; longest %s, ended "
-                   "at frame %u)", a, b, budget->longest_frame[TD_SPAN_STALL]);
+        span_words(budget, td_time_budget_part(budget, TD_TIME_STALL) - budget->zero_window_ns, TD_SPAN_STALL, a, b,
+                   sizeof a);
+        g_snprintf(buf, size, "Silent for %s until retransmissions (timeouts, not fast recovery; %s)", a, b);
         return;
     case TD_CAUSE_SERVER_DELAY:
-        td_format_duration(budget->answer_wait_ns[TD_SPAN_SERVER_WAIT], a, sizeof a);
-        longest_span(budget, TD_SPAN_SERVER_WAIT, b, sizeof b);
-        g_snprintf(buf, size, "The server took %s to answer (longest %s, ended at frame %u): its application's "
-                   "time, a late accept included", a, b, budget->longest_frame[TD_SPAN_SERVER_WAIT]);
+        span_words(budget, budget->answer_wait_ns[TD_SPAN_SERVER_WAIT], TD_SPAN_SERVER_WAIT, a, b, sizeof a);
+        g_snprintf(buf, size, "The server took %s to answer (%s): its application's time, a late accept included",
+                   a, b);
         return;
     case TD_CAUSE_CLIENT_DELAY:
-        td_format_duration(budget->answer_wait_ns[TD_SPAN_CLIENT_WAIT], a, sizeof a);
-        longest_span(budget, TD_SPAN_CLIENT_WAIT, b, sizeof b);
-        g_snprintf(buf, size, "The client waited %s before sending (longest %s, ended at frame %u) while the "
-                   "server had answered: the client application's time", a, b,
-                   budget->longest_frame[TD_SPAN_CLIENT_WAIT]);
+        span_words(budget, budget->answer_wait_ns[TD_SPAN_CLIENT_WAIT], TD_SPAN_CLIENT_WAIT, a, b, sizeof a);
+        g_snprintf(buf, size, "The client waited %s before sending (%s) while the server had answered: the client "
+                   "application's time", a, b);
         return;
     case TD_CAUSE_ROUND_TRIP_BOUND:
         td_format_duration(td_time_budget_part(budget, TD_TIME_SETUP) +
