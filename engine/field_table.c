@@ -86,6 +86,9 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "Direction of this packet: c2s (client to server) or s2c", PACKET(PLAIN) },
     [TD_F_FLOW_ROLES] = { "tcpdiag.flow.roles", TD_TYPE_STRING, "Roles",
         "known when the SYN or SYN-ACK was captured, unknown otherwise", FLOW(FLOW, PLAIN) },
+    [TD_F_FLOW_COMMUNITY_ID] = { "tcpdiag.flow.community_id", TD_TYPE_STRING, "Community ID",
+        "The flow's Community ID (v1, seed 0), as Zeek, Suricata, Arkime and Wireshark's communityid give it: "
+        "the key that joins their logs", FLOW(FLOW, PLAIN) },
     [TD_F_FLOW_CLIENT] = { "tcpdiag.flow.client", TD_TYPE_STRING, "Client",
         "Address of the endpoint that sent the SYN", FLOW(FLOW, PLAIN) },
     [TD_F_FLOW_SERVER] = { "tcpdiag.flow.server", TD_TYPE_STRING, "Server", NULL, FLOW(FLOW, PLAIN) },

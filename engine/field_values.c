@@ -7,6 +7,7 @@
 
 #include "advice.h"
 #include "ccid.h"
+#include "community_id.h"
 #include "options.h"
 
 typedef struct emitter {
@@ -191,9 +192,13 @@ static void time_items(const emitter *e, const td_flow *flow)
 static void flow_items(const emitter *e, const td_flow_view *view, const td_flow *flow, const td_handshake *hs)
 {
     int64_t to_server, to_client;
+    char community_id[TD_COMMUNITY_ID_SIZE];
 
     open_group(e, TD_GROUP_FLOW, -1, "Flow");
     str(e, TD_F_FLOW_ROLES, td_flow_roles_known(flow) ? "known" : "unknown");
+    td_community_id_tcp(&flow->addr[0], flow->port[0], &flow->addr[1], flow->port[1], 0, community_id);
+    if (community_id[0])
+        str(e, TD_F_FLOW_COMMUNITY_ID, community_id);
     if (td_flow_roles_known(flow)) {
         int server = td_flow_server(flow);
         address(e, TD_F_FLOW_CLIENT, &flow->addr[flow->client]);
