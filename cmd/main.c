@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <glib.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@ typedef struct result {
     char *warning;          /* packets skipped that tshark with the plugin would read */
     guint sources_skipped;  /* merged: files of folders left out, not captures */
     bool not_a_capture;
+    bool not_read;          /* the run was stopped (SIGINT, SIGTERM) before the file began */
     bool done;
 } result;
 
@@ -85,6 +87,13 @@ typedef struct run {
  * memory held for files waiting their turn to print is their text, not their flows. */
 static void analyse(run *r, guint i)
 {
+    if (td_reader_stop_requested()) {
+        pthread_mutex_lock(&r->lock);
+        r->results[i].not_read = r->results[i].done = true;
+        pthread_cond_broadcast(&r->finished);
+        pthread_mutex_unlock(&r->lock);
+        return;
+    }
     td_capture *c = r->merged ? td_capture_analyse_merged(r->merged, r->merged_in_folder, r->merged_count, r->prefs,
                                                           WIRESHARK, &r->packets)
                               : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
@@ -138,6 +147,42 @@ static void analyse(run *r, guint i)
     pthread_cond_broadcast(&r->finished);
     pthread_mutex_unlock(&r->lock);
     td_capture_free(c);
+}
+
+static void on_stop_signal(int signal_number)
+{
+    (void)signal_number;
+    td_reader_request_stop();
+}
+
+static const int STOP_SIGNALS[] = { SIGINT, SIGTERM };
+
+/* SIGINT (^C, which in a pipeline also stops the tcpdump or dumpcap feeding us) and
+ * SIGTERM end the run cleanly: every reader stops at its next record and the flows
+ * read so far are analysed and written; a second one kills, as usual (SA_RESETHAND).
+ * Not SA_RESTART: a reader waiting on a quiet pipe must wake up, so the signals go to
+ * the readers (the printing thread blocks them, block_stop_signals) and interrupt
+ * their read. */
+static void catch_stop_signals(void)
+{
+    struct sigaction action;
+
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_stop_signal;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < G_N_ELEMENTS(STOP_SIGNALS); i++)
+        sigaction(STOP_SIGNALS[i], &action, NULL);
+}
+
+static void block_stop_signals(void)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    for (size_t i = 0; i < G_N_ELEMENTS(STOP_SIGNALS); i++)
+        sigaddset(&set, STOP_SIGNALS[i]);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
 /* Takes files in the order given until none is left: the file the printing
@@ -280,8 +325,9 @@ static bool write_report(const run *r, GPtrArray *sections, GPtrArray *findings)
 
 /* Prints each file's output in the order given, as soon as it and the ones before
  * it are done (with --report, keeps it for the page); counts the files of walked
- * folders that were not captures. Returns the exit status. */
-static int print_results(run *r, bool progress, guint *skipped)
+ * folders that were not captures, and those a stopped run never began. Returns the
+ * exit status. */
+static int print_results(run *r, bool progress, guint *skipped, guint *not_read)
 {
     td_summary *summary = r->summary ? td_summary_new() : NULL;
     GPtrArray *sections = r->report ? g_ptr_array_new_with_free_func(free_section) : NULL;
@@ -302,6 +348,10 @@ static int print_results(run *r, bool progress, guint *skipped)
          * holds nothing to analyse either) */
         bool skip;
         wait_for(r, i, progress);
+        if (res->not_read) {
+            (*not_read)++;
+            continue;
+        }
         skip = res->not_a_capture && r->files[i].in_directory;
         if (progress)
             fputs("\r\033[K", stderr);
@@ -366,7 +416,7 @@ int main(int argc, char **argv)
     run r = { .lock = PTHREAD_MUTEX_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER, .prefs = &prefs };
     td_inputs *inputs;
     pthread_t *workers;
-    guint nworkers, skipped;
+    guint nworkers, skipped, not_read = 0;
     bool slow = false, every_flow = false, merge = false, format_given = false;
 
     td_prefs_defaults(&prefs);
@@ -449,6 +499,7 @@ int main(int argc, char **argv)
         r.count = 1;
     }
     r.results = g_new0(result, r.count);
+    catch_stop_signals();
     workers = g_new(pthread_t, MIN((guint)jobs, r.count));
     for (nworkers = 0; nworkers < MIN((guint)jobs, r.count); nworkers++)
         if (pthread_create(&workers[nworkers], NULL, worker, &r) != 0)
@@ -457,10 +508,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "tcpdiag: cannot start a thread\n");
         return EXIT_SOME_UNREADABLE;
     }
+    block_stop_signals();
     skipped = inputs->skipped;
-    printed = print_results(&r, isatty(STDERR_FILENO), &skipped);
+    printed = print_results(&r, isatty(STDERR_FILENO), &skipped, &not_read);
     if (printed != EXIT_ALL_READ)
         status = printed;       /* some file unreadable, or the report not written */
+    if (td_reader_stop_requested()) {
+        fprintf(stderr, "tcpdiag: stopped by a signal: the flows read until then are reported (those not closed "
+                "as tcpdiag.flow.state open)");
+        if (not_read)
+            fprintf(stderr, "; %u file%s not read", not_read, not_read == 1 ? "" : "s");
+        fputc('\n', stderr);
+        if (not_read && status == EXIT_ALL_READ)
+            status = EXIT_SOME_UNREADABLE;
+    }
     for (guint w = 0; w < nworkers; w++)
         pthread_join(workers[w], NULL);
     g_free(workers);

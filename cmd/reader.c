@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include <pthread.h>
+#include <signal.h>
 #include <wiretap/wtap.h>
 #include <wsutil/buffer.h>
 #include <wsutil/wslog.h>
@@ -21,6 +22,19 @@
  * Taking it once per record cost 5 % of the command's CPU time, so a reader takes
  * it once per batch of records, each read into a record of its own. */
 static pthread_mutex_t wiretap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Set by a signal handler, read by every reader before each record. */
+static volatile sig_atomic_t stop_requested;
+
+void td_reader_request_stop(void)
+{
+    stop_requested = 1;
+}
+
+bool td_reader_stop_requested(void)
+{
+    return stop_requested != 0;
+}
 
 enum { BATCH = 32 };
 
@@ -160,6 +174,10 @@ static void read_batch(td_reader *r)
     r->filled = r->next = 0;
     while (r->filled < BATCH) {
         slot *s = &r->slots[r->filled];
+        if (stop_requested) {
+            r->ended = true;
+            return;
+        }
         /* Each read hangs the record's options (a block) on rec: released here, or
          * memory would grow with every packet. */
         wtap_rec_reset(&s->rec);
@@ -170,7 +188,7 @@ static void read_batch(td_reader *r)
 #endif
         if (!ok) {
             r->ended = true;
-            if (err)
+            if (err && !stop_requested)     /* a read a stop interrupted ends cleanly */
                 r->end_error = describe(err, err_info);
             g_free(err_info);
             return;

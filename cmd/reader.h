@@ -13,6 +13,12 @@ void td_reader_cleanup(void);
 
 typedef struct td_reader td_reader;
 
+/* Every reader ends at its next record, cleanly, as if its file ended there (what
+ * SIGINT and SIGTERM ask for: the flows read so far are analysed and reported).
+ * Async-signal-safe. */
+void td_reader_request_stop(void);
+bool td_reader_stop_requested(void);
+
 /* NULL and a message (g_free it) when the file cannot be read. */
 td_reader *td_reader_open(const char *path, char **error);
 /* False for a file Wireshark opens for its content rather than for packets

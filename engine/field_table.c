@@ -111,6 +111,9 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "near-client, near-server, middle or unknown", FLOW(FLOW, PLAIN) },
     [TD_F_FLOW_DURATION] = { "tcpdiag.flow.duration", TD_TYPE_DURATION, "Duration",
         "First to last captured packet of the flow", FLOW(FLOW, DURATION) },
+    [TD_F_FLOW_STATE] = { "tcpdiag.flow.state", TD_TYPE_STRING, "State",
+        "How the flow stood at its last packet: closed (a FIN each way), half-closed (one FIN), reset (a RST) "
+        "or open (still going when the capture or the run ended)", FLOW(FLOW, PLAIN) },
     [TD_F_FLOW_PACKETS] = { "tcpdiag.flow.packets", TD_TYPE_UINT32, "Packets",
         "TCP segments of the flow (ICMP errors quoting one are counted apart)", FLOW(FLOW, PLAIN) },
     [TD_F_FLOW_ICMP_QUOTES] = { "tcpdiag.flow.icmp_quotes", TD_TYPE_UINT32, "ICMP errors quoting the flow",

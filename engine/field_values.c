@@ -221,6 +221,7 @@ static void flow_items(const emitter *e, const td_flow_view *view, const td_flow
         return;
     str(e, TD_F_FLOW_DATA_SENDER, td_flow_data_sender(flow));
     time_ns(e, TD_F_FLOW_DURATION, flow->last_ns - flow->first_ns);
+    str(e, TD_F_FLOW_STATE, td_time_budget_state(td_flow_time_budget(flow)));
     unum(e, TD_F_FLOW_PACKETS, flow->packets);
     if (td_flow_icmp_quotes(flow))
         unum(e, TD_F_FLOW_ICMP_QUOTES, td_flow_icmp_quotes(flow));

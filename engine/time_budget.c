@@ -319,6 +319,8 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         me->sent_fin = true;
         me->fin_end = end + 1;
     }
+    if (rec->tcp_flags & TD_TH_RST)
+        b->reset = true;
     note_ack(b, rec, sender, asks);
 }
 
@@ -368,6 +370,15 @@ void td_time_budget_end(td_time_budget *b)
         charge_stall(b);
     else
         charge_open(b, TD_TIME_TRANSFER);
+}
+
+const char *td_time_budget_state(const td_time_budget *b)
+{
+    if (b->reset)
+        return "reset";
+    if (b->side[0].sent_fin && b->side[1].sent_fin)
+        return "closed";
+    return b->side[0].sent_fin || b->side[1].sent_fin ? "half-closed" : "open";
 }
 
 int td_time_budget_unanswered(const td_time_budget *b, unsigned *count)

@@ -124,6 +124,7 @@ typedef struct td_time_budget {
     uint32_t zero_window_frame;         /* the first window closed to zero */
     uint32_t zero_windows;      /* windows closed to zero while the peer had data to send */
     uint32_t syns, synacks, exchanges;
+    bool     reset;         /* a RST was seen */
     td_time_side side[2];   /* by endpoint */
     int8_t   guessed_client;    /* the roles from the ports, for a flow without its handshake */
     int8_t   last_data_sender;  /* -1: none yet */
@@ -165,6 +166,10 @@ static inline uint32_t td_time_budget_exchanges(const td_time_budget *b)
  * the end of the capture (the peer or the path is gone), -1 none; *count its
  * retransmissions of it. */
 int td_time_budget_unanswered(const td_time_budget *b, unsigned *count);
+/* How the flow stood at its last packet: "reset" (a RST), "closed" (a FIN each way),
+ * "half-closed" (one FIN) or "open" (neither: still going, or cut by the capture's
+ * end, or by an interrupted run). */
+const char *td_time_budget_state(const td_time_budget *b);
 /* "setup", "client_wait", ...: the field names' last part. */
 const char *td_time_part_name(td_time_part part);
 

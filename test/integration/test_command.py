@@ -3,12 +3,17 @@ tcpdiag command gives the same flows, under the same tcp.stream numbers, with th
 same value for every per-flow field (issue 15). The reference is the plugin: this
 test holds the two front ends of one core to one answer, and test_captures.py holds
 the plugin's answers to how the captures were made."""
+import array
+import fcntl
 import gzip
 import json
 import math
 import os
 import re
+import signal
 import subprocess
+import termios
+import time
 
 import pytest
 
@@ -329,6 +334,53 @@ def test_standard_input_and_a_pipe():
     for proc in (from_file, from_pipe):
         assert proc.returncode == 0
         assert [json.loads(line) for line in proc.stdout.splitlines()] == expected
+
+
+def pcap_prefix(path, packets):
+    """A classic pcap file's header and its first `packets` records, as bytes."""
+    data = path.read_bytes()
+    at, cut = 24, data[:24]
+    for _ in range(packets):
+        length = int.from_bytes(data[at + 8:at + 12], "little")
+        cut += data[at:at + 16 + length]
+        at += 16 + length
+    return cut
+
+
+def test_a_signal_ends_a_live_run_cleanly():
+    """Issue 31, item 2: a live capture piped in (tcpdump -U -w - | tcpdiag -) that the
+    user stops: SIGINT reaches tcpdiag while its input is still open and quiet. The
+    reader wakes, the flows read until then are analysed and written, and the run
+    exits 0. Ground truth: the first 40 packets of lab-tb-plain-client (a connection
+    whose FINs are its frames 112 and 113) make one flow, with no FIN: open."""
+    lab = CAPTURES / "lab" / "next" / "lab-tb-plain-client.pcap"
+    proc = subprocess.Popen([str(command.command_path()), "--format", "json", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(pcap_prefix(lab, 40))
+        proc.stdin.flush()
+        # the pipe stays open: tcpdiag has read what there is once the pipe is empty
+        deadline = time.monotonic() + 60
+        while pipe_holds(proc.stdin) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)     # closes stdin only after tcpdiag has answered
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert b"stopped by a signal" in err
+    flows = [json.loads(line) for line in out.splitlines() if json.loads(line)["record"] == "flow"]
+    assert len(flows) == 1
+    assert flows[0]["tcpdiag.flow.packets"] == 40
+    assert flows[0]["tcpdiag.flow.state"] == "open"
+
+
+def pipe_holds(pipe):
+    """Bytes written to the pipe that its reader has not taken yet (FIONREAD)."""
+    waiting = array.array("i", [0])
+    fcntl.ioctl(pipe.fileno(), termios.FIONREAD, waiting)
+    return waiting[0]
 
 
 def tshark_preferences():

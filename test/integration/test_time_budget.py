@@ -236,3 +236,18 @@ def test_healthy_means_healthy(pcap):
         for name, seconds in parts.items():
             assert seconds < MIN_COST_S or seconds < MIN_SHARE * active, \
                 f"{pcap.name} stream {flow['tcp.stream']}: none, yet {name} {seconds:.3f} s of {active:.3f} s active"
+
+
+@pytest.mark.parametrize("path", LAB, ids=lambda p: p.name[len("lab-tb-"):-len(".expected.json")])
+def test_flow_state_at_the_end(path):
+    """tcpdiag.flow.state from how each lab run ended (captures/lab/next/README.md):
+    every client closes its connection and the server closes back, a FIN each way,
+    except tb-dead-peer's: the router drops all the server sends, so at the client
+    and the router the client's FIN is never answered (half-closed), and at the
+    server, whose write had already failed (TCP_USER_TIMEOUT), the client's FIN meets
+    no socket and is answered with a RST (RFC 9293, 3.10.7.1: reset)."""
+    pcap = path.with_name(path.name.replace(".expected.json", ".pcap"))
+    want = "closed"
+    if scenario(path) == "dead-peer":
+        want = "reset" if json.loads(path.read_text())["vantage_point"] == "server" else "half-closed"
+    assert {f["tcpdiag.flow.state"] for f in command_flows(pcap)} == {want}
