@@ -5,7 +5,7 @@
 
 #include <glib.h>
 #include <pthread.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <wiretap/wtap.h>
 #include <wsutil/buffer.h>
 #include <wsutil/wslog.h>
@@ -23,17 +23,18 @@
  * it once per batch of records, each read into a record of its own. */
 static pthread_mutex_t wiretap_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Set by a signal handler, read by every reader before each record. */
-static volatile sig_atomic_t stop_requested;
+/* Set by a signal handler, read by every reader thread before each record: a
+ * lock-free atomic, safe in a handler (C11 7.14.1.1) and seen by ThreadSanitizer. */
+static atomic_int stop_requested;
 
 void td_reader_request_stop(void)
 {
-    stop_requested = 1;
+    atomic_store_explicit(&stop_requested, 1, memory_order_relaxed);
 }
 
 bool td_reader_stop_requested(void)
 {
-    return stop_requested != 0;
+    return atomic_load_explicit(&stop_requested, memory_order_relaxed) != 0;
 }
 
 enum { BATCH = 32 };
@@ -174,7 +175,7 @@ static void read_batch(td_reader *r)
     r->filled = r->next = 0;
     while (r->filled < BATCH) {
         slot *s = &r->slots[r->filled];
-        if (stop_requested) {
+        if (td_reader_stop_requested()) {
             r->ended = true;
             return;
         }
@@ -188,7 +189,7 @@ static void read_batch(td_reader *r)
 #endif
         if (!ok) {
             r->ended = true;
-            if (err && !stop_requested)     /* a read a stop interrupted ends cleanly */
+            if (err && !td_reader_stop_requested())     /* a read a stop interrupted ends cleanly */
                 r->end_error = describe(err, err_info);
             g_free(err_info);
             return;
