@@ -36,6 +36,13 @@ BLOAT_SHAPER = dict(rate_mbit=10, queue_limit=300)
 BLOAT_BULK = 10_000_000
 BLOAT_HEAD_START = 1.5          # s the bulk download runs before the interactive flow connects
 BLOAT_EXCHANGES = 12
+# The bulk download runs Reno: CUBIC's HyStart left slow start at ~60 kB of flight in two
+# tries (queue peaks 47 and 51 ms) and its cubic growth takes many seconds to fill the
+# FIFO; Reno's slow start runs to the first drop, then its flight stays within a factor 2.
+# And the client's receive buffer starts at 1 MB (net.ipv4.tcp_rmem), so the bulk flow's window
+# lets it fill the FIFO at once (with the default 128 kB autotuning kept its flight at
+# ~85 kB: a 47 ms queue)
+BLOAT_RMEM = {"client": {"net.ipv4.tcp_rmem": "4096 1048576 6291456"}}
 # mech-pmtu-*: the router's client-facing link (which the server's data leaves by) at 1400
 PMTU_MTU = 1400
 PMTU_REPLY = 1_000_000
@@ -54,12 +61,12 @@ REORDER_REPLY = 4_000_000
 
 
 def flow(role, port=5001, *, request=100, reply=1000, requests=1, split=None, nodelay=False,
-         wait=0.0, start_after=0.0, sample_ms=0.0):
-    """One rr.py server/client pair: the server on `port`, the client started `start_after`
-    s after the client before it."""
+         wait=0.0, start_after=0.0, sample_ms=0.0, cc="cubic"):
+    """One rr.py server/client pair: the server on `port` (congestion control `cc`), the
+    client started `start_after` s after the client before it."""
     return dict(role=role, port=port, request=request, reply=reply, requests=requests,
                 split=split, nodelay=nodelay, wait=wait, start_after=start_after,
-                sample_ms=sample_ms)
+                sample_ms=sample_ms, cc=cc)
 
 
 def mech(story, flows, needs, **kw):
@@ -87,16 +94,17 @@ SCENARIOS = {
     "mech-bloat": mech(
         f"a {BLOAT_BULK // 1_000_000} MB download (port 5002) fills a "
         f"{BLOAT_SHAPER['rate_mbit']} Mbit/s server->client bottleneck whose FIFO holds "
-        f"{BLOAT_SHAPER['queue_limit']} frames (~360 ms); {BLOAT_HEAD_START:g} s after it began an "
+        f"{BLOAT_SHAPER['queue_limit']} frames (~360 ms; the download's sender runs Reno, the "
+        f"client's tcp_rmem starts at 1 MB); {BLOAT_HEAD_START:g} s after it began an "
         f"interactive flow (port 5001) makes {BLOAT_EXCHANGES} exchanges of a 100 B request and "
         "a 1000 B reply through the same queue; 20 ms round trip (5 ms delay line each side)",
-        [flow("bulk", 5002, reply=BLOAT_BULK),
+        [flow("bulk", 5002, reply=BLOAT_BULK, cc="reno"),
          flow("interactive", requests=BLOAT_EXCHANGES, start_after=BLOAT_HEAD_START)],
-        "queue", delay=(5, 5), shaper=BLOAT_SHAPER),
+        "queue", delay=(5, 5), shaper=BLOAT_SHAPER, sysctl=BLOAT_RMEM),
     "mech-bloat-idle": mech(
         "the control of mech-bloat: the interactive flow alone through the same idle bottleneck",
         [flow("interactive", requests=BLOAT_EXCHANGES)], "no-queue", delay=(5, 5),
-        shaper=BLOAT_SHAPER),
+        shaper=BLOAT_SHAPER, sysctl=BLOAT_RMEM),
     "mech-pmtu-blackhole": mech(
         f"one {PMTU_REPLY // 1_000_000} MB download; the router's client-facing link (r-eth0, "
         f"which the server's data leaves by) has MTU {PMTU_MTU} and the router's own ICMP "
@@ -187,7 +195,8 @@ def do_run(lab, name, cfg, tmp):
                                 ("net.ipv4.tcp_mtu_probing", "net.ipv4.tcp_slow_start_after_idle",
                                  "net.ipv4.tcp_base_mss", "net.ipv4.tcp_retries1",
                                  "net.ipv4.tcp_window_scaling", "net.ipv4.tcp_sack",
-                                 "net.ipv4.tcp_timestamps", "net.ipv4.tcp_reordering")}
+                                 "net.ipv4.tcp_timestamps", "net.ipv4.tcp_reordering",
+                                 "net.ipv4.tcp_rmem")}
                          for side, ns in (("client", lab.NS_CLIENT), ("server", lab.NS_SERVER))}
         res["router_mtu"] = int(lab.run("cat", "/sys/class/net/r-eth0/mtu", ns=lab.NS_ROUTER, out=True))
         lab.run(lab.PY, "-c", lab.WARM_UP, a["server"], ns=lab.NS_CLIENT)
@@ -198,7 +207,8 @@ def do_run(lab, name, cfg, tmp):
             servers.append(lab.start(lab.PY, gen, "server", "--bind", a["server"], "--port",
                                      str(f["port"]), "--request", str(f["request"]), "--reply",
                                      str(f["reply"]), "--count", "1", "--log", slog,
-                                     "--sample-ms", str(f["sample_ms"]), ns=lab.NS_SERVER))
+                                     "--sample-ms", str(f["sample_ms"]), "--cc", f["cc"],
+                                     ns=lab.NS_SERVER))
             lab.wait_for(lambda: os.path.exists(slog) and os.path.getsize(slog) > 0, "server")
         pcaps = {s: os.path.join(tmp, f"lab-{name}{s}.pcap") for s in cfg["captures"]}
         dumps = {s: lab.start_tcpdump(p, pcaps[s]) for s, p in cfg["captures"].items()}
@@ -364,7 +374,11 @@ def bloat_truth(res, c, flows):
         out.update(sojourn_median_ms=round(statistics.median(mine), 3),
                    sojourn_max_ms=round(max(mine), 3), sojourn_min_ms=round(min(mine), 3))
     bulk = [f for f in flows if f["role"] == "bulk"]
-    if bulk:
+    if bulk and bulk[0]["client"] is c:
+        ex = c["exchanges"][0]
+        out["goodput_mbit_s"] = round(ex["reply_bytes"] * 8 / (ex["reply_last_byte"] - ex["reply_first_byte"]) / 1e6, 3)
+        out["bottleneck_mbit_s"] = BLOAT_SHAPER["rate_mbit"]
+    elif bulk:
         out["bulk_last_byte_after_this_flow_s"] = r6(
             bulk[0]["client"]["exchanges"][-1]["reply_last_byte"] - c["exchanges"][-1]["reply_last_byte"])
     return out

@@ -98,6 +98,8 @@ def emit(log, lock, record):
 def serve(args):
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if args.cc:
+        ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
     ls.bind((args.bind, args.port))
     ls.listen(args.backlog)
     log, lock = open(args.log, "a"), threading.Lock()
@@ -212,6 +214,7 @@ def main():
     s.add_argument("--user-timeout-ms", type=int, default=0, help="TCP_USER_TIMEOUT of each "
                    "accepted socket: give up when sent data stays unacknowledged this long")
     s.add_argument("--count", type=int, required=True, help="connections, then exit")
+    s.add_argument("--cc", help="congestion control of the accepted sockets (TCP_CONGESTION)")
     s.add_argument("--sample-ms", type=float, default=0.0, help="sample TCP_INFO this often")
     s.add_argument("--log", required=True)
     c = sub.add_parser("client")
