@@ -326,7 +326,7 @@ def server_data(pcap, port):
 
 
 def longest_silence(frames):
-    """(seconds, start epoch) of the longest gap between consecutive frames."""
+    """(seconds, start epoch) of the longest gap between consecutive frames (epoch first)."""
     gaps = [(b[0] - a[0], a[0]) for a, b in zip(frames, frames[1:])]
     return max(gaps, default=(0.0, None))
 
@@ -387,7 +387,9 @@ def bloat_truth(res, c, flows):
 def pmtu_truth(res, c, s):
     port = c["local_port"]
     at_client = server_data(res["pcaps"]["-client"], port)
-    gap, start = longest_silence(at_client)
+    every = [(float(w),) for (w,) in tshark(res["pcaps"]["-client"], f"tcp.port == {port}",
+                                             "frame.time_epoch")]
+    gap, start = longest_silence(every)
     sizes = [n for _, n in server_data(res["pcaps"]["-server"], port)]
     rows = [dict(zip(s["sample_fields"], r)) for r in s["samples"]]
     mss_changes = []
