@@ -449,7 +449,7 @@ def opts_truth(res, c, s):
 def reorder_truth(res, c, s):
     ti = s["tcp_info"]
     return {"held_back_frames": res["delay_lines"][-1].get("held_back", 0),
-            "server_frames": res["delay_lines"][-1]["frames_in"],
+            "server_data_frames": len(server_data(res["pcaps"]["-server"], c["local_port"])),
             "server_reord_seen": ti["reord_seen"], "server_dsack_dups": ti["dsack_dups"],
             "server_total_retrans": ti["total_retrans"],
             "client_rcv_ooopack": c["tcp_info"]["rcv_ooopack"],
@@ -558,7 +558,8 @@ def cause(cfg, t):
         return "none", (f"all options negotiated: flight up to {o['max_bytes_in_flight_at_server']} B, "
                         f"{o['transfer_s']:.2f} s")
     r = tr["reordering"]
-    return "none", (f"{r['held_back_frames']} of {r['server_frames']} server frames held back 2-4 ms; "
+    return "none", (f"{r['held_back_frames']} of the server's frames ({r['server_data_frames']} "
+                    f"data frames) held back 2-4 ms; "
                     f"server reord_seen {r['server_reord_seen']}, dsack_dups {r['server_dsack_dups']}, "
                     f"total_retrans {r['server_total_retrans']}: reordering is reported, not a cause; "
                     f"{r['transfer_s']:.2f} s" if need == "reorder" else
@@ -635,7 +636,7 @@ def problems(cfg, res, flows):
             bad.append(f"options lost in the control: server SYN {syn_s}")
     if need in ("reorder", "no-reorder"):
         r = tr["reordering"]
-        if need == "reorder" and (r["held_back_frames"] < 0.01 * r["server_frames"]
+        if need == "reorder" and (r["held_back_frames"] < 0.01 * r["server_data_frames"]
                                   or not r["client_rcv_ooopack"]):
             bad.append(f"no reordering: {r}")
         if need == "no-reorder" and (r["held_back_frames"] or r["client_rcv_ooopack"]
@@ -656,6 +657,21 @@ NSTAT_KEYS = ("DelayedACKs", "DelayedACKLocked", "DelayedACKLost", "TCPMTUPFail"
               "TCPRcvCollapsed", "TCPBacklogCoalesce", "TCPWinProbe", "TCPSynRetrans")
 
 
+OPTION_NAMES = ((3, "wscale"), (4, "sack_perm"), (8, "ts"))
+
+
+def options_expect(seen):
+    """tcpdiag.opts.* (the engine's existing fields) from the SYN and SYN-ACK option kinds
+    tshark found at this capture point: what each side offered there, what is missing."""
+    offered = lambda kinds: ",".join(["mss"] + [n for k, n in OPTION_NAMES if k in kinds])
+    both = [n for k, n in OPTION_NAMES
+            if k in seen["syn"]["option_kinds"] and k in seen["synack"]["option_kinds"]]
+    missing = [n.replace("_perm", "") for _, n in OPTION_NAMES if n not in both]
+    return {"tcpdiag.opts.client": offered(seen["syn"]["option_kinds"]),
+            "tcpdiag.opts.server": offered(seen["synack"]["option_kinds"]),
+            "tcpdiag.opts.missing": ",".join(missing) or "none"}
+
+
 def expected(name, cfg, res, flows, suffix):
     point = cfg["captures"][suffix]
     streams = timebudget.handshake_rows(res["pcaps"][suffix])
@@ -666,6 +682,8 @@ def expected(name, cfg, res, flows, suffix):
              "tcpdiag.flow.c2s.bytes": f["request"] * f["requests"],
              "tcpdiag.flow.s2c.bytes": {"min": f["reply"] * f["requests"]},
              "tcpdiag.diag.cause": t["cause"]}
+        if "options" in t["truth"]:
+            e.update(options_expect(t["truth"]["options"]["syn_and_synack_options"][point]))
         out.append({"select": {"tcp.stream": streams[t["port"]]["stream"]},
                     "why": f"{t['role']} flow (client port {t['port']}): {t['why']}",
                     "expect": e, "truth": t["truth"]})
