@@ -381,6 +381,8 @@ def bloat_truth(res, c, flows):
         out["goodput_mbit_s"] = round(ex["reply_bytes"] * 8 / (ex["reply_last_byte"] - ex["reply_first_byte"]) / 1e6, 3)
         out["bottleneck_mbit_s"] = BLOAT_SHAPER["rate_mbit"]
     elif bulk:
+        # the flow that filled the queue, as the issue wants it named
+        out["queue_filled_by"] = {"client_port": bulk[0]["port"], "server_port": bulk[0]["server_port"]}
         out["bulk_last_byte_after_this_flow_s"] = r6(
             bulk[0]["client"]["exchanges"][-1]["reply_last_byte"] - c["exchanges"][-1]["reply_last_byte"])
     return out
