@@ -13,15 +13,12 @@ lab.py dispatches a scenario whose configuration holds `mech` here, handing over
 module (`lab`), whose topology, capture and teardown functions are reused.
 """
 import csv
-import json
 import os
-import shutil
 import statistics
 import subprocess
-import sys
-import tempfile
 import time
 
+import labrun
 import timebudget
 
 LAB = os.path.dirname(os.path.abspath(__file__))
@@ -83,6 +80,14 @@ def mech(story, flows, needs, **kw):
     return base
 
 
+def pmtu(story, needs, icmp_target):
+    """mech-pmtu-*: a 1 MB download over the MTU hop, the router's ICMP "fragmentation
+    needed" going to icmp_target (DROP or ACCEPT), the server probing the MTU."""
+    return mech(story, [flow("download", reply=PMTU_REPLY, sample_ms=5)], needs,
+                sysctl={"server": {"net.ipv4.tcp_mtu_probing": 1}}, router_mtu=PMTU_MTU,
+                rules=[("filter", "OUTPUT", FRAG_NEEDED + ("-j", icmp_target))])
+
+
 SCENARIOS = {
     "mech-nagle": mech(
         f"one connection, {NAGLE['requests']} exchanges: the client writes each "
@@ -107,20 +112,14 @@ SCENARIOS = {
         "the control of mech-bloat: the interactive flow alone through the same idle bottleneck",
         [flow("interactive", requests=BLOAT_EXCHANGES)], "no-queue", delay=(5, 5),
         shaper=BLOAT_SHAPER, sysctl=BLOAT_RMEM),
-    "mech-pmtu-blackhole": mech(
+    "mech-pmtu-blackhole": pmtu(
         f"one {PMTU_REPLY // 1_000_000} MB download; the router's client-facing link (r-eth0, "
         f"which the server's data leaves by) has MTU {PMTU_MTU} and the router's own ICMP "
         "\"fragmentation needed\" is dropped (iptables OUTPUT), so full-size segments vanish; "
-        "server net.ipv4.tcp_mtu_probing=1; 40 ms round trip",
-        [flow("download", reply=PMTU_REPLY, sample_ms=5)], "blackhole",
-        sysctl={"server": {"net.ipv4.tcp_mtu_probing": 1}}, router_mtu=PMTU_MTU,
-        rules=[("filter", "OUTPUT", FRAG_NEEDED + ("-j", "DROP"))]),
-    "mech-pmtu-icmp": mech(
+        "server net.ipv4.tcp_mtu_probing=1; 40 ms round trip", "blackhole", "DROP"),
+    "mech-pmtu-icmp": pmtu(
         "the control of mech-pmtu-blackhole: the same MTU hop, the router's ICMP "
-        "\"fragmentation needed\" let through (counted by an ACCEPT rule)",
-        [flow("download", reply=PMTU_REPLY, sample_ms=5)], "icmp",
-        sysctl={"server": {"net.ipv4.tcp_mtu_probing": 1}}, router_mtu=PMTU_MTU,
-        rules=[("filter", "OUTPUT", FRAG_NEEDED + ("-j", "ACCEPT"))]),
+        "\"fragmentation needed\" let through (counted by an ACCEPT rule)", "icmp", "ACCEPT"),
     "mech-ssr": mech(
         f"one connection, {SSR['requests']} requests; the client pauses {SSR['wait']:g} s before "
         f"each, the server answers each with {SSR['reply'] // 1_000_000} MB; server "
@@ -534,21 +533,8 @@ def cause(cfg, t):
         return "none", (f"the router's {p['icmp_rule_packets']} ICMP \"fragmentation needed\" "
                         f"reached the server, which lowered its MSS to {p['server_snd_mss_final']} "
                         f"at once: {tr['active_s']:.2f} s in all")
-    if need == "restart":
-        r = tr["restart"]
-        cw = ", ".join(f"{x['cwnd_before_write']}->{x['cwnd_min_first_rtt']}" for x in r["chunks"][1:])
-        return "slow-start-restart", (
-            f"after each {SSR['wait']:g} s pause the server's cwnd restarted near the initial "
-            f"window (halved per RTO of idle, never below {INITIAL_CWND}: before -> smallest in "
-            f"the first round trip: {cw}); later chunks took "
-            f"{r['later_chunks_response_median_s']:.3f} s (median); the pauses stay the client's")
-    if need == "no-restart":
-        r = tr["restart"]
-        cw = ", ".join(f"{x['cwnd_before_write']}->{x['cwnd_min_first_rtt']}" for x in r["chunks"][1:])
-        return "client-delay", (
-            f"tcp_slow_start_after_idle=0: cwnd kept across the pauses ({cw}); later chunks "
-            f"{r['later_chunks_response_median_s']:.3f} s (median); what remains is the client's "
-            f"{SSR['wait']:g} s pause before each request (issue 29's client-delay)")
+    if need in ("restart", "no-restart"):
+        return restart_cause(need, tr["restart"])
     if need == "stripped":
         o = tr["options"]
         return "options-stripped", (
@@ -566,6 +552,23 @@ def cause(cfg, t):
                     f"total_retrans {r['server_total_retrans']}: reordering is reported, not a cause; "
                     f"{r['transfer_s']:.2f} s" if need == "reorder" else
                     f"nothing held back, {r['transfer_s']:.2f} s")
+
+
+def restart_cause(need, r):
+    """mech-ssr's cause (the restart) or its control's (the client's pauses), with the cwnd
+    before and after each later pause."""
+    cw = ", ".join(f"{x['cwnd_before_write']}->{x['cwnd_min_first_rtt']}" for x in r["chunks"][1:])
+    median = r["later_chunks_response_median_s"]
+    if need == "restart":
+        return "slow-start-restart", (
+            f"after each {SSR['wait']:g} s pause the server's cwnd restarted near the initial "
+            f"window (halved per RTO of idle, never below {INITIAL_CWND}: before -> smallest in "
+            f"the first round trip: {cw}); later chunks took {median:.3f} s (median); the "
+            "pauses stay the client's")
+    return "client-delay", (
+        f"tcp_slow_start_after_idle=0: cwnd kept across the pauses ({cw}); later chunks "
+        f"{median:.3f} s (median); what remains is the client's {SSR['wait']:g} s pause before "
+        "each request (issue 29's client-delay)")
 
 
 # ----------------------------------------------------------------------------------
@@ -689,43 +692,12 @@ def expected(name, cfg, res, flows, suffix):
         out.append({"select": {"tcp.stream": streams[t["port"]]["stream"]},
                     "why": f"{t['role']} flow (client port {t['port']}): {t['why']}",
                     "expect": e, "truth": t["truth"]})
-    out.sort(key=lambda x: x["select"]["tcp.stream"])
-    return {"capture": f"lab-{name}{suffix}.pcap", "made_by": f"captures/lab/lab.py {name}",
-            "story": cfg["story"] + f"; capture: tcpdump -s 128 at the {point}",
-            "flow_count": len(flows), "vantage_point": point,
-            "nstat": {side: {k: v for k, v in res["nstat"][side].items() if v and k in NSTAT_KEYS}
-                      for side in ("client", "server")},
-            "flows": out}
+    return labrun.expected_file(name, cfg, suffix, res["nstat"], NSTAT_KEYS, out)
 
 
 def scenario(lab, name):
-    cfg = lab.SCENARIOS[name]
-    tmp = tempfile.mkdtemp(prefix=f"tdlab-{name}-")
-    os.chmod(tmp, 0o755)
-    try:
-        res = do_run(lab, name, cfg, tmp)
-        flows = flow_truths(cfg, res)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    bad = problems(cfg, res, flows)
-    os.makedirs(lab.LOGS, exist_ok=True)
-    log = {k: v for k, v in res.items() if k not in ("pcaps", "sojourns")}
-    log.update(config=cfg, flows=[{k: v for k, v in t.items() if k != "client"} for t in flows],
-               problems=bad)
-    with open(os.path.join(lab.LOGS, f"{name}.json"), "w") as f:
-        json.dump(log, f, indent=1, sort_keys=True)
-        f.write("\n")
-    if bad:
-        print(f"{name}: FAILED, captures left in {tmp}:", *bad, sep="\n  ", file=sys.stderr)
-        return False
-    os.makedirs(OUT, exist_ok=True)
-    for suffix in cfg["captures"]:
-        base = f"lab-{name}{suffix}"
-        shutil.copyfile(res["pcaps"][suffix], os.path.join(OUT, base + ".pcap"))
-        lab.write_expected(os.path.join(OUT, base + ".expected.json"),
-                           expected(name, cfg, res, flows, suffix))
-    shutil.rmtree(tmp)
-    print(f"{name}: ok in {res['run_s']} s; causes "
-          + ", ".join(f"{t['role']} {t['port']}:{t['cause']}" for t in flows))
-    return True
+    return labrun.run_and_keep(
+        lab, name, OUT, do_run, flow_truths, problems, expected,
+        lambda res, flows: dict({k: v for k, v in res.items() if k not in ("pcaps", "sojourns")},
+                                flows=[{k: v for k, v in t.items() if k != "client"} for t in flows]),
+        lambda t: f"{t['role']} {t['port']}:{t['cause']}")
