@@ -588,6 +588,9 @@ def problems(cfg, res, flows):
         ex = t["exchanges"]
         if len(ex) != f["requests"] or any(x["reply_bytes"] != f["reply"] for x in ex):
             bad.append(f"{t['role']}: not every reply arrived whole")
+        if t["truth"]["client_tcp_info"]["total_retrans"]:
+            # the expected c2s byte count is exact: the requests, each sent once
+            bad.append(f"{t['role']}: the client retransmitted")
     rtt = 2 * sum(cfg["delay"]) / 1000
     tr = flows[-1]["truth"]
     med = tr["response_median_s"]
