@@ -25,6 +25,14 @@ is known when it arrives, and the frame is handled then:
   marker as in DCTCP-style AQMs. Not-ECT and non-IPv4 frames are never marked.
 Without --rate-mbit the line forwards exactly as before.
 
+Two more options on the b -> a direction, for the mechanism scenarios (mech.py):
+- --sojourn-log FILE (with --rate-mbit): one CSV row per admitted frame, written at exit:
+  CLOCK_REALTIME of arrival, sojourn in ms, frame length, TCP source and destination port
+  (0 when not IPv4/TCP), so a flow's own queueing delay is known frame by frame;
+- --reorder-share P --reorder-ms LO,HI: each frame is held back, with probability P, an
+  extra uniform LO..HI ms (after any bottleneck), so the frames behind it overtake it:
+  reordering without loss (counted in "held_back"; --seed makes the draw repeatable).
+
 On SIGTERM/SIGINT it writes counters (frames in, out, too big, kernel drops) as one
 JSON line to --stats and exits.
 """
@@ -32,6 +40,7 @@ import collections
 import argparse
 import heapq
 import json
+import random
 import select
 import signal
 import socket
@@ -91,12 +100,21 @@ def mark_ce(frame):
     return frame[:ETH_HLEN] + bytes(header) + frame[ETH_HLEN + ihl:]
 
 
+def tcp_ports(frame):
+    """(source, destination) port of an IPv4 TCP frame, else (0, 0)."""
+    if frame[12:14] != ETH_P_IP or frame[ETH_HLEN + 9] != 6:
+        return 0, 0
+    ihl = (frame[ETH_HLEN] & 0x0f) * 4
+    return struct.unpack_from("!HH", frame, ETH_HLEN + ihl)
+
+
 class Bottleneck:
     """FIFO serializer at a fixed rate with an optional frame limit and step CE marker."""
 
-    def __init__(self, rate_mbit, limit, mark_s, stats):
+    def __init__(self, rate_mbit, limit, mark_s, stats, sojourns=None):
         self.byte_s = 8 / (rate_mbit * 1e6)
         self.limit, self.mark_s, self.stats = limit, mark_s, stats
+        self.sojourns = sojourns            # rows for --sojourn-log, or None
         self.ends = collections.deque()     # transmission end of each frame not yet sent
         stats.update(rate_mbit=rate_mbit, queue_limit=limit, dropped=0, ce_marked=0,
                      ect_in=0, max_sojourn_ms=0.0,
@@ -112,6 +130,8 @@ class Bottleneck:
         begin = self.ends[-1] if self.ends else now
         sojourn = begin - now
         self.stats["max_sojourn_ms"] = max(self.stats["max_sojourn_ms"], round(sojourn * 1000, 3))
+        if self.sojourns is not None:
+            self.sojourns.append((time.time(), sojourn * 1000, len(frame)) + tcp_ports(frame))
         if is_ect_ipv4(frame):
             self.stats["ect_in"] += 1
             if self.mark_s is not None and sojourn > self.mark_s:
@@ -131,6 +151,10 @@ def main():
     ap.add_argument("--rate-mbit", type=float, help="bottleneck rate for frames from b to a")
     ap.add_argument("--queue-limit", type=int, default=0, help="bottleneck: frames it holds (0: no limit)")
     ap.add_argument("--mark-sojourn-ms", type=float, help="bottleneck: CE-mark ECT frames queued longer")
+    ap.add_argument("--sojourn-log", help="bottleneck: CSV of every frame's sojourn, written at exit")
+    ap.add_argument("--reorder-share", type=float, default=0.0, help="b -> a: share of frames held back")
+    ap.add_argument("--reorder-ms", default="2,4", help="b -> a: LO,HI ms a held frame waits extra")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the hold-back draw")
     args = ap.parse_args()
 
     delay = args.delay_ms / 1000.0
@@ -138,10 +162,14 @@ def main():
     other = {port_a: port_b, port_b: port_a}
     stats = {"a": args.a, "b": args.b, "delay_ms": args.delay_ms,
              "frames_in": 0, "frames_out": 0, "send_errors": 0, "max_queue": 0}
-    shaper = None
+    shaper, sojourns = None, [] if args.sojourn_log else None
     if args.rate_mbit:
         mark_s = None if args.mark_sojourn_ms is None else args.mark_sojourn_ms / 1000
-        shaper = Bottleneck(args.rate_mbit, args.queue_limit, mark_s, stats)
+        shaper = Bottleneck(args.rate_mbit, args.queue_limit, mark_s, stats, sojourns)
+    draw = random.Random(args.seed)
+    hold_lo, hold_hi = (float(x) / 1000 for x in args.reorder_ms.split(","))
+    if args.reorder_share:
+        stats.update(reorder_share=args.reorder_share, reorder_ms=args.reorder_ms, held_back=0)
 
     def stop(signum, frame):
         raise Stop()
@@ -175,6 +203,9 @@ def main():
                         if admitted is None:
                             continue
                         leaves, frame = admitted
+                    if args.reorder_share and s is port_b and draw.random() < args.reorder_share:
+                        leaves += draw.uniform(hold_lo, hold_hi)
+                        stats["held_back"] += 1
                     heapq.heappush(queue, (leaves + delay, order, other[s], frame))
                     order += 1
             stats["max_queue"] = max(stats["max_queue"], len(queue))
@@ -192,6 +223,10 @@ def main():
     finally:
         stats["kernel_drops"] = kernel_drops(port_a) + kernel_drops(port_b)
         stats["left_in_queue"] = len(queue)
+        if sojourns is not None:
+            with open(args.sojourn_log, "w") as f:
+                f.write("epoch,sojourn_ms,length,sport,dport\n")
+                f.writelines(f"{t:.6f},{ms:.3f},{n},{sp},{dp}\n" for t, ms, n, sp, dp in sojourns)
         line = json.dumps(stats)
         if args.stats:
             with open(args.stats, "w") as f:

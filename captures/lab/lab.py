@@ -37,6 +37,7 @@ import time
 import ccid
 import early
 import timebudget
+import mech
 import reductions
 from diagnosis_truth import add_diag, per_conn
 
@@ -438,6 +439,9 @@ SCENARIOS.update(early.SCENARIOS)
 # tb-*: where the time went (tcpdiag issue 29), request/response runs whose captures and
 # expected files go to captures/lab/next/: see timebudget.py, which runs them itself.
 SCENARIOS.update(timebudget.SCENARIOS)
+# mech-*: the TCP mechanisms behind everyday slow transfers (tcpdiag issue 30), each beside
+# a control; captures and expected files go to captures/lab/mech/: see mech.py.
+SCENARIOS.update(mech.SCENARIOS)
 
 
 # ----------------------------------------------------------------------------------
@@ -626,7 +630,8 @@ def offload_features():
 def shaper_args(shaper):
     """delayline.py's options for a server->client bottleneck (frames from --b to --a)."""
     flags = {"rate_mbit": "--rate-mbit", "queue_limit": "--queue-limit",
-             "mark_sojourn_ms": "--mark-sojourn-ms"}
+             "mark_sojourn_ms": "--mark-sojourn-ms", "sojourn_log": "--sojourn-log",
+             "reorder_share": "--reorder-share", "reorder_ms": "--reorder-ms"}
     return [x for key, flag in flags.items() if key in shaper for x in (flag, str(shaper[key]))]
 
 
@@ -2237,6 +2242,8 @@ def scenario(name):
     cfg = SCENARIOS[name]
     if cfg.get("timebudget"):
         return timebudget.scenario(sys.modules[__name__], name)
+    if cfg.get("mech"):
+        return mech.scenario(sys.modules[__name__], name)
     tmp = tempfile.mkdtemp(prefix=f"tdlab-{name}-")
     os.chmod(tmp, 0o755)
     try:
@@ -2387,7 +2394,7 @@ def rewrite_diag():
     files without a new run, which would replace their pcaps: from the configuration the
     run logged. flow_expect wrote the flows in connection order, each selecting its own
     tcp.stream, with the client port the generator logged; that is checked."""
-    for name in (n for n, cfg in SCENARIOS.items() if not cfg.get("timebudget")):
+    for name in (n for n, cfg in SCENARIOS.items() if not cfg.get("timebudget") and not cfg.get("mech")):
         with open(os.path.join(LOGS, f"{name}.json")) as f:
             log = json.load(f)
         for suffix in log["config"]["captures"]:

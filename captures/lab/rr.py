@@ -35,11 +35,33 @@ PAYLOAD = bytes(range(256)) * 256
 
 
 def tcp_info(sock):
-    """The TCP_INFO fields the time budget reads (struct tcp_info offsets)."""
+    """The TCP_INFO fields the time budget and the mechanisms read (struct tcp_info
+    offsets of Linux 6.x: options 5 (bits: 1 timestamps, 2 SACK, 4 window
+    scaling), wscale 6 (send << 4 | receive), snd_mss 16, pmtu 60, dsack_dups 216, reord_seen 220)."""
     raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 256)
     get = lambda off, fmt="I": struct.unpack_from(fmt, raw, off)[0]
-    return {"retransmits": raw[2], "backoff": raw[4], "rto_us": get(8), "rtt_us": get(68),
-            "total_retrans": get(100), "snd_cwnd": get(80), "rcv_space": get(96)}
+    return {"retransmits": raw[2], "backoff": raw[4], "options": raw[5], "wscale": raw[6],
+            "rto_us": get(8), "rtt_us": get(68),
+            "total_retrans": get(100), "snd_cwnd": get(80), "rcv_space": get(96),
+            "ato_us": get(12), "snd_mss": get(16), "pmtu": get(60), "snd_ssthresh": get(76),
+            "min_rtt_us": get(148), "bytes_retrans": get(208, "Q"), "dsack_dups": get(216),
+            "reord_seen": get(220), "rcv_ooopack": get(224)}
+
+
+# a sample row: epoch, snd_cwnd, snd_ssthresh, unacked, total_retrans, snd_mss, ca_state
+SAMPLE_FIELDS = ("epoch", "snd_cwnd", "snd_ssthresh", "unacked", "total_retrans", "snd_mss", "ca_state")
+
+
+def sample(sock, every, rows, done):
+    """Appends a TCP_INFO row (SAMPLE_FIELDS) every `every` s until done is set."""
+    while not done.is_set():
+        try:
+            raw = sock.getsockopt(socket.IPPROTO_TCP, TCP_INFO, 104)
+        except OSError:
+            break
+        get = lambda off: struct.unpack_from("I", raw, off)[0]
+        rows.append((round(time.time(), 6), get(80), get(76), get(24), get(100), get(16), raw[1]))
+        time.sleep(every)
 
 
 def read_exactly(sock, n, chunk=1 << 16, pause=0.0):
@@ -76,6 +98,8 @@ def emit(log, lock, record):
 def serve(args):
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if args.cc:
+        ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
     ls.bind((args.bind, args.port))
     ls.listen(args.backlog)
     log, lock = open(args.log, "a"), threading.Lock()
@@ -96,7 +120,10 @@ def serve(args):
 
 
 def answer(conn, peer, index, accepted, args, log, lock):
-    exchanges = []
+    exchanges, samples, done = [], [], threading.Event()
+    if args.sample_ms:
+        sampler = threading.Thread(target=sample, args=(conn, args.sample_ms / 1000, samples, done))
+        sampler.start()
     while True:
         _, read, got = read_exactly(conn, args.request)
         if got < args.request:
@@ -112,9 +139,15 @@ def answer(conn, peer, index, accepted, args, log, lock):
         exchanges.append({"request_read": read, "reply_write_began": began,
                           "reply_write_ended": time.time()})
     info = tcp_info(conn)
+    done.set()
+    if args.sample_ms:
+        sampler.join()
     conn.close()
-    emit(log, lock, {"event": "served", "accept_index": index, "peer_port": peer[1],
-                     "accepted": accepted, "exchanges": exchanges, "tcp_info": info})
+    record = {"event": "served", "accept_index": index, "peer_port": peer[1],
+              "accepted": accepted, "exchanges": exchanges, "tcp_info": info}
+    if args.sample_ms:
+        record.update(sample_fields=SAMPLE_FIELDS, samples=samples)
+    emit(log, lock, record)
 
 
 def client(args):
@@ -134,6 +167,8 @@ def client(args):
 
 def converse(index, args, go, log, lock):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if args.nodelay:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     if args.rcvbuf:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.rcvbuf)
     if args.recv_timeout:
@@ -148,7 +183,10 @@ def converse(index, args, go, log, lock):
     for _ in range(args.requests):
         time.sleep(args.wait)
         sent = time.time()
-        s.sendall(PAYLOAD[:args.request])
+        at = 0
+        for part in args.split or [args.request]:
+            s.sendall(PAYLOAD[at:at + part])
+            at += part
         first, last, got = read_exactly(s, args.reply, args.read_chunk, args.read_pause)
         exchanges.append({"request_sent": sent, "reply_first_byte": first,
                           "reply_last_byte": last, "reply_bytes": got})
@@ -176,6 +214,8 @@ def main():
     s.add_argument("--user-timeout-ms", type=int, default=0, help="TCP_USER_TIMEOUT of each "
                    "accepted socket: give up when sent data stays unacknowledged this long")
     s.add_argument("--count", type=int, required=True, help="connections, then exit")
+    s.add_argument("--cc", help="congestion control of the accepted sockets (TCP_CONGESTION)")
+    s.add_argument("--sample-ms", type=float, default=0.0, help="sample TCP_INFO this often")
     s.add_argument("--log", required=True)
     c = sub.add_parser("client")
     c.add_argument("--connect", required=True)
@@ -194,8 +234,13 @@ def main():
                    "this many s without data")
     c.add_argument("--read-chunk", type=int, default=1 << 16)
     c.add_argument("--read-pause", type=float, default=0.0)
+    c.add_argument("--split", type=lambda v: [int(x) for x in v.split(",")], default=None,
+                   help="write each request as these parts, one send() each (they sum to --request)")
+    c.add_argument("--nodelay", action="store_true", help="TCP_NODELAY: Nagle off")
     c.add_argument("--log", required=True)
     args = ap.parse_args()
+    if args.mode == "client" and args.split and sum(args.split) != args.request:
+        ap.error("--split parts must sum to --request")
     serve(args) if args.mode == "server" else client(args)
 
 

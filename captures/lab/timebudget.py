@@ -11,13 +11,11 @@ the causes and says how each value was obtained.
 lab.py dispatches a scenario whose configuration holds `timebudget` here, handing over
 its own module (`lab`), whose topology, capture and teardown functions are reused.
 """
-import json
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import time
+
+import labrun
 
 LAB = os.path.dirname(os.path.abspath(__file__))
 NEXT = os.path.join(LAB, "next")
@@ -523,13 +521,7 @@ def expected(name, cfg, res, flows, suffix):
         out.append({"select": {"tcp.stream": streams[f["port"]]["stream"]},
                     "why": f"connection {f['index']} (client port {f['port']}): {f['why']}",
                     "expect": e, "time_budget": budget})
-    out.sort(key=lambda x: x["select"]["tcp.stream"])
-    return {"capture": f"lab-{name}{suffix}.pcap", "made_by": f"captures/lab/lab.py {name}",
-            "story": cfg["story"] + f"; capture: tcpdump -s 128 at the {point}",
-            "flow_count": len(flows), "vantage_point": point,
-            "nstat": {side: {k: v for k, v in res["nstat"][side].items() if v and k in NSTAT_KEYS}
-                      for side in ("client", "server")},
-            "flows": out}
+    return labrun.expected_file(name, cfg, suffix, res["nstat"], NSTAT_KEYS, out)
 
 
 NSTAT_KEYS = ("ListenOverflows", "ListenDrops", "SyncookiesSent", "SyncookiesRecv",
@@ -539,32 +531,7 @@ NSTAT_KEYS = ("ListenOverflows", "ListenDrops", "SyncookiesSent", "SyncookiesRec
 
 
 def scenario(lab, name):
-    cfg = lab.SCENARIOS[name]
-    tmp = tempfile.mkdtemp(prefix=f"tdlab-{name}-")
-    os.chmod(tmp, 0o755)
-    try:
-        res = do_run(lab, name, cfg, tmp)
-        flows = flow_truths(cfg, res)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    bad = problems(cfg, res, flows)
-    os.makedirs(lab.LOGS, exist_ok=True)
-    log = {k: v for k, v in res.items() if k != "pcaps"}
-    log.update(config=cfg, flows=flows, problems=bad)
-    with open(os.path.join(lab.LOGS, f"{name}.json"), "w") as f:
-        json.dump(log, f, indent=1, sort_keys=True)
-        f.write("\n")
-    if bad:
-        print(f"{name}: FAILED, captures left in {tmp}:", *bad, sep="\n  ", file=sys.stderr)
-        return False
-    os.makedirs(NEXT, exist_ok=True)
-    for suffix in cfg["captures"]:
-        base = f"lab-{name}{suffix}"
-        shutil.copyfile(res["pcaps"][suffix], os.path.join(NEXT, base + ".pcap"))
-        lab.write_expected(os.path.join(NEXT, base + ".expected.json"),
-                           expected(name, cfg, res, flows, suffix))
-    shutil.rmtree(tmp)
-    print(f"{name}: ok in {res['run_s']} s; causes "
-          + ", ".join(f"{f['port']}:{f['cause']}" for f in flows))
-    return True
+    return labrun.run_and_keep(
+        lab, name, NEXT, do_run, flow_truths, problems, expected,
+        lambda res, flows: dict({k: v for k, v in res.items() if k != "pcaps"}, flows=flows),
+        lambda f: f"{f['port']}:{f['cause']}")
