@@ -1,8 +1,9 @@
 """The time budget (tcpdiag.time.*, engine/time_budget.h) over every committed capture,
 through both front ends, and against the lab's ground truth.
 
-Invariants, for every flow of captures/*.pcap and captures/lab/next/*.pcap, in the
-command's json and in tshark -2 fields: the six parts add up to the duration to the
+Invariants, for every flow of captures/*.pcap, captures/lab/next/*.pcap and
+captures/lab/mech/*.pcap (issue 30's mechanisms, whose causes the engine does not name
+yet), in the command's json and in tshark -2 fields: the six parts add up to the duration to the
 nanosecond, the duration is the flow's, active = duration - idle <= duration, and time
 lost (tcpdiag.diag.lost) never exceeds the active time.
 
@@ -42,7 +43,8 @@ from tshark import CAPTURES, fields
 
 PARTS = ["setup", "client_wait", "server_wait", "transfer", "stall", "idle"]
 TIME_FIELDS = ["duration", "active"] + PARTS
-ALL_PCAPS = sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap"))
+ALL_PCAPS = (sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap"))
+             + sorted((CAPTURES / "lab" / "mech").glob("*.pcap")))
 LAB = sorted(NEXT.glob("*.expected.json"))
 
 
