@@ -269,8 +269,10 @@ static bool dominates(const td_config *cfg, const td_flow *flow, int64_t part_ns
 {
     int64_t active = active_ns(flow);
 
+    /* in double: a hostile capture's clock can span centuries, whose ns times 100
+       would overflow */
     return active > 0 && part_ns >= (int64_t)cfg->budget.min_cost_ms * 1000000 &&
-           part_ns * 100 >= active * (int64_t)cfg->budget.min_share_pct;
+           (double)part_ns * 100.0 >= (double)active * cfg->budget.min_share_pct;
 }
 
 /* Stalled time that was not a zero window: silences ended by a retransmission, and
@@ -317,7 +319,7 @@ static int64_t round_trip_cost_ns(const td_config *cfg, const td_flow *flow, con
     enum { ROUNDS_PER_EXCHANGE = 4 };
 
     if (!td_flow_roles_known(flow) || rtt < (int64_t)cfg->budget.long_rtt_ms * 1000000 || rtt <= ref ||
-        (x->f && x->f->rounds > ROUNDS_PER_EXCHANGE * MAX(td_time_budget_exchanges(b), 1u)) ||
+        (x->f && x->f->rounds > (uint64_t)ROUNDS_PER_EXCHANGE * MAX(td_time_budget_exchanges(b), 1u)) ||
         !dominates(cfg, flow, network))
         return 0;
     return (int64_t)((double)network * (1.0 - (double)ref / (double)rtt));
