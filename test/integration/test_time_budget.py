@@ -1,9 +1,8 @@
 """The time budget (tcpdiag.time.*, engine/time_budget.h) over every committed capture,
 through both front ends, and against the lab's ground truth.
 
-Invariants, for every flow of captures/*.pcap, captures/lab/next/*.pcap and
-captures/lab/mech/*.pcap (issue 30's mechanisms, whose causes the engine does not name
-yet), in the command's json and in tshark -2 fields: the six parts add up to the duration to the
+Invariants, for every flow of captures/*.pcap and captures/lab/next/*.pcap, in the
+command's json and in tshark -2 fields: the six parts add up to the duration to the
 nanosecond, the duration is the flow's, active = duration - idle <= duration, and time
 lost (tcpdiag.diag.lost) never exceeds the active time.
 
@@ -43,8 +42,9 @@ from tshark import CAPTURES, fields
 
 PARTS = ["setup", "client_wait", "server_wait", "transfer", "stall", "idle"]
 TIME_FIELDS = ["duration", "active"] + PARTS
-ALL_PCAPS = (sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap"))
-             + sorted((CAPTURES / "lab" / "mech").glob("*.pcap")))
+ALL_PCAPS = sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap"))
+# issue 30's mechanisms (their causes are not the engine's yet): through the command only
+MECH_PCAPS = sorted((CAPTURES / "lab" / "mech").glob("*.pcap"))
 LAB = sorted(NEXT.glob("*.expected.json"))
 
 
@@ -220,7 +220,7 @@ def test_cause_mid_flow(path, flows, tmp_path):
 MIN_SHARE, MIN_COST_S = 0.30, 0.2
 
 
-@pytest.mark.parametrize("pcap", ALL_PCAPS, ids=lambda p: p.name)
+@pytest.mark.parametrize("pcap", ALL_PCAPS + MECH_PCAPS, ids=lambda p: p.name)
 def test_healthy_means_healthy(pcap):
     """Issue 29, item 6: no flow reads none while its own budget shows handshake
     retries, a server's or a client's delay, or a stall taking the documented share of
