@@ -160,7 +160,7 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
         return;
     case TD_CAUSE_DEAD_PEER:
         who = td_time_budget_unanswered(budget, &count);
-        td_format_duration(td_time_budget_part(budget, TD_TIME_STALL) - budget->zero_window_ns, a, sizeof a);
+        td_format_duration(td_time_budget_silence_ns(budget), a, sizeof a);
         g_snprintf(buf, size, "The %s retransmitted %u time%s and its peer never acknowledged (%s): the peer or the "
                    "path went away", who == flow->client ? "client" : "server", count, count == 1 ? "" : "s", a);
         return;
@@ -171,8 +171,7 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
                    budget->zero_windows == 1 ? "" : "s", a);
         return;
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
-        span_words(budget, td_time_budget_part(budget, TD_TIME_STALL) - budget->zero_window_ns, TD_SPAN_STALL, a, b,
-                   sizeof a);
+        span_words(budget, td_time_budget_silence_ns(budget), TD_SPAN_STALL, a, b, sizeof a);
         g_snprintf(buf, size, "Silent for %s until retransmissions (timeouts, not fast recovery; %s)", a, b);
         return;
     case TD_CAUSE_SERVER_DELAY:

@@ -61,6 +61,22 @@ const char *td_cause_name(td_cause cause)
     return (unsigned)cause < TD_CAUSE_COUNT ? names[cause] : "unknown";
 }
 
+bool td_cause_read_from_budget(td_cause cause)
+{
+    switch (cause) {
+    case TD_CAUSE_HANDSHAKE_RETRY:
+    case TD_CAUSE_DEAD_PEER:
+    case TD_CAUSE_ZERO_WINDOW:
+    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
+    case TD_CAUSE_SERVER_DELAY:
+    case TD_CAUSE_CLIENT_DELAY:
+    case TD_CAUSE_ROUND_TRIP_BOUND:
+        return true;
+    default:
+        return false;
+    }
+}
+
 const char *td_reference_name(td_reference reference)
 {
     switch (reference) {
@@ -275,13 +291,6 @@ static bool dominates(const td_config *cfg, const td_flow *flow, int64_t part_ns
            (double)part_ns * 100.0 >= (double)active * cfg->budget.min_share_pct;
 }
 
-/* Stalled time that was not a zero window: silences ended by a retransmission, and
- * retransmissions never answered. */
-static int64_t silence_ns(const td_time_budget *b)
-{
-    return td_time_budget_part(b, TD_TIME_STALL) - b->zero_window_ns;
-}
-
 /* The handshake's own round trip is no retry's cost: a SYN never answered cost all
  * of its setup. */
 static int64_t retry_ns(const td_flow *flow)
@@ -335,10 +344,9 @@ static unsigned budget_causes(const td_config *cfg, const td_flow *flow, const f
 
     if (handshake_retry(cfg, flow, b))
         causes |= 1u << TD_CAUSE_HANDSHAKE_RETRY;
-    if (td_time_budget_unanswered(b, &retransmissions) >= 0 && dominates(cfg, flow, silence_ns(b)))
-        causes |= 1u << TD_CAUSE_DEAD_PEER;
-    else if (dominates(cfg, flow, silence_ns(b)))
-        causes |= 1u << TD_CAUSE_RETRANSMISSION_TIMEOUT;
+    if (dominates(cfg, flow, td_time_budget_silence_ns(b)))
+        causes |= 1u << (td_time_budget_unanswered(b, &retransmissions) >= 0 ? TD_CAUSE_DEAD_PEER
+                                                                              : TD_CAUSE_RETRANSMISSION_TIMEOUT);
     if (b->zero_windows && (dominates(cfg, flow, b->zero_window_ns) || (x->f && !x->f->unknown_reason &&
                                                                          receive_window(cfg, x))))
         causes |= 1u << TD_CAUSE_ZERO_WINDOW;
@@ -394,12 +402,14 @@ static void against_rate(td_diagnosis *d, const td_flow *flow, const flow_facts 
     d->lost_ns = (int64_t)MAX(0.0, (double)ns - bytes * 1e9 / reference);
 }
 
-/* Time lost within an episode of the flow's own life. */
-static void against_own_time(td_diagnosis *d, const td_flow *flow, int64_t lost)
+/* Time lost within the flow's own life (an episode, or a part of its time budget):
+ * the slowdown is what the active time would have been without it. The reference is
+ * the caller's to name. */
+static void against_own_time(td_diagnosis *d, const td_flow *flow, int64_t lost, td_reference reference)
 {
     int64_t ns = active_ns(flow);
 
-    d->reference = TD_REF_OWN_RATE;
+    d->reference = reference;
     d->lost_ns = lost;
     if (ns > lost && lost >= 0)
         d->slowdown = (double)ns / (double)(ns - lost);
@@ -435,17 +445,6 @@ static void against_window(td_diagnosis *d, const flow_facts *x)
     d->lost_ns = (int64_t)MAX(0.0, (double)td_flight_measured_ns(f) - (double)f->new_bytes * 1e9 * rtt_s / f->max_window);
 }
 
-/* A part of the flow's own time budget: what it cost is that part, of the time the
- * flow was active. */
-static void against_budget(td_diagnosis *d, const td_flow *flow, int64_t lost)
-{
-    int64_t ns = active_ns(flow);
-
-    d->lost_ns = lost;
-    if (ns > lost && lost >= 0)
-        d->slowdown = (double)ns / (double)(ns - lost);
-}
-
 static void cost_of(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_diagnosis *d)
 {
     const td_config *cfg = td_engine_config(engine);
@@ -459,34 +458,33 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
     switch ((td_cause)d->cause) {
     case TD_CAUSE_HOST_STALL:
         hit = td_stalls_hit(td_engine_stalls(engine), flow->index);
-        against_own_time(d, flow, hit->wait_end_ns - hit->wait_start_ns);
+        against_own_time(d, flow, hit->wait_end_ns - hit->wait_start_ns, TD_REF_OWN_RATE);
         break;
     case TD_CAUSE_ECN_BLACKHOLE:
-        against_own_time(d, flow, td_flow_syn_retry_ns(flow));
+        against_own_time(d, flow, td_flow_syn_retry_ns(flow), TD_REF_OWN_RATE);
         break;
     case TD_CAUSE_HANDSHAKE_RETRY:
-        against_budget(d, flow, retry_ns(flow));
+        against_own_time(d, flow, retry_ns(flow), TD_REF_NONE);
         break;
     case TD_CAUSE_DEAD_PEER:
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
-        against_budget(d, flow, silence_ns(b));
+        against_own_time(d, flow, td_time_budget_silence_ns(b), TD_REF_NONE);
         break;
     case TD_CAUSE_ZERO_WINDOW:
         /* The reader set the pace of the whole transfer, not only while the window
            was at zero: measured like a receive window, against the sender's flows
            its receivers did not hold, when there are any. */
         if (!x->f || !against_group(d, flow, x, x->by_sender, SENDER_NOT_RWND, TD_REF_SENDER_FLOWS))
-            against_budget(d, flow, b->zero_window_ns);
+            against_own_time(d, flow, b->zero_window_ns, TD_REF_NONE);
         break;
     case TD_CAUSE_SERVER_DELAY:
-        against_budget(d, flow, b->answer_wait_ns[TD_SPAN_SERVER_WAIT]);
+        against_own_time(d, flow, b->answer_wait_ns[TD_SPAN_SERVER_WAIT], TD_REF_NONE);
         break;
     case TD_CAUSE_CLIENT_DELAY:
-        against_budget(d, flow, b->answer_wait_ns[TD_SPAN_CLIENT_WAIT]);
+        against_own_time(d, flow, b->answer_wait_ns[TD_SPAN_CLIENT_WAIT], TD_REF_NONE);
         break;
     case TD_CAUSE_ROUND_TRIP_BOUND:
-        against_budget(d, flow, round_trip_cost_ns(cfg, flow, x, b));
-        d->reference = TD_REF_REFERENCE_RTT;
+        against_own_time(d, flow, round_trip_cost_ns(cfg, flow, x, b), TD_REF_REFERENCE_RTT);
         break;
     case TD_CAUSE_WINDOW_COLLAPSE:
     case TD_CAUSE_ECN_LOSS_REACTION:

@@ -75,6 +75,9 @@ uint32_t td_diagnoses_stall_active(const td_diagnoses *d, guint stall);
 const td_engine *td_diagnoses_engine(const td_diagnoses *d);
 
 const char *td_cause_name(td_cause cause);
+/* The causes read from the flow's time budget (the enum's comment): their evidence is
+ * where the time went. */
+bool td_cause_read_from_budget(td_cause cause);
 const char *td_reference_name(td_reference reference);
 /* Comma-separated cause names in order of precedence, "none" when empty. */
 void td_causes_list(unsigned causes, char *buf, size_t size);

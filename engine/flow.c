@@ -219,7 +219,7 @@ int64_t td_flow_handshake_rtt_ns(const td_flow *flow)
 {
     int64_t to_server, to_client;
 
-    return flow->more && td_handshake_halves(&flow->more->hs, &to_server, &to_client) ? to_server + to_client : 0;
+    return td_flow_handshake_halves(flow, &to_server, &to_client) ? to_server + to_client : 0;
 }
 
 uint32_t td_flow_icmp_quotes(const td_flow *flow)

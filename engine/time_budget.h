@@ -162,6 +162,12 @@ static inline uint32_t td_time_budget_exchanges(const td_time_budget *b)
 {
     return b->exchanges;
 }
+/* Stalled time that was not a zero window: silences ended by a retransmission, and
+ * retransmissions never answered. */
+static inline int64_t td_time_budget_silence_ns(const td_time_budget *b)
+{
+    return b->part_ns[TD_TIME_STALL] - b->zero_window_ns;
+}
 /* The endpoint whose data or FIN, retransmitted, the peer never acknowledged by
  * the end of the capture (the peer or the path is gone), -1 none; *count its
  * retransmissions of it. */

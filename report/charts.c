@@ -337,20 +337,11 @@ static const char *cause_title(td_cause cause)
 }
 
 /* Causes read from the flow's time budget: their evidence is where the time went
- * (the budget bar), not the flight, which for a wait or a silence is flat or empty. */
+ * (the budget bar), not the flight, which for a wait or a silence is flat or empty;
+ * a zero window's flight against the receive window shows the reader's pace. */
 static bool told_by_budget(td_cause cause)
 {
-    switch (cause) {
-    case TD_CAUSE_HANDSHAKE_RETRY:
-    case TD_CAUSE_DEAD_PEER:
-    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
-    case TD_CAUSE_SERVER_DELAY:
-    case TD_CAUSE_CLIENT_DELAY:
-    case TD_CAUSE_ROUND_TRIP_BOUND:
-        return true;
-    default:
-        return false;
-    }
+    return td_cause_read_from_budget(cause) && cause != TD_CAUSE_ZERO_WINDOW;
 }
 
 td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, const char **why)

@@ -241,6 +241,8 @@ static const shown_figure TIME_FIGURES[] = {
 static const shown_figure *cause_figures(td_cause cause, size_t *n)
 {
 #define FIGURES(a) (*n = G_N_ELEMENTS(a), a)
+    if (td_cause_read_from_budget(cause))
+        return FIGURES(TIME_FIGURES);
     switch (cause) {
     case TD_CAUSE_WINDOW_COLLAPSE:
     case TD_CAUSE_ECN_LOSS_REACTION: return FIGURES(CC_FIGURES);
@@ -251,13 +253,6 @@ static const shown_figure *cause_figures(td_cause cause, size_t *n)
     case TD_CAUSE_MISSING_OPTIONS:   return FIGURES(OPTIONS_FIGURES);
     case TD_CAUSE_HOST_STALL:        return FIGURES(STALL_FIGURES);
     case TD_CAUSE_APP_LIMITED:       return FIGURES(APP_FIGURES);
-    case TD_CAUSE_HANDSHAKE_RETRY:
-    case TD_CAUSE_DEAD_PEER:
-    case TD_CAUSE_ZERO_WINDOW:
-    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
-    case TD_CAUSE_SERVER_DELAY:
-    case TD_CAUSE_CLIENT_DELAY:
-    case TD_CAUSE_ROUND_TRIP_BOUND:  return FIGURES(TIME_FIGURES);
     default:                         *n = 0; return NULL;
     }
 #undef FIGURES
