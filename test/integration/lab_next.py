@@ -1,7 +1,8 @@
-"""The lab's everyday slow exchanges (issue 29) in captures/lab/next, each at the
-client, the router and the server (captures/lab/next/README.md), and the flows whose
-expected cause the engine does not reach yet, with why: the tests mark them as strict
-xfails, so the day the engine gets one right its entry must go."""
+"""The lab's everyday slow exchanges (issue 29) in captures/lab/next and the TCP
+mechanisms behind them (issue 30) in captures/lab/mech, each at the client, the router
+and the server (the folders' README.md), and the flows whose expected cause the engine
+does not reach yet, with why: the tests mark them as strict xfails, so the day the
+engine gets one right its entry must go."""
 from tshark import CAPTURES
 
 NEXT = CAPTURES / "lab" / "next"
@@ -9,3 +10,24 @@ NEXT = CAPTURES / "lab" / "next"
 # None today: every lab flow reads its cause at every capture point. An entry names a
 # pcap and why the engine misses it.
 KNOWN_MISSES = {}
+
+MECH = CAPTURES / "lab" / "mech"
+
+# The mechanisms the engine does not name yet (issue 30), per (pcap, tcp.stream). A
+# pcap with any of them is a known miss for the tests that judge a whole file.
+_NAGLE = "nagle-delayed-ack is not a cause yet: the exchanges read app-limited"
+_PROMPT = "a request/response flow of prompt small replies reads sender-limited (issue 30, item 2)"
+_QUEUE = "queueing-delay is not a cause yet: the interactive flow behind the full queue is not named"
+_PMTU = "pmtu-blackhole is not a cause yet: the silence reads as the server's wait or a timeout"
+_STRIPPED = "options-stripped is not a cause yet: the stripped SYN reads missing-options"
+_RESTART = "slow-start-restart is not a cause yet: the restarts' cost hides behind the client's pauses"
+MECH_KNOWN_MISSES = {
+    **{(f"lab-mech-nagle-{v}.pcap", 0): _NAGLE for v in ("client", "router", "server")},
+    **{(f"lab-mech-nagle-nodelay-{v}.pcap", 0): _PROMPT for v in ("client", "router", "server")},
+    **{(f"lab-mech-bloat-idle-{v}.pcap", 0): _PROMPT for v in ("client", "router", "server")},
+    **{(f"lab-mech-bloat-{v}.pcap", 1): _QUEUE for v in ("client", "router", "server")},
+    **{(f"lab-mech-pmtu-blackhole-{v}.pcap", 0): _PMTU for v in ("client", "router", "server")},
+    **{(f"lab-mech-opts-stripped-{v}.pcap", 0): _STRIPPED for v in ("client", "router", "server")},
+    **{(f"lab-mech-ssr-{v}.pcap", 0): _RESTART for v in ("client", "router", "server")},
+}
+MECH_PCAP_MISSES = {pcap: why for (pcap, _), why in MECH_KNOWN_MISSES.items()}

@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from lab_next import KNOWN_MISSES, NEXT
+from lab_next import KNOWN_MISSES, MECH, MECH_PCAP_MISSES, NEXT
 from tshark import CAPTURES, fields, run
 
 OUTCOMES = {"not-requested", "classic", "declined", "reflected", "accecn", "accecn-classic",
             "fallback", "invalid", "unknown"}
+MISSES = {**KNOWN_MISSES, **MECH_PCAP_MISSES}
 PCAPS = [pytest.param(p, id=p.name,
-                      marks=[pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[p.name])] if p.name in KNOWN_MISSES
-                      else [])
-         for p in sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap"))]
+                      marks=[pytest.mark.xfail(strict=True, reason=MISSES[p.name])] if p.name in MISSES else [])
+         for p in sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap")) + sorted(MECH.glob("*.pcap"))]
 SELECTOR_FIELDS = ["frame.number", "tcp.stream", "tcp.srcport", "tcp.dstport", "tcp.flags",
                    "ip.src", "ipv6.src"]
 
