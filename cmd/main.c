@@ -59,6 +59,7 @@ typedef struct result {
     guint sources_skipped;  /* merged: files of folders left out, not captures */
     bool not_a_capture;
     bool not_read;          /* the run was stopped (SIGINT, SIGTERM) before the file began */
+    bool streaming;         /* its worker writes its records itself (it is the printing turn's) */
     bool done;
 } result;
 
@@ -77,14 +78,58 @@ typedef struct run {
     const char *report;         /* --report: the HTML file to write, instead of standard output */
     const td_prefs *prefs;
     result *results;
+    bool progress;              /* the printing thread shows progress on stderr */
     atomic_uint next;           /* the next file a worker takes */
-    pthread_mutex_t lock;       /* guards results[].done and what it publishes */
+    pthread_mutex_t lock;       /* guards results[], printing and what they publish */
+    guint printing;             /* the file the printing thread waits for, once all before it are out */
     pthread_cond_t finished;
     volatile gint packets;
 } run;
 
-/* Analyses one file and keeps only its output: the engine is freed here, so the
- * memory held for files waiting their turn to print is their text, not their flows. */
+/* Output that cannot be written is lost: say why, and stop rather than analyse
+ * files for nobody. */
+static void write_out(const char *data, size_t len)
+{
+    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+        fprintf(stderr, "tcpdiag: cannot write the output: %s\n", g_strerror(errno));
+        exit(EXIT_OUTPUT_LOST);
+    }
+}
+
+/* A file of a folder that is not a capture (or one cut before its first TCP segment)
+ * holds nothing to analyse: it is counted, not printed. */
+static bool left_out(const run *r, guint i, bool not_a_capture)
+{
+    return not_a_capture && r->files[i].in_directory;
+}
+
+static void drain_to_stdout(const GString *chunk, void *ctx)
+{
+    (void)ctx;
+    write_out(chunk->str, chunk->len);
+}
+
+/* Whether file i's records can leave as they are made: it is the file the printing
+ * thread waits for, every one before it is out, and it is printed. Then its worker
+ * writes them (the printing thread only waits), the progress line cleared first. */
+static bool takes_printing_turn(run *r, guint i, const td_capture *c)
+{
+    bool turn;
+
+    if (r->summary || r->report || r->format == TD_FORMAT_TEXT || left_out(r, i, c->not_a_capture))
+        return false;
+    pthread_mutex_lock(&r->lock);
+    turn = r->results[i].streaming = r->printing == i;
+    pthread_mutex_unlock(&r->lock);
+    if (turn && r->progress)
+        fputs("\r\033[K", stderr);
+    return turn;
+}
+
+/* Analyses one file. Its records leave as they are made when it is the printing
+ * turn's file; otherwise its output is kept until its turn. Either way the engine is
+ * freed here, so the memory held for files waiting their turn to print is their
+ * text, not their flows. */
 static void analyse(run *r, guint i)
 {
     if (td_reader_stop_requested()) {
@@ -99,6 +144,7 @@ static void analyse(run *r, guint i)
                               : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
     result *res = &r->results[i];
     GString *text = g_string_new("");
+    td_records records = { text, takes_printing_turn(r, i, c) ? drain_to_stdout : NULL, NULL };
     td_file_summary *summary = r->summary ? td_file_summary_of(c) : NULL;
     GPtrArray *findings = NULL;
     char *warning = NULL;
@@ -121,15 +167,16 @@ static void analyse(run *r, guint i)
                 td_output_text(c, r->shown, text);
             break;
         case TD_FORMAT_JSON:
-            td_output_json(c, r->shown, text);
+            td_output_json(c, r->shown, &records);
             td_output_json_file(c, text);
             break;
-        case TD_FORMAT_EK:   td_output_ek(c, r->shown, text); break;
+        case TD_FORMAT_EK:   td_output_ek(c, r->shown, &records); break;
         case TD_FORMAT_CSV:
-            td_output_csv(c, r->shown, text);
+            td_output_csv(c, r->shown, &records);
             td_output_csv_file(c, text);
             break;
         }
+        td_records_flush(&records);
     }
     if (c->counts.undecoded_link)
         warning = g_strdup_printf("%" G_GUINT64_FORMAT " packet%s skipped: the command does not decode link type "
@@ -203,18 +250,19 @@ static void show_progress(run *r, guint printed)
 }
 
 /* Waits for result i, showing progress on a terminal meanwhile. */
-static void wait_for(run *r, guint i, bool progress)
+static void wait_for(run *r, guint i)
 {
     pthread_mutex_lock(&r->lock);
+    r->printing = i;
     while (!r->results[i].done) {
         struct timespec until;
-        if (!progress) {
+        if (!r->progress || r->results[i].streaming) {
             pthread_cond_wait(&r->finished, &r->lock);
             continue;
         }
-        pthread_mutex_unlock(&r->lock);
+        /* under the lock: a worker that takes the printing turn clears the line
+           before its records, and no progress comes after */
         show_progress(r, i);
-        pthread_mutex_lock(&r->lock);
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += 200000000;     /* the display's refresh */
         if (until.tv_nsec >= 1000000000) {
@@ -224,16 +272,6 @@ static void wait_for(run *r, guint i, bool progress)
         pthread_cond_timedwait(&r->finished, &r->lock, &until);
     }
     pthread_mutex_unlock(&r->lock);
-}
-
-/* Output that cannot be written is lost: say why, and stop rather than analyse
- * files for nobody. */
-static void write_out(const char *data, size_t len)
-{
-    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-        fprintf(stderr, "tcpdiag: cannot write the output: %s\n", g_strerror(errno));
-        exit(EXIT_OUTPUT_LOST);
-    }
 }
 
 static const char usage_line[] =
@@ -327,7 +365,7 @@ static bool write_report(const run *r, GPtrArray *sections, GPtrArray *findings)
  * it are done (with --report, keeps it for the page); counts the files of walked
  * folders that were not captures, and those a stopped run never began. Returns the
  * exit status. */
-static int print_results(run *r, bool progress, guint *skipped, guint *not_read)
+static int print_results(run *r, guint *skipped, guint *not_read)
 {
     td_summary *summary = r->summary ? td_summary_new() : NULL;
     GPtrArray *sections = r->report ? g_ptr_array_new_with_free_func(free_section) : NULL;
@@ -347,13 +385,13 @@ static int print_results(run *r, bool progress, guint *skipped, guint *not_read)
         /* in a folder, only captures count (one cut before its first TCP segment
          * holds nothing to analyse either) */
         bool skip;
-        wait_for(r, i, progress);
+        wait_for(r, i);
         if (res->not_read) {
             (*not_read)++;
             continue;
         }
-        skip = res->not_a_capture && r->files[i].in_directory;
-        if (progress)
+        skip = left_out(r, i, res->not_a_capture);
+        if (r->progress)
             fputs("\r\033[K", stderr);
         *skipped += res->sources_skipped;
         if (skip)
@@ -413,7 +451,8 @@ int main(int argc, char **argv)
     };
     int jobs = 1, opt, status, printed;
     td_prefs prefs;
-    run r = { .lock = PTHREAD_MUTEX_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER, .prefs = &prefs };
+    run r = { .lock = PTHREAD_MUTEX_INITIALIZER, .finished = PTHREAD_COND_INITIALIZER, .prefs = &prefs,
+              .printing = G_MAXUINT };
     td_inputs *inputs;
     pthread_t *workers;
     guint nworkers, skipped, not_read = 0;
@@ -499,6 +538,7 @@ int main(int argc, char **argv)
         r.count = 1;
     }
     r.results = g_new0(result, r.count);
+    r.progress = isatty(STDERR_FILENO);
     catch_stop_signals();
     workers = g_new(pthread_t, MIN((guint)jobs, r.count));
     for (nworkers = 0; nworkers < MIN((guint)jobs, r.count); nworkers++)
@@ -510,7 +550,7 @@ int main(int argc, char **argv)
     }
     block_stop_signals();
     skipped = inputs->skipped;
-    printed = print_results(&r, isatty(STDERR_FILENO), &skipped, &not_read);
+    printed = print_results(&r, &skipped, &not_read);
     if (printed != EXIT_ALL_READ)
         status = printed;       /* some file unreadable, or the report not written */
     if (td_reader_stop_requested()) {

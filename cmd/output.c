@@ -31,6 +31,25 @@ static bool is_slow(td_cause cause)
     return cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN;
 }
 
+/* A chunk: large enough that writing it costs one system call among many records,
+ * small beside any capture's flow state. */
+enum { RECORDS_CHUNK = 64 * 1024 };
+
+void td_records_flush(td_records *records)
+{
+    if (!records->drain || !records->out->len)
+        return;
+    records->drain(records->out, records->ctx);
+    g_string_truncate(records->out, 0);
+}
+
+/* After each record: a full chunk leaves. */
+static void record_done(td_records *records)
+{
+    if (records->out->len >= RECORDS_CHUNK)
+        td_records_flush(records);
+}
+
 bool td_output_shows(const td_capture *c, const td_flow *flow, td_flows_shown shown)
 {
     td_cause cause = (td_cause)td_diagnosis_of(c->diagnoses, flow)->cause;
@@ -228,9 +247,10 @@ static void plain_key(GString *out, const char *name)
     json_string(out, name);
 }
 
-void td_output_json(const td_capture *c, td_flows_shown shown, GString *out)
+void td_output_json(const td_capture *c, td_flows_shown shown, td_records *records)
 {
     collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_JSON };
+    GString *out = records->out;
 
     for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
@@ -244,6 +264,7 @@ void td_output_json(const td_capture *c, td_flows_shown shown, GString *out)
         json_members(out, col.items, NULL, &first, plain_key);
         direction_members(out, col.items, "", plain_key);
         g_string_append(out, "}\n");
+        record_done(records);
     }
     clear(&col);
     g_array_free(col.items, TRUE);
@@ -258,9 +279,10 @@ static void ek_key(GString *out, const char *name)
     g_free(flat);
 }
 
-void td_output_ek(const td_capture *c, td_flows_shown shown, GString *out)
+void td_output_ek(const td_capture *c, td_flows_shown shown, td_records *records)
 {
     collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_JSON };
+    GString *out = records->out;
 
     for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
@@ -280,6 +302,7 @@ void td_output_ek(const td_capture *c, td_flows_shown shown, GString *out)
         g_string_append_c(out, '}');
         direction_members(out, col.items, "tcpdiag_", ek_key);
         g_string_append(out, "}}\n");
+        record_done(records);
         g_free(date);
         if (day)
             g_date_time_unref(day);
@@ -431,7 +454,7 @@ static int csv_slot(const td_flow *flow, const char *dir)
     return same_dir(dir, td_flow_fields_dir(flow, td_flow_sender_at(flow, 0))) ? 1 : 2;
 }
 
-void td_output_csv(const td_capture *c, td_flows_shown shown, GString *out)
+void td_output_csv(const td_capture *c, td_flows_shown shown, td_records *records)
 {
     const csv_layout *layout = csv_columns();
     collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_CSV };
@@ -453,9 +476,10 @@ void td_output_csv(const td_capture *c, td_flows_shown shown, GString *out)
             g_free(*cell);
             *cell = value;
         }
-        csv_line(out, cells, layout->count);
+        csv_line(records->out, cells, layout->count);
         for (guint k = 0; k < layout->count; k++)
             g_clear_pointer(&cells[k], g_free);
+        record_done(records);
     }
     g_free(cells);
     clear(&col);

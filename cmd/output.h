@@ -27,10 +27,24 @@ typedef enum td_flows_shown {
 /* Whether a flow of c is shown under shown. */
 bool td_output_shows(const td_capture *c, const td_flow *flow, td_flows_shown shown);
 
-/* Appends a capture's output. */
+/* Where a capture's flow records go: appended to out, which is handed to drain (when
+ * not NULL) and emptied each time it holds a chunk, so that the records leave as they
+ * are made rather than sitting whole in memory (1.2 GB of JSON for a million-flow SYN
+ * flood). Without a drain, out keeps them all. */
+typedef struct td_records {
+    GString *out;
+    void (*drain)(const GString *chunk, void *ctx);
+    void *ctx;
+} td_records;
+
+/* Hands what out holds to the drain, if there is one (the end of a capture's records). */
+void td_records_flush(td_records *records);
+
+/* Appends a capture's text report. */
 void td_output_text(const td_capture *c, td_flows_shown shown, GString *out);
-void td_output_json(const td_capture *c, td_flows_shown shown, GString *out);
-void td_output_ek(const td_capture *c, td_flows_shown shown, GString *out);
+/* Adds a capture's flow records. */
+void td_output_json(const td_capture *c, td_flows_shown shown, td_records *records);
+void td_output_ek(const td_capture *c, td_flows_shown shown, td_records *records);
 /* The file's status record, after its flows: {"record":"file","file":...} with how
  * it was read (file.status read, cut-short or unreadable; file.error), its frames,
  * TCP segments, flows and the packets skipped by reason. Flow records carry
@@ -41,7 +55,7 @@ void td_output_json_file(const td_capture *c, GString *out);
  * per-direction ones as "c2s.tcpdiag.flight.limit", then "s2c..."), once; then each
  * capture's flow rows and its status row (record "file"). */
 void td_output_csv_header(GString *out);
-void td_output_csv(const td_capture *c, td_flows_shown shown, GString *out);
+void td_output_csv(const td_capture *c, td_flows_shown shown, td_records *records);
 void td_output_csv_file(const td_capture *c, GString *out);
 
 #endif

@@ -6,62 +6,76 @@
 #include <glib.h>
 #include <string.h>
 
-/* The two endpoints packed as words, zero-padded, so that hashing and equality are
- * word loops and one memcmp over a fixed size: byte-wise compares of td_addr took
- * a fifth of the command's time at a few million packets a second. */
-typedef struct conv_key {
-    uint32_t addr[2][4];        /* ends[0] sorts first */
-    uint16_t port[2];
-    uint32_t words;             /* 1 (IPv4) or 4 (IPv6) per address */
-} conv_key;
-
+/* A conversation: its key (the two endpoints, packed as words in a canonical order,
+ * so that hashing and equality are word loops and one memcmp: byte-wise compares of
+ * td_addr took a fifth of the command's time at a few million packets a second) and
+ * where each direction's sequence count starts. The addresses take what their family
+ * needs, 8 bytes for IPv4 rather than 32: with the slabs below, a million-SYN flood's
+ * conversations cost 28 bytes each, not 64. */
 typedef struct conversation {
-    conv_key key;
     uint32_t stream;
-    uint32_t base_seq[2];       /* by sending endpoint (index into the key's ends) */
-    bool     base_set[2];
+    uint32_t base_seq[2];       /* by sending end (index into the key's ends) */
+    uint16_t port[2];           /* key; end 0 sorts first */
+    uint8_t  words;             /* key: 1 (IPv4) or 4 (IPv6) per address */
+    uint8_t  base_set;          /* bit per sending end: its count has a start */
     bool     closed;            /* a FIN or RST was seen, quoted ones too */
+    uint32_t addr[];            /* key: words per end, end 0 first */
 } conversation;
 
+enum { SLAB_BYTES = 1 << 20 };
+
+/* Conversations live in slabs, never freed one by one (one shadowed by port reuse
+ * stays, as the flow it numbered does in the engine): no allocator header each. */
 struct td_streams {
     td_wireshark version;
-    GHashTable *by_ends;        /* conversation* (key and value), owned */
+    GHashTable *by_ends;        /* conversation* (key and value), in the slabs */
+    GPtrArray *slabs;
+    size_t slab_used;           /* bytes of the last slab taken */
+    conversation *probe;        /* a lookup's key, with room for two IPv6 addresses */
     uint32_t next;
 };
 
+static size_t conversation_size(unsigned words)
+{
+    return sizeof(conversation) + 2 * words * sizeof(uint32_t);
+}
+
 static guint conversation_hash(gconstpointer p)
 {
-    const conv_key *k = p;
-    guint h = (guint)k->port[0] << 16 | k->port[1];
+    const conversation *c = p;
+    guint h = (guint)c->port[0] << 16 | c->port[1];
 
-    for (unsigned e = 0; e < 2; e++)
-        for (unsigned i = 0; i < k->words; i++)
-            h = (h ^ k->addr[e][i]) * 0x9e3779b1u;
+    for (unsigned i = 0; i < 2u * c->words; i++)
+        h = (h ^ c->addr[i]) * 0x9e3779b1u;
     return h ^ (h >> 15);
 }
 
 static gboolean conversation_equal(gconstpointer a, gconstpointer b)
 {
-    return memcmp(a, b, sizeof(conv_key)) == 0;
+    const conversation *x = a, *y = b;
+    return x->port[0] == y->port[0] && x->port[1] == y->port[1] && x->words == y->words &&
+           memcmp(x->addr, y->addr, 2u * x->words * sizeof(uint32_t)) == 0;
 }
 
-/* Whether the packet's sender is the key's second end: any total order on the
- * endpoints will do, it only has to pick the same first end for both directions. */
-static int fill_key(conv_key *k, const td_record *rec)
+/* Fills the probe's key; returns whether the packet's sender is the key's second
+ * end: any total order on the endpoints will do, it only has to pick the same first
+ * end for both directions. */
+static int fill_probe(td_streams *s, const td_record *rec)
 {
+    conversation *k = s->probe;
     uint32_t src[4] = { 0 }, dst[4] = { 0 };
+    unsigned words = rec->src.len / 4;
     int swap = 0;
 
-    memset(k, 0, sizeof *k);
-    k->words = rec->src.len / 4;
-    memcpy(src, rec->src.bytes, (size_t)k->words * 4);
-    memcpy(dst, rec->dst.bytes, (size_t)k->words * 4);
-    for (unsigned i = 0; i < k->words && !swap; i++)
+    memcpy(src, rec->src.bytes, (size_t)words * 4);
+    memcpy(dst, rec->dst.bytes, (size_t)words * 4);
+    for (unsigned i = 0; i < words && !swap; i++)
         if (src[i] != dst[i])
             swap = src[i] > dst[i] ? 1 : -1;
     swap = swap ? swap > 0 : rec->sport > rec->dport;
-    memcpy(k->addr[swap], src, sizeof src);
-    memcpy(k->addr[!swap], dst, sizeof dst);
+    k->words = (uint8_t)words;
+    memcpy(k->addr + (swap ? words : 0), src, (size_t)words * 4);
+    memcpy(k->addr + (swap ? 0 : words), dst, (size_t)words * 4);
     k->port[swap] = rec->sport;
     k->port[!swap] = rec->dport;
     return swap;
@@ -71,7 +85,10 @@ td_streams *td_streams_new(td_wireshark version)
 {
     td_streams *s = g_new0(td_streams, 1);
     s->version = version;
-    s->by_ends = g_hash_table_new_full(conversation_hash, conversation_equal, NULL, g_free);
+    s->by_ends = g_hash_table_new(conversation_hash, conversation_equal);
+    s->slabs = g_ptr_array_new_with_free_func(g_free);
+    s->slab_used = SLAB_BYTES;
+    s->probe = g_malloc0(conversation_size(4));
     return s;
 }
 
@@ -80,6 +97,8 @@ void td_streams_free(td_streams *streams)
     if (!streams)
         return;
     g_hash_table_destroy(streams->by_ends);
+    g_ptr_array_free(streams->slabs, TRUE);
+    g_free(streams->probe);
     g_free(streams);
 }
 
@@ -88,11 +107,22 @@ uint32_t td_streams_count(const td_streams *streams)
     return streams->next;
 }
 
-static conversation *begin(td_streams *s, const conv_key *key)
+/* A new conversation with the probe's key, in the slabs. */
+static conversation *begin(td_streams *s)
 {
-    conversation *c = g_new0(conversation, 1);
-    c->key = *key;
+    size_t size = conversation_size(s->probe->words);
+    conversation *c;
+
+    if (s->slab_used + size > SLAB_BYTES) {
+        g_ptr_array_add(s->slabs, g_malloc(SLAB_BYTES));
+        s->slab_used = 0;
+    }
+    c = (conversation *)(void *)((char *)g_ptr_array_index(s->slabs, s->slabs->len - 1) + s->slab_used);
+    s->slab_used += size;
+    memcpy(c, s->probe, size);
     c->stream = s->next++;
+    c->base_set = 0;
+    c->closed = false;
     g_hash_table_replace(s->by_ends, c, c);
     return c;
 }
@@ -104,20 +134,19 @@ static bool reuses_ports(const td_streams *s, const conversation *c, int from, c
     uint16_t syn_ack = rec->tcp_flags & (TD_TH_SYN | TD_TH_ACK);
     bool other_isn = rec->seq != c->base_seq[from];
 
-    if (!c->base_set[from])
+    if (!(c->base_set & (1u << from)))
         return false;
     if (s->version == TD_WIRESHARK_4_0)
         return syn_ack == TD_TH_SYN && other_isn;
     return (syn_ack == TD_TH_SYN || syn_ack == (TD_TH_SYN | TD_TH_ACK)) && (other_isn || c->closed);
 }
 
-bool td_streams_find(const td_streams *streams, const td_record *rec, uint32_t *stream)
+bool td_streams_find(td_streams *streams, const td_record *rec, uint32_t *stream)
 {
-    conv_key key;
     const conversation *c;
 
-    fill_key(&key, rec);
-    c = g_hash_table_lookup(streams->by_ends, &key);
+    fill_probe(streams, rec);
+    c = g_hash_table_lookup(streams->by_ends, streams->probe);
     if (c)
         *stream = c->stream;
     return c != NULL;
@@ -125,23 +154,21 @@ bool td_streams_find(const td_streams *streams, const td_record *rec, uint32_t *
 
 uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analysed)
 {
-    conv_key key;
-    conversation *c;
-    int from = fill_key(&key, rec);
+    int from = fill_probe(streams, rec);
+    conversation *c = g_hash_table_lookup(streams->by_ends, streams->probe);
 
-    c = g_hash_table_lookup(streams->by_ends, &key);
     if (!c || reuses_ports(streams, c, from, rec))
-        c = begin(streams, &key);
+        c = begin(streams);
     /* Wireshark counts a sender's sequence numbers from its first analysed segment:
      * from the ISN of a SYN, else from one before the first seq seen; and the peer's
      * from one before the first ACK number, if the peer has not spoken yet. */
-    if (analysed && !c->base_set[from]) {
+    if (analysed && !(c->base_set & (1u << from))) {
         c->base_seq[from] = rec->tcp_flags & TD_TH_SYN ? rec->seq : rec->seq - 1;
-        c->base_set[from] = true;
+        c->base_set |= (uint8_t)(1u << from);
     }
-    if (analysed && !c->base_set[!from] && (rec->tcp_flags & TD_TH_ACK)) {
+    if (analysed && !(c->base_set & (1u << !from)) && (rec->tcp_flags & TD_TH_ACK)) {
         c->base_seq[!from] = rec->ack - 1;
-        c->base_set[!from] = true;
+        c->base_set |= (uint8_t)(1u << !from);
     }
     if (rec->tcp_flags & (TD_TH_FIN | TD_TH_RST))
         c->closed = true;

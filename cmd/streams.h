@@ -29,7 +29,7 @@ uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analy
  * touching it: false when they have none. (The plugin reads segments Wireshark's
  * TCP dissector did not number, a header cut short, into the stream Wireshark's
  * conversation table gives their endpoints.) */
-bool td_streams_find(const td_streams *streams, const td_record *rec, uint32_t *stream);
+bool td_streams_find(td_streams *streams, const td_record *rec, uint32_t *stream);
 
 /* Conversations seen: the table holds one entry each, never one per packet. */
 uint32_t td_streams_count(const td_streams *streams);

@@ -43,9 +43,15 @@ typedef struct flow_facts {
     group   *client, *to_server, *by_sender;
 } flow_facts;
 
+/* A flow that was one SYN reads like every other (diagnose_lone_syn): they share one
+ * diagnosis, so that a million-flow SYN flood holds 4 bytes a flow here, not 40. */
+enum { LONE_SYN_SLOT = UINT32_MAX };
+
 struct td_diagnoses {
     const td_engine *engine;
-    td_diagnosis *flows;        /* by flow index */
+    td_diagnosis  lone_syn;     /* every flow that was one SYN */
+    td_diagnosis *flows;        /* the other flows', in flow order */
+    uint32_t     *slot;         /* by flow index: its place in flows, or LONE_SYN_SLOT */
     guint     nflows;
     uint32_t *stall_active;     /* by stall index */
 };
@@ -708,7 +714,7 @@ static void diagnose_lone_syn(td_diagnosis *d)
 td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
 {
     td_diagnoses *d = g_new0(td_diagnoses, 1);
-    guint n = td_engine_flow_count(engine);
+    guint n = td_engine_flow_count(engine), more = 0;
     const td_stalls *stalls = td_engine_stalls(engine);
     GHashTable *clients = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, group_free);
     GHashTable *pairs = g_hash_table_new_full(pair_hash, pair_equal, NULL, group_free);
@@ -717,7 +723,8 @@ td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
 
     d->engine = engine;
     d->nflows = n;
-    d->flows = g_new0(td_diagnosis, MAX(n, 1));
+    d->slot = g_new(uint32_t, MAX(n, 1));
+    diagnose_lone_syn(&d->lone_syn);
     GHashTable *by_host = stalls_by_host(stalls);
 
     /* The facts are gathered twice, first for the groups and then for the causes,
@@ -729,23 +736,27 @@ td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
             count_active(d, stalls, by_host, flow);
         if (!flow->more)
             continue;
+        more++;
         gather(flow, &x);
         find_groups(clients, pairs, senders, flow, &x);
         file_in_groups(&x);
     }
+    d->flows = g_new0(td_diagnosis, MAX(more, 1));
     g_hash_table_destroy(by_host);
     g_hash_table_foreach(clients, group_sort, NULL);
     g_hash_table_foreach(pairs, group_sort, NULL);
     g_hash_table_foreach(senders, group_sort, NULL);
+    more = 0;
     for (guint i = 0; i < n; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         if (!flow->more) {
-            diagnose_lone_syn(&d->flows[i]);
+            d->slot[i] = LONE_SYN_SLOT;
             continue;
         }
+        d->slot[i] = more;
         gather(flow, &x);
         find_groups(clients, pairs, senders, flow, &x);
-        diagnose_flow(engine, hosts, flow, &x, &d->flows[i]);
+        diagnose_flow(engine, hosts, flow, &x, &d->flows[more++]);
     }
     g_hash_table_destroy(clients);
     g_hash_table_destroy(pairs);
@@ -758,13 +769,16 @@ void td_diagnoses_free(td_diagnoses *d)
     if (!d)
         return;
     g_free(d->flows);
+    g_free(d->slot);
     g_free(d->stall_active);
     g_free(d);
 }
 
 const td_diagnosis *td_diagnosis_of(const td_diagnoses *d, const td_flow *flow)
 {
-    return flow->index < d->nflows ? &d->flows[flow->index] : NULL;
+    if (flow->index >= d->nflows)
+        return NULL;
+    return d->slot[flow->index] == LONE_SYN_SLOT ? &d->lone_syn : &d->flows[d->slot[flow->index]];
 }
 
 uint32_t td_diagnoses_stall_active(const td_diagnoses *d, guint stall)
