@@ -194,6 +194,23 @@ def test_mechanism_against_the_lab_in_the_command(path, flow):
     assert record["tcpdiag.diag.cause"] == flow["expect"]["tcpdiag.diag.cause"], record["tcpdiag.diag.summary"]
 
 
+# Issue 30, item 2: request/response captures whose every reply is small and prompt (the
+# controls of Nagle and of the bloated queue, captures/lab/mech/README.md: a 2048 B or
+# 1000 B reply written at once per request).
+PROMPT_EXCHANGES = [p for p in MECH_PCAPS if p.name.startswith(("lab-mech-nagle-nodelay-", "lab-mech-bloat-idle-"))]
+
+
+@pytest.mark.parametrize("pcap", PROMPT_EXCHANGES, ids=lambda p: p.stem)
+def test_prompt_exchanges_are_not_sender_limited(pcap):
+    """A flow of small prompt exchanges is judged per exchange, not by a flight that
+    never had more to carry: no flow holds sender-limited, as its primary cause or any."""
+    flows = command_flows(pcap)
+    assert flows
+    for flow in flows:
+        assert "sender-limited" not in flow["tcpdiag.diag.causes"].split(","), \
+            f"{pcap.name} stream {flow['tcp.stream']}: {flow['tcpdiag.diag.summary']}"
+
+
 # What a capture without the handshake still shows (issue 29, item 4): silences ended by
 # retransmissions, retransmissions never answered, and the applications' waits.
 WITHOUT_HANDSHAKE = {"dead-peer", "retransmission-timeout", "server-delay", "client-delay"}
