@@ -18,6 +18,9 @@ typedef struct conv {
     td_config cfg;
     td_engine *engine;
     uint32_t frame;
+    uint32_t *frames;       /* the capture's frame counter: its own, or the first
+                               conversation's for one that joined it (conv_join) */
+    uint32_t stream;        /* client port 40000 + stream */
     uint32_t nxt[2];        /* next sequence number, [from_client] */
     bool     numbered;      /* the server numbers its IPv4 packets one by one (Linux) */
     uint16_t server_id;     /* the next it would send */
@@ -30,21 +33,50 @@ static inline void conv_start(conv *c)
     memset(c, 0, sizeof *c);
     td_config_defaults(&c->cfg);
     c->engine = td_engine_new(&c->cfg);
+    c->frames = &c->frame;
     c->nxt[1] = CLIENT_ISN;
     c->nxt[0] = SERVER_ISN;
+}
+
+/* A second conversation in the same capture (the first's engine and frames), as
+ * stream `stream`; its segments must come in time order with the first's. */
+static inline void conv_join(conv *c, conv *first, uint32_t stream)
+{
+    memset(c, 0, sizeof *c);
+    c->engine = first->engine;
+    c->frames = first->frames;
+    c->stream = stream;
+    c->scaled = first->scaled;
+    c->nxt[1] = CLIENT_ISN;
+    c->nxt[0] = SERVER_ISN;
+}
+
+/* A segment of this conversation at t_ms: `len` bytes from `seq`, acknowledging all
+ * the peer has sent (with ACK set), advertising `window`. */
+static inline td_record conv_segment(conv *c, bool from_client, int64_t t_ms, uint16_t flags, uint32_t seq,
+                                     uint32_t len, uint16_t window)
+{
+    td_record rec = segment(from_client, 80, t_ms * MS, flags, seq, len);
+
+    rec.frame = ++*c->frames;
+    rec.stream = c->stream;
+    if (from_client)
+        rec.sport = (uint16_t)(rec.sport + c->stream);
+    else
+        rec.dport = (uint16_t)(rec.dport + c->stream);
+    rec.ack = (flags & TD_TH_ACK) ? c->nxt[!from_client] : 0;
+    rec.has_window = true;
+    rec.window = window;
+    return rec;
 }
 
 /* One segment at t_ms from the client or the server; it acknowledges all the peer
  * has sent, advertises `window`, and sends `len` new bytes from the sender's next. */
 static inline void send_window(conv *c, bool from_client, int64_t t_ms, uint16_t flags, uint32_t len, uint16_t window)
 {
-    td_record rec = segment(from_client, 80, t_ms * MS, flags, c->nxt[from_client], len);
+    td_record rec = conv_segment(c, from_client, t_ms, flags, c->nxt[from_client], len, window);
     int sender;
 
-    rec.frame = ++c->frame;
-    rec.ack = (flags & TD_TH_ACK) ? c->nxt[!from_client] : 0;
-    rec.has_window = true;
-    rec.window = window;
     if (c->scaled && (flags & TD_TH_SYN)) {
         rec.options.present = TD_OPT_MSS | TD_OPT_WSCALE;
         rec.options.mss = 1460;
@@ -65,13 +97,9 @@ static inline void send(conv *c, bool from_client, int64_t t_ms, uint16_t flags,
 /* A segment sent again: `len` bytes from `seq`, the sender's next left alone. */
 static inline void resend(conv *c, bool from_client, int64_t t_ms, uint32_t seq, uint32_t len)
 {
-    td_record rec = segment(from_client, 80, t_ms * MS, TD_TH_ACK, seq, len);
+    td_record rec = conv_segment(c, from_client, t_ms, TD_TH_ACK, seq, len, OPEN_WINDOW);
     int sender;
 
-    rec.frame = ++c->frame;
-    rec.ack = c->nxt[!from_client];
-    rec.has_window = true;
-    rec.window = OPEN_WINDOW;
     g_assert_nonnull(td_engine_add(c->engine, &rec, &sender));
 }
 
