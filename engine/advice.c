@@ -45,6 +45,10 @@ static const char *reference_phrase(const td_diagnosis *diag, char *buf, size_t 
         return "its own pace outside the episode";
     case TD_REF_REFERENCE_RTT:
         return "the same exchange at the reference round trip";
+    case TD_REF_ONE_ROUND_TRIP:
+        return "one round trip per exchange";
+    case TD_REF_EMPTY_PATH:
+        return "the same exchanges on the empty path";
     case TD_REF_NONE:
         break;
     }
@@ -139,6 +143,39 @@ static void span_words(const td_time_budget *b, int64_t part_ns, td_time_span sp
     g_snprintf(longest, size, "longest %s, ended at frame %u", d, b->longest_frame[span]);
 }
 
+/* Nagle with delayed ACKs: whose small segments waited, how often, how long. */
+static void nagle_evidence(const td_flow *flow, char *buf, size_t size)
+{
+    const td_nagle *n = td_flow_nagle(flow);
+    int held = td_nagle_held_sender(n);
+    char a[32];
+
+    bool roles = td_flow_roles_known(flow);
+
+    td_format_duration(n->side[held].held_ns, a, sizeof a);
+    g_snprintf(buf, size, "The %s's small segments waited for the %s's delayed ACK %u times (Nagle with delayed "
+               "ACKs, %s held)", !roles ? "sender" : held == flow->client ? "client" : "server",
+               !roles ? "peer" : held == flow->client ? "server" : "client", n->side[held].holds, a);
+}
+
+/* A queue: the round trips against the empty path's, and who filled it. */
+static void queueing_evidence(const td_diagnosis *diag, char *buf, size_t size)
+{
+    char queued[32], path[32], by[64] = "traffic not in this capture";
+    GString *streams = g_string_new(NULL);
+
+    td_format_duration(diag->queued_rtt_ns, queued, sizeof queued);
+    td_format_duration(diag->path_rtt_ns, path, sizeof path);
+    for (uint32_t i = 0; i < MIN(diag->queue_fillers, (uint32_t)TD_QUEUE_FILLERS_MAX); i++)
+        g_string_append_printf(streams, "%s%u", i ? "," : "", diag->queue_filler_streams[i]);
+    if (diag->queue_fillers)
+        g_snprintf(by, sizeof by, "stream%s %s%s", diag->queue_fillers == 1 ? "" : "s", streams->str,
+                   diag->queue_fillers > TD_QUEUE_FILLERS_MAX ? ",..." : "");
+    g_string_free(streams, TRUE);
+    g_snprintf(buf, size, "Round trips of %s, %.1fx the empty path's %s, while it sent little: queued behind %s",
+               queued, (double)diag->queued_rtt_ns / (double)MAX(diag->path_rtt_ns, 1), path, by);
+}
+
 /* What the capture shows, without what it cost. */
 static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td_flow *flow,
                         const td_diagnosis *diag, char *buf, size_t size)
@@ -169,6 +206,12 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
         g_snprintf(buf, size, "The receiver's window closed to zero %u time%s (%s at zero): the receiving "
                    "application read slower than the data came", budget->zero_windows,
                    budget->zero_windows == 1 ? "" : "s", a);
+        return;
+    case TD_CAUSE_QUEUEING_DELAY:
+        queueing_evidence(diag, buf, size);
+        return;
+    case TD_CAUSE_NAGLE_DELAYED_ACK:
+        nagle_evidence(flow, buf, size);
         return;
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
         span_words(budget, td_time_budget_silence_ns(budget), TD_SPAN_STALL, a, b, sizeof a);
@@ -389,6 +432,18 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
             "blocked thread); a bigger buffer only delays the stop",
             "ss -tm on the receiver shows a full receive queue (Recv-Q) while the window is zero; nstat "
             "TcpExtTCPToZeroWindowAdv counts the zero windows" };
+    case TD_CAUSE_QUEUEING_DELAY:
+        return (advice) {
+            "An AQM at the bottleneck (fq_codel or CAKE on the router or modem, shaped just below the link's "
+            "rate): the bulk flows then keep its queue short, and this flow's packets stop waiting behind them",
+            "Ping across the bottleneck while the bulk transfer runs: its round trip grows like this flow's; "
+            "after the change it stays near the empty path's" };
+    case TD_CAUSE_NAGLE_DELAYED_ACK:
+        return (advice) {
+            "Set TCP_NODELAY on the sending socket, or write each request in one call (one send(), writev): "
+            "Nagle holds a small segment while an earlier one is unacknowledged, and the peer delays that ACK",
+            "After the change each request leaves at once, its parts together; on a Linux peer nstat "
+            "TcpExtDelayedACKs stops growing with every exchange" };
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
         return (advice) {
             "Find the loss (capture at both ends); tail loss is what RACK and TLP recover (Linux "

@@ -28,8 +28,18 @@ typedef enum group_set {
     GROUP_SETS
 } group_set;
 
+/* A flow of a client and server pair that kept sending while nothing asked it to: the
+ * kind that fills a bottleneck's queue for the pair's other flows. */
+typedef struct queue_filler {
+    uint32_t stream;
+    int64_t  first_ns, last_ns;
+} queue_filler;
+
 typedef struct group {
     GArray *rates[GROUP_SETS];  /* double B/s, then sorted */
+    /* a client and server pair's (pair_hash): */
+    int64_t path_rtt_ns;        /* the smallest handshake round trip of its flows, 0 none */
+    GArray *fillers;            /* queue_filler, NULL none */
 } group;
 
 typedef struct flow_facts {
@@ -60,7 +70,8 @@ const char *td_cause_name(td_cause cause)
 {
     static const char *const names[TD_CAUSE_COUNT] = {
         "none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "window-collapse",
-        "missing-options", "zero-window", "receive-window", "sender-limited", "offload-capped",
+        "missing-options", "zero-window", "queueing-delay", "nagle-delayed-ack", "receive-window",
+        "sender-limited", "offload-capped",
         "ecn-loss-reaction", "path-loss", "retransmission-timeout", "server-delay", "client-delay",
         "round-trip-bound", "app-limited", "unknown",
     };
@@ -73,6 +84,8 @@ bool td_cause_read_from_budget(td_cause cause)
     case TD_CAUSE_HANDSHAKE_RETRY:
     case TD_CAUSE_DEAD_PEER:
     case TD_CAUSE_ZERO_WINDOW:
+    case TD_CAUSE_QUEUEING_DELAY:
+    case TD_CAUSE_NAGLE_DELAYED_ACK:
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
     case TD_CAUSE_SERVER_DELAY:
     case TD_CAUSE_CLIENT_DELAY:
@@ -91,6 +104,8 @@ const char *td_reference_name(td_reference reference)
     case TD_REF_WINDOW_CEILING: return "window-ceiling";
     case TD_REF_OWN_RATE:       return "own-rate";
     case TD_REF_REFERENCE_RTT:  return "reference-rtt";
+    case TD_REF_ONE_ROUND_TRIP: return "one-round-trip";
+    case TD_REF_EMPTY_PATH:     return "empty-path";
     case TD_REF_NONE:           break;
     }
     return "none";
@@ -119,6 +134,8 @@ static void group_free(gpointer data)
     for (int i = 0; i < GROUP_SETS; i++)
         if (g->rates[i])
             g_array_free(g->rates[i], TRUE);
+    if (g->fillers)
+        g_array_free(g->fillers, TRUE);
     g_free(g);
 }
 
@@ -234,6 +251,50 @@ static void file_in_groups(const flow_facts *x)
         group_add(x->by_sender, SENDER_NOT_RWND, x->rate);
 }
 
+/* A transfer of more data round trips than slow start's few per exchange was bound by
+ * something else than its exchanges (its window, its rate), which the flight analysis
+ * judges. */
+enum { ROUNDS_PER_EXCHANGE = 4 };
+/* Exchanges that make a flow of exchanges (a request/response conversation). */
+enum { MIN_EXCHANGES = 4 };
+
+/* A conversation of requests and prompt, short answers: at least MIN_EXCHANGES of them,
+ * each in a few round trips. */
+static bool exchange_flow(const td_flow *flow, const flow_facts *x)
+{
+    uint32_t exchanges = td_time_budget_exchanges(td_flow_time_budget(flow));
+
+    return x->f && exchanges >= MIN_EXCHANGES && x->f->rounds <= (uint64_t)ROUNDS_PER_EXCHANGE * exchanges;
+}
+
+/* A flow that kept sending while nothing asked it to: many more round trips than its
+ * exchanges (a download), the kind that fills a bottleneck's queue. */
+static bool sends_unasked(const td_flow *flow, const flow_facts *x)
+{
+    uint32_t exchanges = td_time_budget_exchanges(td_flow_time_budget(flow));
+
+    return x->f && x->f->rounds > (uint64_t)ROUNDS_PER_EXCHANGE * MAX(exchanges, 1u);
+}
+
+/* What the pair's queueing-delay flows are measured against: the pair's empty path
+ * (the smallest handshake round trip of its flows: one made before a queue built), and
+ * the flows that kept sending unasked, which fill queues. */
+static void file_in_pair(const td_flow *flow, const flow_facts *x)
+{
+    int64_t rtt = td_flow_handshake_rtt_ns(flow);
+    group *g = x->to_server;
+
+    if (!g)
+        return;
+    if (rtt > 0 && (!g->path_rtt_ns || rtt < g->path_rtt_ns))
+        g->path_rtt_ns = rtt;
+    if (!sends_unasked(flow, x))
+        return;
+    if (!g->fillers)
+        g->fillers = g_array_new(FALSE, FALSE, sizeof(queue_filler));
+    g_array_append_val(g->fillers, ((queue_filler){ flow->stream, flow->first_ns, flow->last_ns }));
+}
+
 /* ---------------------------------------------------------------- causes */
 
 static bool ecn_loss_reaction(const flow_facts *x)
@@ -267,16 +328,29 @@ static bool offload_capped(const flow_facts *x)
            offloaded >= OFFLOAD_MIN_SLOWDOWN * x->rate;
 }
 
+/* The flight's round trips took queue_rtt_ratio times the handshake's: it stood in a
+ * queue at the bottleneck it filled itself, so the bottleneck was busy all along. */
+static bool queue_standing(const td_config *cfg, const td_flow *flow, const td_flight *f)
+{
+    int64_t handshake = td_flow_handshake_rtt_ns(flow);
+
+    return handshake > 0 && f->rounds &&
+           (int64_t)(f->round_ns_total / f->rounds) >= (int64_t)cfg->budget.queue_rtt_ratio * handshake;
+}
+
 /* The window held the flight flat: a window that autotuning kept growing, which
  * the flight met now and then on its way up, held nothing. A transfer too short for a
  * plateau is held when its flight filled the largest window ever offered: a window
- * that never outgrew the flight (a fixed SO_RCVBUF), where autotuning offers ahead. */
-static bool receive_window(const td_config *cfg, const flow_facts *x)
+ * that never outgrew the flight (a fixed SO_RCVBUF), where autotuning offers ahead.
+ * A window-held flight standing in a queue (queue_standing) held nothing either: the
+ * path ran at its bottleneck's rate, and a larger window would only lengthen the queue
+ * (issue 30: 18 KB/s whether the flight sat at the 82 KB window or at 35 KB). */
+static bool receive_window(const td_config *cfg, const td_flow *flow, const flow_facts *x)
 {
     const td_plateau *p = td_flight_plateau(x->f);
     const td_flight *f = x->f;
 
-    if (x->limit != TD_LIMIT_RWND)
+    if (x->limit != TD_LIMIT_RWND || queue_standing(cfg, flow, f))
         return false;
     if (p && p->limit == TD_LIMIT_RWND)
         return true;
@@ -331,13 +405,54 @@ static int64_t round_trip_cost_ns(const td_config *cfg, const td_flow *flow, con
 {
     int64_t rtt = path_rtt_ns(flow, x), ref = (int64_t)cfg->budget.reference_rtt_ms * 1000000;
     int64_t network = td_time_budget_part(b, TD_TIME_SETUP) + td_time_budget_part(b, TD_TIME_TRANSFER);
-    enum { ROUNDS_PER_EXCHANGE = 4 };
 
     if (!td_flow_roles_known(flow) || rtt < (int64_t)cfg->budget.long_rtt_ms * 1000000 || rtt <= ref ||
         (x->f && x->f->rounds > (uint64_t)ROUNDS_PER_EXCHANGE * MAX(td_time_budget_exchanges(b), 1u)) ||
         !dominates(cfg, flow, network))
         return 0;
     return (int64_t)((double)network * (1.0 - (double)ref / (double)rtt));
+}
+
+/* Holds that make Nagle with delayed ACKs a pattern, exchange after exchange, rather
+ * than a coincidence. */
+enum { MIN_NAGLE_HOLDS = 3 };
+
+/* The time the held sender's small segments waited for delayed ACKs (nagle.h), 0
+ * below MIN_NAGLE_HOLDS holds. */
+static int64_t nagle_held_ns(const td_flow *flow)
+{
+    const td_nagle *n = td_flow_nagle(flow);
+    int held = n ? td_nagle_held_sender(n) : -1;
+
+    return held < 0 || n->side[held].holds < MIN_NAGLE_HOLDS ? 0 : n->side[held].held_ns;
+}
+
+/* A flow of exchanges (it sent little itself) whose round trips took many times the
+ * empty path's: the smaller of its handshake's and of the handshakes of the pair's
+ * other flows (one made before the queue built: a SYN-ACK can wait in the queue too).
+ * Its round trips: its network time (setup and transfer) over the round trips it made
+ * (its handshake, and its flight's rounds or its exchanges when more: a capture point
+ * whose ACK clock is off merges rounds, never exchanges). What it cost: that time over
+ * the same round trips on the empty path; 0 when the rule does not hold. */
+static int64_t queueing_cost_ns(const td_config *cfg, const td_flow *flow, const flow_facts *x, int64_t *path_rtt,
+                                int64_t *queued_rtt)
+{
+    const td_time_budget *b = td_flow_time_budget(flow);
+    int64_t setup = td_time_budget_part(b, TD_TIME_SETUP);
+    int64_t network = setup + td_time_budget_part(b, TD_TIME_TRANSFER);
+    int64_t path = td_flow_handshake_rtt_ns(flow), round_trips, queued;
+
+    if (!exchange_flow(flow, x))
+        return 0;
+    if (x->to_server && x->to_server->path_rtt_ns && (!path || x->to_server->path_rtt_ns < path))
+        path = x->to_server->path_rtt_ns;
+    round_trips = (int64_t)MAX(x->f->rounds, td_time_budget_exchanges(b)) + (setup > 0);
+    queued = network / round_trips;
+    if (path <= 0 || queued < (int64_t)cfg->budget.queue_rtt_ratio * path)
+        return 0;
+    *path_rtt = path;
+    *queued_rtt = queued;
+    return network - round_trips * path;
 }
 
 /* The causes the budget shows: each part that dominates the flow's active time. A
@@ -347,6 +462,7 @@ static unsigned budget_causes(const td_config *cfg, const td_flow *flow, const f
 {
     const td_time_budget *b = td_flow_time_budget(flow);
     unsigned causes = 0, retransmissions;
+    int64_t path_rtt, queued_rtt;
 
     if (handshake_retry(cfg, flow, b))
         causes |= 1u << TD_CAUSE_HANDSHAKE_RETRY;
@@ -354,8 +470,12 @@ static unsigned budget_causes(const td_config *cfg, const td_flow *flow, const f
         causes |= 1u << (td_time_budget_unanswered(b, &retransmissions) >= 0 ? TD_CAUSE_DEAD_PEER
                                                                               : TD_CAUSE_RETRANSMISSION_TIMEOUT);
     if (b->zero_windows && (dominates(cfg, flow, b->zero_window_ns) || (x->f && !x->f->unknown_reason &&
-                                                                         receive_window(cfg, x))))
+                                                                         receive_window(cfg, flow, x))))
         causes |= 1u << TD_CAUSE_ZERO_WINDOW;
+    if (dominates(cfg, flow, queueing_cost_ns(cfg, flow, x, &path_rtt, &queued_rtt)))
+        causes |= 1u << TD_CAUSE_QUEUEING_DELAY;
+    if (dominates(cfg, flow, nagle_held_ns(flow)))
+        causes |= 1u << TD_CAUSE_NAGLE_DELAYED_ACK;
     if (dominates(cfg, flow, b->answer_wait_ns[TD_SPAN_SERVER_WAIT]))
         causes |= 1u << TD_CAUSE_SERVER_DELAY;
     if (dominates(cfg, flow, b->answer_wait_ns[TD_SPAN_CLIENT_WAIT]))
@@ -380,7 +500,7 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
         return causes;
     if (td_cc_collapsed(&x->f->cc, &cfg->flight))
         causes |= 1u << TD_CAUSE_WINDOW_COLLAPSE;
-    if (receive_window(cfg, x))
+    if (receive_window(cfg, flow, x))
         causes |= 1u << TD_CAUSE_RECEIVE_WINDOW;
     if (x->limit == TD_LIMIT_SENDER)
         causes |= 1u << TD_CAUSE_SENDER_LIMITED;
@@ -451,6 +571,22 @@ static void against_window(td_diagnosis *d, const flow_facts *x)
     d->lost_ns = (int64_t)MAX(0.0, (double)td_flight_measured_ns(f) - (double)f->new_bytes * 1e9 * rtt_s / f->max_window);
 }
 
+/* The pair's flows that kept sending unasked while this one lived: what filled the
+ * queue it waited in. */
+static void name_queue_fillers(td_diagnosis *d, const td_flow *flow, const flow_facts *x)
+{
+    const GArray *fillers = x->to_server ? x->to_server->fillers : NULL;
+
+    for (guint i = 0; fillers && i < fillers->len; i++) {
+        const queue_filler *q = &g_array_index(fillers, queue_filler, i);
+        if (q->stream == flow->stream || q->last_ns < flow->first_ns || q->first_ns > flow->last_ns)
+            continue;
+        if (d->queue_fillers < TD_QUEUE_FILLERS_MAX)
+            d->queue_filler_streams[d->queue_fillers] = q->stream;
+        d->queue_fillers++;
+    }
+}
+
 static void cost_of(const td_engine *engine, const td_flow *flow, const flow_facts *x, td_diagnosis *d)
 {
     const td_config *cfg = td_engine_config(engine);
@@ -482,6 +618,14 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
            its receivers did not hold, when there are any. */
         if (!x->f || !against_group(d, flow, x, x->by_sender, SENDER_NOT_RWND, TD_REF_SENDER_FLOWS))
             against_own_time(d, flow, b->zero_window_ns, TD_REF_NONE);
+        break;
+    case TD_CAUSE_QUEUEING_DELAY:
+        against_own_time(d, flow, queueing_cost_ns(cfg, flow, x, &d->path_rtt_ns, &d->queued_rtt_ns),
+                         TD_REF_EMPTY_PATH);
+        name_queue_fillers(d, flow, x);
+        break;
+    case TD_CAUSE_NAGLE_DELAYED_ACK:
+        against_own_time(d, flow, nagle_held_ns(flow), TD_REF_ONE_ROUND_TRIP);
         break;
     case TD_CAUSE_SERVER_DELAY:
         against_own_time(d, flow, b->answer_wait_ns[TD_SPAN_SERVER_WAIT], TD_REF_NONE);
@@ -548,6 +692,10 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
         return b->longest_frame[TD_SPAN_STALL];
     case TD_CAUSE_ZERO_WINDOW:
         return b->zero_window_frame;
+    case TD_CAUSE_QUEUEING_DELAY:
+        return td_flow_sent(flow, x->sender)->first_data_frame;
+    case TD_CAUSE_NAGLE_DELAYED_ACK:
+        return td_flow_nagle(flow)->side[td_nagle_held_sender(td_flow_nagle(flow))].first_frame;
     case TD_CAUSE_SERVER_DELAY:
         return b->longest_frame[TD_SPAN_SERVER_WAIT];
     case TD_CAUSE_CLIENT_DELAY:
@@ -740,6 +888,7 @@ td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
         gather(flow, &x);
         find_groups(clients, pairs, senders, flow, &x);
         file_in_groups(&x);
+        file_in_pair(flow, &x);
     }
     d->flows = g_new0(td_diagnosis, MAX(more, 1));
     g_hash_table_destroy(by_host);

@@ -12,9 +12,10 @@
 
 /* In order of precedence: a cause higher up explains the symptoms of those below.
  * The causes read from the flow's time budget (handshake-retry, dead-peer,
- * zero-window, retransmission-timeout, server-delay, client-delay,
- * round-trip-bound) hold only when their part of the budget is a large share of the
- * flow's active time (td_budget_config); the flight's causes hold on their evidence. */
+ * zero-window, queueing-delay, nagle-delayed-ack, retransmission-timeout,
+ * server-delay, client-delay, round-trip-bound) hold only when their part of the
+ * budget is a large share of the flow's active time (td_budget_config); the flight's
+ * causes hold on their evidence. */
 typedef enum td_cause {
     TD_CAUSE_NONE = 0,
     TD_CAUSE_HOST_STALL,
@@ -24,6 +25,8 @@ typedef enum td_cause {
     TD_CAUSE_WINDOW_COLLAPSE,
     TD_CAUSE_MISSING_OPTIONS,
     TD_CAUSE_ZERO_WINDOW,
+    TD_CAUSE_QUEUEING_DELAY,
+    TD_CAUSE_NAGLE_DELAYED_ACK,
     TD_CAUSE_RECEIVE_WINDOW,
     TD_CAUSE_SENDER_LIMITED,
     TD_CAUSE_OFFLOAD_CAPPED,
@@ -46,7 +49,13 @@ typedef enum td_reference {
     TD_REF_WINDOW_CEILING,      /* what the flow's window and round trip allowed */
     TD_REF_OWN_RATE,            /* the flow's own rate outside the episode */
     TD_REF_REFERENCE_RTT,       /* the same exchange at the reference round trip */
+    TD_REF_ONE_ROUND_TRIP,      /* each exchange in one round trip, nothing held */
+    TD_REF_EMPTY_PATH,          /* the same exchanges at the empty path's round trip */
 } td_reference;
+
+/* The flows that kept a queue full while a queueing-delay flow waited behind it
+ * (tcp.stream), the first few of them. */
+enum { TD_QUEUE_FILLERS_MAX = 4 };
 
 typedef struct td_diagnosis {
     uint8_t  cause;             /* td_cause */
@@ -58,6 +67,10 @@ typedef struct td_diagnosis {
     double   slowdown;          /* reference rate / this flow's rate; <= 0 unknown */
     int64_t  lost_ns;           /* time lost against the reference; < 0 unknown */
     const char *reason;         /* static text: why unknown, or a caveat on none */
+    uint32_t queue_fillers;     /* queueing-delay: the flows that filled the queue... */
+    uint32_t queue_filler_streams[TD_QUEUE_FILLERS_MAX];    /* ...the first of them */
+    int64_t  path_rtt_ns;       /* queueing-delay: the empty path's round trip */
+    int64_t  queued_rtt_ns;     /* ...and the flow's own, its rounds' mean */
 } td_diagnosis;
 
 typedef struct td_diagnoses td_diagnoses;

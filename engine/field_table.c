@@ -16,7 +16,7 @@
 const td_field_def td_fields[TD_FIELD_COUNT] = {
     [TD_F_DIAG_CAUSE] = { "tcpdiag.diag.cause", TD_TYPE_STRING, "Cause",
         "Why the flow was slow: none, host-stall, ecn-blackhole, handshake-retry, dead-peer, window-collapse, "
-        "missing-options, zero-window, receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
+        "missing-options, zero-window, queueing-delay, nagle-delayed-ack, receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
         "path-loss, retransmission-timeout, server-delay, client-delay, round-trip-bound, app-limited or "
         "unknown (docs/diagnosis.md)", FLOW(DIAG, PLAIN) },
     [TD_F_DIAG_CAUSES] = { "tcpdiag.diag.causes", TD_TYPE_STRING, "Causes",
@@ -40,6 +40,9 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "Why the cause is unknown, or what none rests on", FLOW(DIAG, PLAIN) },
     [TD_F_DIAG_FRAME] = { "tcpdiag.diag.frame", TD_TYPE_FRAME, "Evidence at frame",
         "Where the primary cause shows first", FLOW(DIAG, PLAIN) },
+    [TD_F_DIAG_QUEUE_FILLED_BY] = { "tcpdiag.diag.queue_filled_by", TD_TYPE_STRING, "Queue filled by",
+        "queueing-delay: the tcp.stream of the flows between the same hosts that kept sending unasked while "
+        "this flow lived, comma-separated (the first 4, then ,...)", FLOW(DIAG, PLAIN) },
     [TD_F_DIAG_FINDING] = { "tcpdiag.diag.finding", TD_TYPE_UINT32, "In finding",
         "On the evidence packet of each flow of a finding: the finding's rank (1 costs most, the order of "
         "-z tcpdiag,diagnosis)", PACKET(PLAIN) },
@@ -402,6 +405,11 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
     [TD_F_TIME_SERVER_DELAY] = { "tcpdiag.time.server_delay", TD_TYPE_DURATION, "Server delay",
         "Of the server's wait, the time it owed an answer (a request, or the handshake's end, to its first "
         "byte of reply): what server-delay reads", FLOW(FLOW, DURATION) },
+    [TD_F_TIME_NAGLE_HOLDS] = { "tcpdiag.time.nagle_holds", TD_TYPE_UINT32, "Nagle holds",
+        "Small segments sent only right after the peer's late (delayed) pure ACK of the data before them, by "
+        "the side held most: Nagle with delayed ACKs", FLOW(FLOW, PLAIN) },
+    [TD_F_TIME_NAGLE_WAIT] = { "tcpdiag.time.nagle_wait", TD_TYPE_DURATION, "Nagle wait",
+        "Their time behind the data before them: what nagle-delayed-ack reads", FLOW(FLOW, DURATION) },
 };
 
 td_field_kind td_field_kind_of(td_field_type type)
@@ -445,6 +453,10 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
     [TD_E_FINDING_MISSING_OPTIONS] = { "tcpdiag.finding.missing_options", SEQUENCE(WARN),
         "Slow flow: missing options" },
     [TD_E_FINDING_ZERO_WINDOW] = { "tcpdiag.finding.zero_window", SEQUENCE(WARN), "Slow flow: zero window" },
+    [TD_E_FINDING_QUEUEING_DELAY] = { "tcpdiag.finding.queueing_delay", SEQUENCE(WARN),
+        "Slow flow: queueing delay" },
+    [TD_E_FINDING_NAGLE_DELAYED_ACK] = { "tcpdiag.finding.nagle_delayed_ack", SEQUENCE(WARN),
+        "Slow flow: nagle delayed ack" },
     [TD_E_FINDING_RECEIVE_WINDOW] = { "tcpdiag.finding.receive_window", SEQUENCE(WARN),
         "Slow flow: receive window" },
     [TD_E_FINDING_SENDER_LIMITED] = { "tcpdiag.finding.sender_limited", SEQUENCE(WARN),
@@ -475,6 +487,10 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
         "Slow flow: missing options (another flow of the finding)" },
     [TD_E_FINDING_FLOW_ZERO_WINDOW] = { "tcpdiag.finding.zero_window.flow", SEQUENCE(NOTE),
         "Slow flow: zero window (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_QUEUEING_DELAY] = { "tcpdiag.finding.queueing_delay.flow", SEQUENCE(NOTE),
+        "Slow flow: queueing delay (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_NAGLE_DELAYED_ACK] = { "tcpdiag.finding.nagle_delayed_ack.flow", SEQUENCE(NOTE),
+        "Slow flow: nagle delayed ack (another flow of the finding)" },
     [TD_E_FINDING_FLOW_RECEIVE_WINDOW] = { "tcpdiag.finding.receive_window.flow", SEQUENCE(NOTE),
         "Slow flow: receive window (another flow of the finding)" },
     [TD_E_FINDING_FLOW_SENDER_LIMITED] = { "tcpdiag.finding.sender_limited.flow", SEQUENCE(NOTE),

@@ -121,6 +121,20 @@ static void stall_items(const emitter *e, const td_diagnoses *d, const td_flow *
 
 /* The answer opens the tree: its heading is the cause and the summary, the fix
  * right under it (the two lines an analyst needs). */
+/* tcpdiag.diag.queue_filled_by: "0" or "0,3,5,7,..." */
+static void queue_fillers_item(const emitter *e, const td_diagnosis *diag)
+{
+    char streams[TD_QUEUE_FILLERS_MAX * 11 + 8];
+    size_t used = 0;
+
+    for (uint32_t i = 0; i < MIN(diag->queue_fillers, (uint32_t)TD_QUEUE_FILLERS_MAX); i++)
+        used += (size_t)g_snprintf(streams + used, sizeof streams - used, "%s%u", i ? "," : "",
+                                   diag->queue_filler_streams[i]);
+    if (diag->queue_fillers > TD_QUEUE_FILLERS_MAX)
+        g_strlcpy(streams + used, ",...", sizeof streams - used);
+    str(e, TD_F_DIAG_QUEUE_FILLED_BY, streams);
+}
+
 static void diag_items(const emitter *e, const td_diagnoses *d, const td_flow *flow)
 {
     const td_diagnosis *diag = d ? td_diagnosis_of(d, flow) : NULL;
@@ -155,6 +169,8 @@ static void diag_items(const emitter *e, const td_diagnoses *d, const td_flow *f
             time_ns(e, TD_F_DIAG_LOST, diag->lost_ns);
         if (diag->evidence_frame)
             unum(e, TD_F_DIAG_FRAME, diag->evidence_frame);
+        if (diag->queue_fillers)
+            queue_fillers_item(e, diag);
     }
     if (diag->reason)
         str(e, TD_F_DIAG_REASON, diag->reason);
@@ -175,6 +191,8 @@ td_field_id td_time_part_field(td_time_part part)
 static void time_items(const emitter *e, const td_flow *flow)
 {
     const td_time_budget *b = td_flow_time_budget(flow);
+    const td_nagle *n = td_flow_nagle(flow);
+    int held = n ? td_nagle_held_sender(n) : -1;
 
     time_ns(e, TD_F_TIME_DURATION, td_time_budget_duration(b));
     time_ns(e, TD_F_TIME_ACTIVE, td_time_budget_active(b));
@@ -185,6 +203,10 @@ static void time_items(const emitter *e, const td_flow *flow)
     unum(e, TD_F_TIME_EXCHANGES, td_time_budget_exchanges(b));
     time_ns(e, TD_F_TIME_CLIENT_DELAY, b->answer_wait_ns[TD_SPAN_CLIENT_WAIT]);
     time_ns(e, TD_F_TIME_SERVER_DELAY, b->answer_wait_ns[TD_SPAN_SERVER_WAIT]);
+    if (held >= 0) {
+        unum(e, TD_F_TIME_NAGLE_HOLDS, n->side[held].holds);
+        time_ns(e, TD_F_TIME_NAGLE_WAIT, n->side[held].held_ns);
+    }
 }
 
 /* Roles, addresses and handshake timing are final from the handshake on; the

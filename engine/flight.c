@@ -203,11 +203,22 @@ static void note_event(td_flight *f, td_onset what)
     f->rounds_since_event = 0;
 }
 
+/* A round that opened an answer to the peer (its data came with the sender's flight
+ * drained, after the peer's own) carried what the peer asked for, all the sender had:
+ * a reply per request stays flat below the window because each reply is that size,
+ * not because the sender held it (issue 30: a 2 kB reply per request is not a limited
+ * sender). Such a round joins no plateau; its time is the network's, like any round
+ * outside one, and the time budget judges the exchanges. */
 static void add_to_run(td_flight *f, int64_t ns, bool at_window, const td_flight_config *cfg)
 {
     td_plateau *run = &f->run;
     uint32_t flight = f->round_flight;
 
+    if (f->round_answers) {
+        end_run(f, cfg);
+        f->limit_ns[TD_LIMIT_CWND] += at_window ? 0 : ns;
+        return;
+    }
     if (run->rounds) {
         uint32_t low = run->low < flight ? run->low : flight;
         uint32_t high = run->high > flight ? run->high : flight;
@@ -422,6 +433,7 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
 {
     if (!measuring(f) || !(rec->tcp_flags & TD_TH_ACK) || (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)))
         return;
+    f->peer_sent |= rec->payload_len > 0;
     if (!f->ctx.timestamps)
         deliver_until(f, rec->time_ns, cfg);
     EACH_ANALYSIS(f, a)
@@ -518,6 +530,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     }
     if (td_seq_before(f->nxt, end)) {
         int64_t round_start = rec->time_ns;
+        bool answers = f->idle && f->peer_sent;
+        f->peer_sent = false;
         if (f->idle && !end_idle(f, rec->time_ns, rec->frame, cfg))
             round_start = f->idle_since_ns;
         f->new_bytes += end - (td_seq_before(rec->seq, f->nxt) ? f->nxt : rec->seq);
@@ -530,6 +544,7 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
             f->next_round_events = 0;
             f->round_start_ns = round_start;
             f->round_start_frame = rec->frame;
+            f->round_answers = answers;
         }
     }
     uint32_t flight = f->nxt - f->una;

@@ -41,6 +41,7 @@ void td_config_defaults(td_config *cfg)
     td_flight_config_defaults(&cfg->flight);
     td_stall_config_defaults(&cfg->stall);
     td_budget_config_defaults(&cfg->budget);
+    td_nagle_config_defaults(&cfg->nagle);
 }
 
 static td_flow *flow_at(const td_engine *engine, guint index)
@@ -238,6 +239,11 @@ const td_time_budget *td_flow_time_budget(const td_flow *flow)
     return flow->more ? &flow->more->budget : &nothing;
 }
 
+const td_nagle *td_flow_nagle(const td_flow *flow)
+{
+    return flow->more ? &flow->more->nagle : NULL;
+}
+
 static void settle_ecn(td_flow *flow, const td_ecn_decision *d)
 {
     flow->ecn_outcome = d->outcome;
@@ -414,6 +420,24 @@ static void budget_end(td_engine *engine G_GNUC_UNUSED, td_flow *flow)
         td_time_budget_end(&flow->more->budget);
 }
 
+/* After the flight's, which knows the sender's segments. A segment is short of a full
+ * one below the largest it sent so far, or the MSS its peer announced less the most
+ * option bytes a segment can carry (40): a sender of small writes never shows its
+ * full size. */
+static void nagle_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
+{
+    enum { MAX_OPTION_BYTES = 40 };
+    const td_flight *f;
+    uint32_t full = 0;
+
+    if (!flow->more)
+        return;
+    f = flow->more->flight[sender];
+    if (f)
+        full = MAX(f->mss, f->ctx.peer_mss > MAX_OPTION_BYTES ? f->ctx.peer_mss - MAX_OPTION_BYTES : 0);
+    td_nagle_record(&flow->more->nagle, rec, sender, flow->client, &flow->more->hs, full, &engine->cfg->nagle);
+}
+
 static const flow_analysis analyses[] = {
     { handshake_record, NULL },
     { tallies_record, NULL },
@@ -421,6 +445,7 @@ static const flow_analysis analyses[] = {
     { flight_record, flight_end },
     { stall_record, NULL },
     { budget_record, budget_end },
+    { nagle_record, NULL },
 };
 
 static void dispatch(td_engine *engine, td_flow *flow, const td_record *rec, int sender)

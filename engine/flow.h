@@ -9,6 +9,7 @@
 #include "ecn.h"
 #include "flight.h"
 #include "handshake.h"
+#include "nagle.h"
 #include "record.h"
 #include "stall.h"
 #include "time_budget.h"
@@ -30,6 +31,7 @@ typedef struct td_config {
     td_flight_config flight;
     td_stall_config stall;
     td_budget_config budget;
+    td_nagle_config nagle;
 } td_config;
 
 void td_config_defaults(td_config *cfg);
@@ -63,6 +65,7 @@ typedef struct td_flow_more {
     td_flight *flight[2];           /* by sending endpoint, from its first data segment */
     td_silence silence[2];          /* by sending endpoint: host-stall bookkeeping */
     td_time_budget budget;          /* where the flow's time went */
+    td_nagle nagle;                 /* small segments held until a delayed ACK */
     uint32_t icmp_quotes;           /* ICMP errors quoting one of its segments */
     uint32_t sizes_from_ip;         /* segments whose payload length came from the IP header */
 } td_flow_more;
@@ -105,6 +108,8 @@ int64_t td_flow_handshake_rtt_ns(const td_flow *flow);
 uint32_t td_flow_sizes_from_ip(const td_flow *flow);
 /* Where the flow's time went (time_budget.h): all zero for a flow that is one SYN. */
 const td_time_budget *td_flow_time_budget(const td_flow *flow);
+/* Its segments held by Nagle until a delayed ACK (nagle.h), NULL for a lone SYN. */
+const td_nagle *td_flow_nagle(const td_flow *flow);
 
 typedef struct td_engine td_engine;
 

@@ -69,6 +69,14 @@ const td_pref_def td_prefs_table[TD_PREF_COUNT] = {
       "What a round-trip-bound flow's round trips are costed against: the same exchange on a path with "
       "this round trip.",
       NUMBER, ENGINE(budget.reference_rtt_ms) },
+    { "queue_rtt_ratio", "Queueing delay: round trips from (x empty path)",
+      "A flow of short exchanges is queueing-delay when its round trips take at least this many times the "
+      "empty path's (the smallest handshake round trip between the same hosts).",
+      NUMBER, ENGINE(budget.queue_rtt_ratio) },
+    { "nagle_min_ack_delay_ms", "Nagle: ACK delayed from (ms)",
+      "A pure ACK this much later than the round trip to its sender was delayed: a small segment released "
+      "right after it was held by Nagle (nagle-delayed-ack). Linux delays at least 40 ms, others up to 200 ms.",
+      NUMBER, ENGINE(nagle.min_ack_delay_ms) },
     { "ecn_slowdown_pct", "Hosts: ECN slowdown note (%)",
       "Note a client's ECN flows when its other flows' median throughput is at least this many percent of "
       "the ECN flows' median throughput (200 = twice as fast)",

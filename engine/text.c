@@ -25,9 +25,10 @@ static const char *role_of(const td_flow *flow, int endpoint)
     return endpoint == flow->client ? "client" : "server";
 }
 
-/* Whose finding it is: the client for what its connections met on the path and for
- * its own waits, the stalled host, the side that left window scaling out, the
- * receiver of a held or closed window, the peer that went away, the server for what
+/* Whose finding it is: the client for what its connections met on the path (a queue
+ * included) and for its own waits, the sender whose small segments Nagle held, the
+ * stalled host, the side that left window scaling out, the receiver of a held or
+ * closed window, the peer that went away, the server for what
  * its connections met there (its listen queue, its think time, its losses, its
  * distance), and the sender for everything it does itself. */
 static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const td_diagnosis *diag,
@@ -58,7 +59,11 @@ static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const t
         endpoint = endpoint < 0 ? -1 : 1 - endpoint;
         break;
     case TD_CAUSE_CLIENT_DELAY:
+    case TD_CAUSE_QUEUEING_DELAY:
         endpoint = flow->client;
+        break;
+    case TD_CAUSE_NAGLE_DELAYED_ACK:
+        endpoint = td_nagle_held_sender(td_flow_nagle(flow));
         break;
     case TD_CAUSE_HANDSHAKE_RETRY:
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:

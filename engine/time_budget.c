@@ -20,13 +20,16 @@ static bool outstanding(const td_time_side *s)
 /* A part names a cause when it is both a large share of the flow's active time and
  * long in itself: a third of a 0.1 s exchange is nobody's problem, and a 0.3 s wait
  * in a 10 s transfer is not where its time went. 100 ms of round trip is a
- * continent away; 20 ms, a server in the same region. */
+ * continent away; 20 ms, a server in the same region. Round trips four times the
+ * empty path's are a queue, not a path's jitter (a bloated FIFO made them 10x in the
+ * lab, captures/lab/mech). */
 void td_budget_config_defaults(td_budget_config *cfg)
 {
     cfg->min_share_pct = 30;
     cfg->min_cost_ms = 200;
     cfg->long_rtt_ms = 100;
     cfg->reference_rtt_ms = 20;
+    cfg->queue_rtt_ratio = 4;
 }
 
 const char *td_time_part_name(td_time_part part)

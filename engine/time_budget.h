@@ -105,6 +105,7 @@ typedef struct td_budget_config {
     unsigned min_cost_ms;       /* ...and this long */
     unsigned long_rtt_ms;       /* a round trip this long can bound a short exchange */
     unsigned reference_rtt_ms;  /* ...whose cost is measured against this round trip */
+    unsigned queue_rtt_ratio;   /* round trips this many times the empty path's are queued */
 } td_budget_config;
 
 void td_budget_config_defaults(td_budget_config *cfg);

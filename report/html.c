@@ -238,9 +238,24 @@ static const shown_figure TIME_FIGURES[] = {
     { TD_F_TIME_SERVER_DELAY, NULL }, { TD_F_TIME_STALL, NULL }, { TD_F_TIME_SYN_RETRANSMISSIONS, NULL },
 };
 
+/* Read from the budget too, with their own evidence beside it: the holds, and who
+ * filled the queue. */
+static const shown_figure NAGLE_FIGURES[] = {
+    { TD_F_TIME_NAGLE_HOLDS, NULL }, { TD_F_TIME_NAGLE_WAIT, NULL }, { TD_F_TIME_EXCHANGES, NULL },
+    { TD_F_TIME_ACTIVE, NULL }, { TD_F_FLOW_IRTT, NULL },
+};
+static const shown_figure QUEUE_FIGURES[] = {
+    { TD_F_DIAG_QUEUE_FILLED_BY, NULL }, { TD_F_TIME_EXCHANGES, NULL }, { TD_F_TIME_TRANSFER, NULL },
+    { TD_F_TIME_ACTIVE, NULL }, { TD_F_FLOW_IRTT, NULL },
+};
+
 static const shown_figure *cause_figures(td_cause cause, size_t *n)
 {
 #define FIGURES(a) (*n = G_N_ELEMENTS(a), a)
+    if (cause == TD_CAUSE_NAGLE_DELAYED_ACK)
+        return FIGURES(NAGLE_FIGURES);
+    if (cause == TD_CAUSE_QUEUEING_DELAY)
+        return FIGURES(QUEUE_FIGURES);
     if (td_cause_read_from_budget(cause))
         return FIGURES(TIME_FIGURES);
     switch (cause) {

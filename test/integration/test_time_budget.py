@@ -194,6 +194,65 @@ def test_mechanism_against_the_lab_in_the_command(path, flow):
     assert record["tcpdiag.diag.cause"] == flow["expect"]["tcpdiag.diag.cause"], record["tcpdiag.diag.summary"]
 
 
+# Issue 30, item 2: request/response captures whose every reply is small and prompt (the
+# controls of Nagle and of the bloated queue, captures/lab/mech/README.md: a 2048 B or
+# 1000 B reply written at once per request).
+PROMPT_EXCHANGES = [p for p in MECH_PCAPS if p.name.startswith(("lab-mech-nagle-nodelay-", "lab-mech-bloat-idle-"))]
+
+
+@pytest.mark.parametrize("pcap", PROMPT_EXCHANGES, ids=lambda p: p.stem)
+def test_prompt_exchanges_are_not_sender_limited(pcap):
+    """A flow of small prompt exchanges is judged per exchange, not by a flight that
+    never had more to carry: no flow holds sender-limited, as its primary cause or any."""
+    flows = command_flows(pcap)
+    assert flows
+    for flow in flows:
+        assert "sender-limited" not in flow["tcpdiag.diag.causes"].split(","), \
+            f"{pcap.name} stream {flow['tcp.stream']}: {flow['tcpdiag.diag.summary']}"
+
+
+# Issue 30's mechanisms against the kernels' own numbers (captures/lab/mech/README.md).
+NAGLE_PCAPS = sorted(MECH.glob("lab-mech-nagle-*.expected.json"))
+
+
+@pytest.mark.parametrize("path", NAGLE_PCAPS, ids=lambda p: p.name[:-len(".expected.json")])
+def test_nagle_holds_against_the_lab(path):
+    """tcpdiag.time.nagle_holds is the exchanges whose first part the server's delayed
+    ACK answered (acked 30 ms or more after it, at the server's capture: 49 of 50, the
+    server's TcpExtDelayedACKs), none with TCP_NODELAY; tcpdiag.time.nagle_wait is their
+    second parts' time after the first at the client (the Nagle hold), within the delay
+    lines' jitter (0.5 ms a hold) at the router and the server."""
+    flow = json.loads(path.read_text())["flows"][0]
+    nagle = flow["truth"].get("nagle", {})
+    delayed = [after for acked, after in zip(nagle.get("first_part_acked_after_s", []),
+                                             nagle.get("second_part_after_first_s", [])) if acked >= 0.030]
+    pcap = path.with_name(path.name.replace(".expected.json", ".pcap"))
+    record = next(f for f in command_flows(pcap) if f["tcp.stream"] == flow["select"]["tcp.stream"])
+    holds = int(record.get("tcpdiag.time.nagle_holds", 0))
+    assert holds == len(delayed)
+    if delayed:
+        assert holds == nagle["server_DelayedACKs"]
+        assert abs(float(record["tcpdiag.time.nagle_wait"]) - sum(delayed)) <= 0.0005 * holds
+
+
+def test_queue_filled_by_the_download():
+    """The interactive flow behind the full queue names the download that filled it
+    (truth.queue.queue_filled_by: its ports), at every capture point."""
+    for path in sorted(MECH.glob("lab-mech-bloat-*.expected.json")):
+        flows = json.loads(path.read_text())["flows"]
+        stream_of = {(f["expect"]["tcpdiag.flow.client_port"], f["expect"]["tcpdiag.flow.server_port"]):
+                     f["select"]["tcp.stream"] for f in flows}
+        pcap = path.with_name(path.name.replace(".expected.json", ".pcap"))
+        records = {f["tcp.stream"]: f for f in command_flows(pcap)}
+        for flow in flows:
+            filler = flow["truth"].get("queue", {}).get("queue_filled_by")
+            got = records[flow["select"]["tcp.stream"]].get("tcpdiag.diag.queue_filled_by")
+            if filler:
+                assert got == str(stream_of[(filler["client_port"], filler["server_port"])]), path.name
+            else:
+                assert got is None, path.name
+
+
 # What a capture without the handshake still shows (issue 29, item 4): silences ended by
 # retransmissions, retransmissions never answered, and the applications' waits.
 WITHOUT_HANDSHAKE = {"dead-peer", "retransmission-timeout", "server-delay", "client-delay"}

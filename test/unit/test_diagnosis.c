@@ -275,6 +275,41 @@ static void test_host_stall_above_app_limited(fixture *f, gconstpointer data G_G
     assert_report(f, parts, G_N_ELEMENTS(parts));
 }
 
+/* A download held at a 16 kB window, captured at the sender; queue_ms of queue on the
+ * path after the handshake (the flight standing in it). */
+static void held_at_window(fixture *f, int64_t queue_ms)
+{
+    sim s;
+    sim_start_ts(&s, false, 7, 16384, true);
+    sim_handshake(&s, SIM_NO_ECN);
+    s.queue = queue_ms * MS;
+    for (int i = 0; i < 50; i++)
+        sim_round(&s, 11, false);       /* 11 x 1448 = 15928: less than one MSS left */
+    take(f, &s, 0);
+}
+
+/* At the window with round trips as the handshake's: receive-window. */
+static void test_window_held_is_receive_window(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    held_at_window(f, 0);
+    diagnose(f);
+    g_assert_cmpint(diag_of(f, 0)->cause, ==, TD_CAUSE_RECEIVE_WINDOW);
+}
+
+/* At the window with round trips 5x the handshake's (queue_rtt_ratio 4): the flight
+ * stands in a queue at the bottleneck, which was busy all along; a larger window would
+ * only lengthen the queue, so the window held nothing (issue 30's 2010 transfer). */
+static void test_window_in_a_standing_queue_is_not_the_limit(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    held_at_window(f, 4 * RTT_MS);
+    diagnose(f);
+    const char *why;
+    const td_flight *flight = td_flow_flight(td_engine_flow_at(f->c.engine, 0), diag_of(f, 0)->sender);
+    g_assert_cmpint(td_flight_limit(flight, &why), ==, TD_LIMIT_RWND);     /* the symptom stays */
+    g_assert_false(diag_of(f, 0)->causes & (1u << TD_CAUSE_RECEIVE_WINDOW));
+    g_assert_cmpint(diag_of(f, 0)->cause, ==, TD_CAUSE_NONE);
+}
+
 /* The longest addresses IPv6 writes: the summaries still fit (diagnose checks). */
 static void test_summary_fits_with_ipv6(fixture *f, gconstpointer data G_GNUC_UNUSED)
 {
@@ -353,6 +388,8 @@ int main(int argc, char **argv)
     ADD("/diagnosis/ecn-flow-called-slower-is-not-healthy", test_ecn_flow_called_slower_is_not_healthy);
     ADD("/diagnosis/host-stall-above-app-limited", test_host_stall_above_app_limited);
     ADD("/diagnosis/summary-fits-with-ipv6", test_summary_fits_with_ipv6);
+    ADD("/diagnosis/window-held-is-receive-window", test_window_held_is_receive_window);
+    ADD("/diagnosis/window-in-a-standing-queue-is-not-the-limit", test_window_in_a_standing_queue_is_not_the_limit);
     g_test_add_func("/advice/format-rate", test_format_rate);
     g_test_add_func("/advice/format-duration", test_format_duration);
     g_test_add_func("/diagnosis/causes-list", test_causes_list);
