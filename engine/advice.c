@@ -139,6 +139,39 @@ static void span_words(const td_time_budget *b, int64_t part_ns, td_time_span sp
     g_snprintf(longest, size, "longest %s, ended at frame %u", d, b->longest_frame[span]);
 }
 
+/* Who left window scaling out, as far as the capture can tell: its own SYN seen
+ * near a side is that side's choice; seen elsewhere, an option missing (without the
+ * NOPs a strip leaves, which make options-stripped) may have been removed on the
+ * path before the capture point, and only a capture at that side tells which. */
+static void left_out_words(const td_engine *engine, const td_flow *flow, const td_options_audit *audit, char *buf,
+                           size_t size)
+{
+    bool by_client = audit->left_out_by_client & TD_OPT_WSCALE;
+    const char *side = by_client ? "client" : "server";
+    td_vantage near = by_client ? TD_VANTAGE_NEAR_CLIENT : TD_VANTAGE_NEAR_SERVER;
+
+    if (td_flow_vantage(flow, td_engine_config(engine)) == near)
+        g_snprintf(buf, size, "left out by the %s", side);
+    else
+        g_snprintf(buf, size, "left out by the %s or stripped on the path: a capture at the %s tells which", side,
+                   side);
+}
+
+/* The SYN whose options a middlebox overwrote with NOPs, in words: whose, how many
+ * NOPs, which options it lacks. */
+static void stripped_words(const td_flow *flow, const td_options_audit *audit, char *buf, size_t size)
+{
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
+    bool client = (audit->left_out_by_client & TD_OPT_WSCALE) && audit->overwritten[0];
+    const td_syn_options *opts = &hs->opts[client ? flow->client : td_flow_server(flow)];
+    char missing[64];
+
+    td_options_missing_list(TD_OPT_NEGOTIATED & ~opts->present, missing, sizeof missing);
+    g_snprintf(buf, size, "The %s's %s arrived with %u NOPs in a row where options had been (%s missing): stripped "
+               "on the path", client ? "client" : "server", client ? "SYN" : "SYN-ACK", opts->nop_run, missing);
+}
+
 /* What the capture shows, without what it cost. */
 static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td_flow *flow,
                         const td_diagnosis *diag, char *buf, size_t size)
@@ -150,7 +183,7 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
     const td_plateau *p;
     const td_time_budget *budget = td_flow_time_budget(flow);
     td_options_audit audit;
-    char a[64], b[64], c[64];
+    char a[64], b[64], c[64], words[TD_SUMMARY_MAX + 1];
     unsigned count;
     int who;
 
@@ -217,11 +250,18 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
         g_snprintf(buf, size, "ECN negotiated; %s cut its flight on every echo (loss-like, median %.2f)",
                  sender_role(flow, diag), f->cc.ecn_ratio);
         return;
+    case TD_CAUSE_OPTIONS_STRIPPED:
+        td_options_audit_flow(flow, &audit);
+        td_format_rate(audit.ceiling_throughput, a, sizeof a);
+        stripped_words(flow, &audit, words, sizeof words);
+        g_snprintf(buf, size, "%s; the window stopped at 64 KiB, %s at the handshake round trip", words, a);
+        return;
     case TD_CAUSE_MISSING_OPTIONS:
         td_options_audit_flow(flow, &audit);
         td_format_rate(audit.ceiling_throughput, a, sizeof a);
-        g_snprintf(buf, size, "No window scaling (left out by the %s): the window stopped at 64 KiB, %s at the "
-                 "handshake round trip", (audit.left_out_by_client & TD_OPT_WSCALE) ? "client" : "server", a);
+        left_out_words(engine, flow, &audit, words, sizeof words);
+        g_snprintf(buf, size, "No window scaling (%s): the window stopped at 64 KiB, %s at the handshake round trip",
+                   words, a);
         return;
     case TD_CAUSE_RECEIVE_WINDOW:
         g_snprintf(buf, size, "The receiver's window held the flight %.0f%% of the time (largest window %u B)",
@@ -334,6 +374,13 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
         return ecn_driven(f) ? ECN_ADVICE : LOSS_ADVICE;
     case TD_CAUSE_ECN_LOSS_REACTION:
         return ECN_ADVICE;
+    case TD_CAUSE_OPTIONS_STRIPPED:
+        return (advice) {
+            "A middlebox on the path overwrites the SYN's options with NOPs (a firewall's TCP normalisation, "
+            "iptables TCPOPTSTRIP): find it (capture on both sides of it) and let window scaling, SACK and "
+            "timestamps through",
+            "A capture at the sender of that SYN shows the options this one lacks; once let through, the SYN "
+            "arrives with its window scale and the window grows past 64 KiB" };
     case TD_CAUSE_MISSING_OPTIONS:
         if (noopt(flow))
             return (advice) {

@@ -54,6 +54,7 @@ const char *td_cause_name(td_cause cause)
 {
     static const char *const names[TD_CAUSE_COUNT] = {
         "none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "window-collapse",
+        "options-stripped",
         "missing-options", "zero-window", "receive-window", "sender-limited", "offload-capped",
         "ecn-loss-reaction", "path-loss", "retransmission-timeout", "server-delay", "client-delay",
         "round-trip-bound", "app-limited", "unknown",
@@ -277,6 +278,16 @@ static bool receive_window(const td_config *cfg, const flow_facts *x)
     return f->rounds < cfg->flight.plateau_min_rounds && f->max_window && f->max_flight >= f->max_window;
 }
 
+/* Window scaling missing from a SYN that reached the capture point with NOPs where its
+ * options had been: the path took it out, and the capture shows it. A SYN seen whole
+ * that merely lacks it (or a SYN-ACK that answered without it) cannot tell the side's
+ * choice from a strip before the capture point: that stays missing-options. */
+static bool options_stripped(const td_options_audit *audit)
+{
+    return ((audit->left_out_by_client & TD_OPT_WSCALE) && audit->overwritten[0]) ||
+           ((audit->left_out_by_server & TD_OPT_WSCALE) && audit->overwritten[1]);
+}
+
 /* ---------------------------------------------------------------- the time budget */
 
 /* A part of the flow's time budget that is where its time went: a large share of
@@ -369,7 +380,7 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
     if (flow->ecn_outcome == TD_ECN_FALLBACK)
         causes |= 1u << TD_CAUSE_ECN_BLACKHOLE;
     if (x->audit.at_ceiling == TD_YES && (x->audit.missing & TD_OPT_WSCALE))
-        causes |= 1u << TD_CAUSE_MISSING_OPTIONS;
+        causes |= 1u << (options_stripped(&x->audit) ? TD_CAUSE_OPTIONS_STRIPPED : TD_CAUSE_MISSING_OPTIONS);
     if (!x->f || x->f->unknown_reason)
         return causes;
     if (td_cc_collapsed(&x->f->cc, &cfg->flight))
@@ -492,6 +503,7 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
             break;
         against_window(d, x);
         break;
+    case TD_CAUSE_OPTIONS_STRIPPED:
     case TD_CAUSE_MISSING_OPTIONS:
         against_group(d, flow, x, x->client, CLIENT_WITH_WSCALE, TD_REF_CLIENT_FLOWS);
         break;
@@ -552,6 +564,9 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
         return td_stalls_hit(td_engine_stalls(engine), flow->index)->resume_frame;
     case TD_CAUSE_ECN_BLACKHOLE:
         return hs->fallback_frame;
+    case TD_CAUSE_OPTIONS_STRIPPED:
+        return (x->audit.left_out_by_client & TD_OPT_WSCALE) && x->audit.overwritten[0] ? hs->last_syn_frame
+                                                                                         : hs->synack_frame;
     case TD_CAUSE_MISSING_OPTIONS:
         return hs->synack_frame ? hs->synack_frame : hs->last_syn_frame;
     case TD_CAUSE_WINDOW_COLLAPSE:

@@ -16,7 +16,7 @@
 const td_field_def td_fields[TD_FIELD_COUNT] = {
     [TD_F_DIAG_CAUSE] = { "tcpdiag.diag.cause", TD_TYPE_STRING, "Cause",
         "Why the flow was slow: none, host-stall, ecn-blackhole, handshake-retry, dead-peer, window-collapse, "
-        "missing-options, zero-window, receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
+        "options-stripped, missing-options, zero-window, receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
         "path-loss, retransmission-timeout, server-delay, client-delay, round-trip-bound, app-limited or "
         "unknown (docs/diagnosis.md)", FLOW(DIAG, PLAIN) },
     [TD_F_DIAG_CAUSES] = { "tcpdiag.diag.causes", TD_TYPE_STRING, "Causes",
@@ -442,6 +442,8 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
     [TD_E_FINDING_DEAD_PEER] = { "tcpdiag.finding.dead_peer", SEQUENCE(WARN), "Slow flow: dead peer" },
     [TD_E_FINDING_WINDOW_COLLAPSE] = { "tcpdiag.finding.window_collapse", SEQUENCE(WARN),
         "Slow flow: window collapse" },
+    [TD_E_FINDING_OPTIONS_STRIPPED] = { "tcpdiag.finding.options_stripped", SEQUENCE(WARN),
+        "Slow flow: options stripped" },
     [TD_E_FINDING_MISSING_OPTIONS] = { "tcpdiag.finding.missing_options", SEQUENCE(WARN),
         "Slow flow: missing options" },
     [TD_E_FINDING_ZERO_WINDOW] = { "tcpdiag.finding.zero_window", SEQUENCE(WARN), "Slow flow: zero window" },
@@ -471,6 +473,8 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
         "Slow flow: dead peer (another flow of the finding)" },
     [TD_E_FINDING_FLOW_WINDOW_COLLAPSE] = { "tcpdiag.finding.window_collapse.flow", SEQUENCE(NOTE),
         "Slow flow: window collapse (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_OPTIONS_STRIPPED] = { "tcpdiag.finding.options_stripped.flow", SEQUENCE(NOTE),
+        "Slow flow: options stripped (another flow of the finding)" },
     [TD_E_FINDING_FLOW_MISSING_OPTIONS] = { "tcpdiag.finding.missing_options.flow", SEQUENCE(NOTE),
         "Slow flow: missing options (another flow of the finding)" },
     [TD_E_FINDING_FLOW_ZERO_WINDOW] = { "tcpdiag.finding.zero_window.flow", SEQUENCE(NOTE),

@@ -327,6 +327,7 @@ static const char *cause_title(td_cause cause)
     case TD_CAUSE_SENDER_LIMITED:
     case TD_CAUSE_ZERO_WINDOW:
     case TD_CAUSE_RECEIVE_WINDOW:    return "Flight per round trip against the receive window";
+    case TD_CAUSE_OPTIONS_STRIPPED:
     case TD_CAUSE_MISSING_OPTIONS:
         return "Window used against the 64 KiB ceiling; window scaling lets it grow past, as far as the "
                "receiver's buffer allows (the ceiling throughput is what 64 KiB carry per handshake round trip)";
@@ -401,6 +402,7 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
     case TD_CAUSE_RECEIVE_WINDOW:
         plateau_chart(c, flow, f, groups);
         break;
+    case TD_CAUSE_OPTIONS_STRIPPED:
     case TD_CAUSE_MISSING_OPTIONS:
         ceiling_chart(c, flow, groups);
         break;

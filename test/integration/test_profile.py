@@ -6,6 +6,7 @@ expected.json files): a flow diagnosed with a cause gets its cause's rule, a hea
 one keeps Wireshark's own colours, and Wireshark's alarm rules ("Bad TCP" first)
 keep every packet they colour without the profile."""
 import json
+import re
 
 import pytest
 
@@ -56,7 +57,10 @@ def test_every_cause_has_one_rule_and_one_colour():
     lines = [line for line in COLORFILTERS.read_text().splitlines() if line.startswith("@tcpdiag: ")]
     causes = [line.split("@")[1][len("tcpdiag: "):] for line in lines]
     diagnosis = (ROOT / "docs" / "diagnosis.md").read_text()
-    assert len(causes) == len(set(causes)) == 17
+    # the vocabulary table's ranked rows: every cause but none and unknown
+    ranked = re.findall(r"^\| [0-9][0-9a-z]* \| `([a-z-]+)` \|", diagnosis, re.M)
+    assert len(causes) == len(set(causes)) == len(ranked)
+    assert sorted(causes) == sorted(ranked)
     assert all(f"`{cause}`" in diagnosis for cause in causes)
     backgrounds = [line.split("@")[3].split("]")[0] for line in lines]
     assert len(set(backgrounds)) == len(backgrounds)
