@@ -143,18 +143,21 @@ static void span_words(const td_time_budget *b, int64_t part_ns, td_time_span sp
  * near a side is that side's choice; seen elsewhere, an option missing (without the
  * NOPs a strip leaves, which make options-stripped) may have been removed on the
  * path before the capture point, and only a capture at that side tells which. */
-static void left_out_words(const td_engine *engine, const td_flow *flow, const td_options_audit *audit, char *buf,
-                           size_t size)
+static void left_out_evidence(const td_engine *engine, const td_flow *flow, const td_options_audit *audit,
+                              char *buf, size_t size)
 {
     bool by_client = audit->left_out_by_client & TD_OPT_WSCALE;
     const char *side = by_client ? "client" : "server";
     td_vantage near = by_client ? TD_VANTAGE_NEAR_CLIENT : TD_VANTAGE_NEAR_SERVER;
+    char rate[32];
 
+    td_format_rate(audit->ceiling_throughput, rate, sizeof rate);
     if (td_flow_vantage(flow, td_engine_config(engine)) == near)
-        g_snprintf(buf, size, "left out by the %s", side);
-    else
-        g_snprintf(buf, size, "left out by the %s or stripped on the path: a capture at the %s tells which", side,
-                   side);
+        g_snprintf(buf, size, "No window scaling (left out by the %s): the window stopped at 64 KiB, %s at the "
+                   "handshake round trip", side, rate);
+    else    /* the longer words take the ceiling rate's room (tcpdiag.opts.ceiling_throughput) */
+        g_snprintf(buf, size, "No window scaling: left out by the %s or stripped on the path (a capture at the %s "
+                   "tells which); the window stopped at 64 KiB", side, side);
 }
 
 /* The SYN whose options a middlebox overwrote with NOPs, in words: whose, how many
@@ -168,8 +171,28 @@ static void stripped_words(const td_flow *flow, const td_options_audit *audit, c
     char missing[64];
 
     td_options_missing_list(TD_OPT_NEGOTIATED & ~opts->present, missing, sizeof missing);
-    g_snprintf(buf, size, "The %s's %s arrived with %u NOPs in a row where options had been (%s missing): stripped "
-               "on the path", client ? "client" : "server", client ? "SYN" : "SYN-ACK", opts->nop_run, missing);
+    g_snprintf(buf, size, "The %s's %s came with %u NOPs where options were (%s missing): stripped on the path",
+               client ? "client" : "server", client ? "SYN" : "SYN-ACK", opts->nop_run, missing);
+}
+
+/* A path MTU black hole in words: near the sender the full-size segments are seen
+ * resent unanswered; past the hop only their absence (the hole the smaller segments
+ * began beyond) and the wait. */
+static void blackhole_words(const td_flow *flow, int sender, char *buf, size_t size)
+{
+    const td_pmtu_run *run = td_flow_pmtu_blackhole(flow, sender);
+    const td_pmtu_side *side = &flow->more->pmtu.side[sender];
+    char wait[32];
+
+    td_format_duration(td_flow_blackhole_ns(flow, sender), wait, sizeof wait);
+    if (run->full_retransmissions >= 2)
+        g_snprintf(buf, size, "%u B segments resent %u times unanswered, then cut to %u B they got through after "
+                   "%s (largest sent since %u B): a smaller-MTU hop, its ICMP filtered",
+                   side->allowed, run->full_retransmissions, run->size, wait, side->largest_after);
+    else
+        g_snprintf(buf, size, "Nothing for %s, then %u B segments where the handshake allowed %u (largest since %u "
+                   "B); full-size ones never came: a smaller-MTU hop, its ICMP filtered",
+                   wait, run->size, side->allowed, side->largest_after);
 }
 
 /* What the capture shows, without what it cost. */
@@ -196,6 +219,9 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
         td_format_duration(td_time_budget_silence_ns(budget), a, sizeof a);
         g_snprintf(buf, size, "The %s retransmitted %u time%s and its peer never acknowledged (%s): the peer or the "
                    "path went away", who == flow->client ? "client" : "server", count, count == 1 ? "" : "s", a);
+        return;
+    case TD_CAUSE_PMTU_BLACKHOLE:
+        blackhole_words(flow, diag->sender, buf, size);
         return;
     case TD_CAUSE_ZERO_WINDOW:
         td_format_duration(budget->zero_window_ns, a, sizeof a);
@@ -252,16 +278,12 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
         return;
     case TD_CAUSE_OPTIONS_STRIPPED:
         td_options_audit_flow(flow, &audit);
-        td_format_rate(audit.ceiling_throughput, a, sizeof a);
         stripped_words(flow, &audit, words, sizeof words);
-        g_snprintf(buf, size, "%s; the window stopped at 64 KiB, %s at the handshake round trip", words, a);
+        g_snprintf(buf, size, "%s; the window stopped at 64 KiB", words);
         return;
     case TD_CAUSE_MISSING_OPTIONS:
         td_options_audit_flow(flow, &audit);
-        td_format_rate(audit.ceiling_throughput, a, sizeof a);
-        left_out_words(engine, flow, &audit, words, sizeof words);
-        g_snprintf(buf, size, "No window scaling (%s): the window stopped at 64 KiB, %s at the handshake round trip",
-                   words, a);
+        left_out_evidence(engine, flow, &audit, buf, size);
         return;
     case TD_CAUSE_RECEIVE_WINDOW:
         g_snprintf(buf, size, "The receiver's window held the flight %.0f%% of the time (largest window %u B)",
@@ -430,6 +452,12 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
             "NAT or firewall that dropped the connection's state)",
             "Capture at the other end: nothing arrives there from this flow after the silence began; nstat "
             "TcpExtTCPAbortOnTimeout grows on the side that gave up" };
+    case TD_CAUSE_PMTU_BLACKHOLE:
+        return (advice) {
+            "Let ICMP fragmentation-needed (IPv4 type 3 code 4) and packet-too-big (ICMPv6 type 2) through on the "
+            "path, or clamp the MSS at the tunnel or smaller-MTU hop (iptables TCPMSS --clamp-mss-to-pmtu)",
+            "ping -M do -s 1472 (IPv4) toward the receiver dies silently past the hop; the sender's nstat "
+            "TcpExtTCPMTUPFail and TCPMTUPSuccess count its MTU probing" };
     case TD_CAUSE_ZERO_WINDOW:
         return (advice) {
             "Look at the receiving application: it reads slower than the data comes (a slow disk or consumer, a "

@@ -53,7 +53,9 @@ struct td_diagnoses {
 const char *td_cause_name(td_cause cause)
 {
     static const char *const names[TD_CAUSE_COUNT] = {
-        "none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "window-collapse",
+        "none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer",
+        "pmtu-blackhole",
+        "window-collapse",
         "options-stripped",
         "missing-options", "zero-window", "receive-window", "sender-limited", "offload-capped",
         "ecn-loss-reaction", "path-loss", "retransmission-timeout", "server-delay", "client-delay",
@@ -377,6 +379,8 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
 
     if (td_stalls_hit(td_engine_stalls(engine), flow->index))
         causes |= 1u << TD_CAUSE_HOST_STALL;
+    if (x->sender >= 0 && dominates(cfg, flow, td_flow_blackhole_ns(flow, x->sender)))
+        causes |= 1u << TD_CAUSE_PMTU_BLACKHOLE;
     if (flow->ecn_outcome == TD_ECN_FALLBACK)
         causes |= 1u << TD_CAUSE_ECN_BLACKHOLE;
     if (x->audit.at_ceiling == TD_YES && (x->audit.missing & TD_OPT_WSCALE))
@@ -481,6 +485,9 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
         against_own_time(d, flow, td_time_budget_silence_ns(b), TD_REF_NONE);
         break;
+    case TD_CAUSE_PMTU_BLACKHOLE:
+        against_own_time(d, flow, td_flow_blackhole_ns(flow, x->sender), TD_REF_NONE);
+        break;
     case TD_CAUSE_ZERO_WINDOW:
         /* The reader set the pace of the whole transfer, not only while the window
            was at zero: measured like a receive window, against the sender's flows
@@ -552,6 +559,8 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
     case TD_CAUSE_DEAD_PEER:
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
         return b->longest_frame[TD_SPAN_STALL];
+    case TD_CAUSE_PMTU_BLACKHOLE:
+        return td_flow_pmtu_blackhole(flow, x->sender)->frame;
     case TD_CAUSE_ZERO_WINDOW:
         return b->zero_window_frame;
     case TD_CAUSE_SERVER_DELAY:

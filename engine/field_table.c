@@ -15,8 +15,8 @@
 
 const td_field_def td_fields[TD_FIELD_COUNT] = {
     [TD_F_DIAG_CAUSE] = { "tcpdiag.diag.cause", TD_TYPE_STRING, "Cause",
-        "Why the flow was slow: none, host-stall, ecn-blackhole, handshake-retry, dead-peer, window-collapse, "
-        "options-stripped, missing-options, zero-window, receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
+        "Why the flow was slow: none, host-stall, ecn-blackhole, handshake-retry, dead-peer, pmtu-blackhole, "
+        "window-collapse, options-stripped, missing-options, zero-window, receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
         "path-loss, retransmission-timeout, server-delay, client-delay, round-trip-bound, app-limited or "
         "unknown (docs/diagnosis.md)", FLOW(DIAG, PLAIN) },
     [TD_F_DIAG_CAUSES] = { "tcpdiag.diag.causes", TD_TYPE_STRING, "Causes",
@@ -440,6 +440,8 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
     [TD_E_FINDING_HANDSHAKE_RETRY] = { "tcpdiag.finding.handshake_retry", SEQUENCE(WARN),
         "Slow flow: handshake retry" },
     [TD_E_FINDING_DEAD_PEER] = { "tcpdiag.finding.dead_peer", SEQUENCE(WARN), "Slow flow: dead peer" },
+    [TD_E_FINDING_PMTU_BLACKHOLE] = { "tcpdiag.finding.pmtu_blackhole", SEQUENCE(WARN),
+        "Slow flow: path MTU black hole" },
     [TD_E_FINDING_WINDOW_COLLAPSE] = { "tcpdiag.finding.window_collapse", SEQUENCE(WARN),
         "Slow flow: window collapse" },
     [TD_E_FINDING_OPTIONS_STRIPPED] = { "tcpdiag.finding.options_stripped", SEQUENCE(WARN),
@@ -471,6 +473,8 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
         "Slow flow: handshake retry (another flow of the finding)" },
     [TD_E_FINDING_FLOW_DEAD_PEER] = { "tcpdiag.finding.dead_peer.flow", SEQUENCE(NOTE),
         "Slow flow: dead peer (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_PMTU_BLACKHOLE] = { "tcpdiag.finding.pmtu_blackhole.flow", SEQUENCE(NOTE),
+        "Slow flow: path MTU black hole (another flow of the finding)" },
     [TD_E_FINDING_FLOW_WINDOW_COLLAPSE] = { "tcpdiag.finding.window_collapse.flow", SEQUENCE(NOTE),
         "Slow flow: window collapse (another flow of the finding)" },
     [TD_E_FINDING_FLOW_OPTIONS_STRIPPED] = { "tcpdiag.finding.options_stripped.flow", SEQUENCE(NOTE),

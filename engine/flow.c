@@ -238,6 +238,23 @@ const td_time_budget *td_flow_time_budget(const td_flow *flow)
     return flow->more ? &flow->more->budget : &nothing;
 }
 
+const td_pmtu_run *td_flow_pmtu_blackhole(const td_flow *flow, int sender)
+{
+    return flow->more && sender >= 0 ? td_pmtu_blackhole(&flow->more->pmtu, sender) : NULL;
+}
+
+int64_t td_flow_blackhole_ns(const td_flow *flow, int sender)
+{
+    const td_pmtu_run *run = td_flow_pmtu_blackhole(flow, sender);
+    int64_t to_server, to_client;
+
+    if (!run)
+        return 0;
+    if (!td_flow_roles_known(flow) || !td_flow_handshake_halves(flow, &to_server, &to_client))
+        return run->wait_ns;
+    return MAX(0, run->wait_ns - (sender == flow->client ? to_client : to_server));
+}
+
 static void settle_ecn(td_flow *flow, const td_ecn_decision *d)
 {
     flow->ecn_outcome = d->outcome;
@@ -297,7 +314,9 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
  *   stall      the host-wide silences (stall.c): after the tallies, whose payload
  *              counts tell waiting from idle;
  *   budget     where the flow's time went (time_budget.c): after the handshake,
- *              whose roles and round-trip halves it reads.
+ *              whose roles and round-trip halves it reads;
+ *   pmtu       each sender's segments against the size the handshake allowed
+ *              (pmtu.c): after the handshake, whose MSS options it reads.
  *
  * A flow that is still one SYN (flow->more NULL) meets them too: handshake,
  * tallies, flight and budget keep their state in flow->more and let it pass; ecn reads
@@ -414,6 +433,12 @@ static void budget_end(td_engine *engine G_GNUC_UNUSED, td_flow *flow)
         td_time_budget_end(&flow->more->budget);
 }
 
+static void pmtu_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
+{
+    if (flow->more)
+        td_pmtu_record(&flow->more->pmtu, rec, sender, &flow->more->hs);
+}
+
 static const flow_analysis analyses[] = {
     { handshake_record, NULL },
     { tallies_record, NULL },
@@ -421,6 +446,7 @@ static const flow_analysis analyses[] = {
     { flight_record, flight_end },
     { stall_record, NULL },
     { budget_record, budget_end },
+    { pmtu_record, NULL },
 };
 
 static void dispatch(td_engine *engine, td_flow *flow, const td_record *rec, int sender)

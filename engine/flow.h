@@ -9,6 +9,7 @@
 #include "ecn.h"
 #include "flight.h"
 #include "handshake.h"
+#include "pmtu.h"
 #include "record.h"
 #include "stall.h"
 #include "time_budget.h"
@@ -63,6 +64,7 @@ typedef struct td_flow_more {
     td_flight *flight[2];           /* by sending endpoint, from its first data segment */
     td_silence silence[2];          /* by sending endpoint: host-stall bookkeeping */
     td_time_budget budget;          /* where the flow's time went */
+    td_pmtu pmtu;                   /* segments cut smaller after full-size ones died */
     uint32_t icmp_quotes;           /* ICMP errors quoting one of its segments */
     uint32_t sizes_from_ip;         /* segments whose payload length came from the IP header */
 } td_flow_more;
@@ -105,6 +107,12 @@ int64_t td_flow_handshake_rtt_ns(const td_flow *flow);
 uint32_t td_flow_sizes_from_ip(const td_flow *flow);
 /* Where the flow's time went (time_budget.h): all zero for a flow that is one SYN. */
 const td_time_budget *td_flow_time_budget(const td_flow *flow);
+/* The sender's path MTU black hole (pmtu.h), NULL when none or the flow is one SYN. */
+const td_pmtu_run *td_flow_pmtu_blackhole(const td_flow *flow, int sender);
+/* What it cost: its wait less the capture point's round trip to the sender (near the
+ * receiver the smaller segments arrive that much after they were sent), as the time
+ * budget reads waits; 0 without a black hole. */
+int64_t td_flow_blackhole_ns(const td_flow *flow, int sender);
 
 typedef struct td_engine td_engine;
 

@@ -253,6 +253,7 @@ static const shown_figure *cause_figures(td_cause cause, size_t *n)
     case TD_CAUSE_OPTIONS_STRIPPED:
     case TD_CAUSE_MISSING_OPTIONS:   return FIGURES(OPTIONS_FIGURES);
     case TD_CAUSE_HOST_STALL:        return FIGURES(STALL_FIGURES);
+    case TD_CAUSE_PMTU_BLACKHOLE:    return FIGURES(TIME_FIGURES);
     case TD_CAUSE_APP_LIMITED:       return FIGURES(APP_FIGURES);
     default:                         *n = 0; return NULL;
     }
