@@ -303,6 +303,12 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
         g_snprintf(buf, size, "%u loss recoveries, each cutting the flight (median %.2f)", f->cc.losses,
                  f->cc.loss_ratio);
         return;
+    case TD_CAUSE_SLOW_START_RESTART:
+        g_snprintf(buf, size, "After %u pause%s %s's flight restarted at %.0f segments where %.0f had got through "
+                   "before: slow start after idle, rounds the same bytes did not need", f->restart.restarts,
+                   f->restart.restarts == 1 ? "" : "s", sender_role(flow, diag),
+                   (double)f->restart.restart_flight / MAX(f->mss, 1), (double)f->restart.restart_known / MAX(f->mss, 1));
+        return;
     case TD_CAUSE_APP_LIMITED:
         td_format_duration(f->longest_pause_ns, a, sizeof a);
         g_snprintf(buf, size, "The sending application had nothing to send %.0f%% of the time (longest pause %s, "
@@ -440,6 +446,12 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
             "vendor" };
     case TD_CAUSE_PATH_LOSS:
         return LOSS_ADVICE;
+    case TD_CAUSE_SLOW_START_RESTART:
+        return (advice) {
+            "On the sender, net.ipv4.tcp_slow_start_after_idle=0 (Linux) keeps the window across idle; or keep "
+            "the connection busy between requests",
+            "With it off, the first round after a pause carries the flight of the burst before (ss -ti on the "
+            "sender: cwnd stays across idle)" };
     case TD_CAUSE_HANDSHAKE_RETRY:
         return (advice) {
             "A full listen queue: raise the server's backlog (listen(), net.core.somaxconn, "

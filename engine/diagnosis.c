@@ -58,7 +58,9 @@ const char *td_cause_name(td_cause cause)
         "window-collapse",
         "options-stripped",
         "missing-options", "zero-window", "receive-window", "sender-limited", "offload-capped",
-        "ecn-loss-reaction", "path-loss", "retransmission-timeout", "server-delay", "client-delay",
+        "ecn-loss-reaction", "path-loss",
+        "slow-start-restart",
+        "retransmission-timeout", "server-delay", "client-delay",
         "round-trip-bound", "app-limited", "unknown",
     };
     return (unsigned)cause < TD_CAUSE_COUNT ? names[cause] : "unknown";
@@ -253,6 +255,21 @@ static bool path_loss(const flow_facts *x)
            td_cc_cuts_like_loss(cc->loss_ratio);
 }
 
+/* Slow-start restarts whose cost (restart.h) is where the transfer's time went: a
+ * large share of the time the flow was active less the applications' waits (the
+ * pauses that made the restarts stay the applications', client-delay's or
+ * server-delay's), and long in itself. */
+static bool slow_start_restart(const td_config *cfg, const td_flow *flow, const flow_facts *x)
+{
+    const td_time_budget *b = td_flow_time_budget(flow);
+    int64_t cost = x->f->restart.cost_ns;
+    int64_t transfer = active_ns(flow) - td_time_budget_part(b, TD_TIME_CLIENT_WAIT) -
+                       td_time_budget_part(b, TD_TIME_SERVER_WAIT);
+
+    return x->f->restart.restarts && transfer > 0 && cost >= (int64_t)cfg->budget.min_cost_ms * 1000000 &&
+           (double)cost * 100.0 >= (double)transfer * cfg->budget.min_share_pct;
+}
+
 /* Capped with nothing in the flow to explain it, while the sender's offloaded
  * flows went markedly faster. */
 static bool offload_capped(const flow_facts *x)
@@ -399,6 +416,8 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
         causes |= 1u << TD_CAUSE_ECN_LOSS_REACTION;
     if (path_loss(x))
         causes |= 1u << TD_CAUSE_PATH_LOSS;
+    if (slow_start_restart(cfg, flow, x))
+        causes |= 1u << TD_CAUSE_SLOW_START_RESTART;
     if (x->limit == TD_LIMIT_APP)
         causes |= 1u << TD_CAUSE_APP_LIMITED;
     return causes;
@@ -532,6 +551,9 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
         if (!against_group(d, flow, x, x->by_sender, SENDER_FEW_LOSSES, TD_REF_SENDER_FLOWS))
             against_window(d, x);
         break;
+    case TD_CAUSE_SLOW_START_RESTART:
+        against_own_time(d, flow, x->f->restart.cost_ns, TD_REF_NONE);
+        break;
     case TD_CAUSE_APP_LIMITED:
         /* The application's own silences are no time the network lost: its pauses
            are named (the summary), not counted as a cost. */
@@ -595,6 +617,8 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
         return 0;
     case TD_CAUSE_PATH_LOSS:
         return x->f->first_retransmission_frame;
+    case TD_CAUSE_SLOW_START_RESTART:
+        return x->f->restart.frame;
     case TD_CAUSE_APP_LIMITED:
         return x->f->longest_pause_end_frame ? x->f->longest_pause_end_frame
                                              : td_flow_sent(flow, x->sender)->first_data_frame;

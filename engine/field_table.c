@@ -17,7 +17,7 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
     [TD_F_DIAG_CAUSE] = { "tcpdiag.diag.cause", TD_TYPE_STRING, "Cause",
         "Why the flow was slow: none, host-stall, ecn-blackhole, handshake-retry, dead-peer, pmtu-blackhole, "
         "window-collapse, options-stripped, missing-options, zero-window, receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
-        "path-loss, retransmission-timeout, server-delay, client-delay, round-trip-bound, app-limited or "
+        "path-loss, slow-start-restart, retransmission-timeout, server-delay, client-delay, round-trip-bound, app-limited or "
         "unknown (docs/diagnosis.md)", FLOW(DIAG, PLAIN) },
     [TD_F_DIAG_CAUSES] = { "tcpdiag.diag.causes", TD_TYPE_STRING, "Causes",
         "Every cause that holds, in order of precedence, or none", FLOW(DIAG, PLAIN) },
@@ -458,6 +458,8 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
     [TD_E_FINDING_ECN_LOSS_REACTION] = { "tcpdiag.finding.ecn_loss_reaction", SEQUENCE(WARN),
         "Slow flow: ECN loss reaction" },
     [TD_E_FINDING_PATH_LOSS] = { "tcpdiag.finding.path_loss", SEQUENCE(WARN), "Slow flow: path loss" },
+    [TD_E_FINDING_SLOW_START_RESTART] = { "tcpdiag.finding.slow_start_restart", SEQUENCE(WARN),
+        "Slow flow: slow-start restart" },
     [TD_E_FINDING_RETRANSMISSION_TIMEOUT] = { "tcpdiag.finding.retransmission_timeout", SEQUENCE(WARN),
         "Slow flow: retransmission timeout" },
     [TD_E_FINDING_SERVER_DELAY] = { "tcpdiag.finding.server_delay", SEQUENCE(WARN), "Slow flow: server delay" },
@@ -493,6 +495,8 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
         "Slow flow: ECN loss reaction (another flow of the finding)" },
     [TD_E_FINDING_FLOW_PATH_LOSS] = { "tcpdiag.finding.path_loss.flow", SEQUENCE(NOTE),
         "Slow flow: path loss (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_SLOW_START_RESTART] = { "tcpdiag.finding.slow_start_restart.flow", SEQUENCE(NOTE),
+        "Slow flow: slow-start restart (another flow of the finding)" },
     [TD_E_FINDING_FLOW_RETRANSMISSION_TIMEOUT] = { "tcpdiag.finding.retransmission_timeout.flow", SEQUENCE(NOTE),
         "Slow flow: retransmission timeout (another flow of the finding)" },
     [TD_E_FINDING_FLOW_SERVER_DELAY] = { "tcpdiag.finding.server_delay.flow", SEQUENCE(NOTE),

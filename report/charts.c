@@ -336,6 +336,9 @@ static const char *cause_title(td_cause cause)
     case TD_CAUSE_ECN_LOSS_REACTION:
         return "Flight per round trip, with CE marks, ECN echoes, CWRs and losses";
     case TD_CAUSE_PATH_LOSS:         return "Flight per round trip and losses";
+    case TD_CAUSE_SLOW_START_RESTART:
+        return "Flight per round trip: after each pause it starts again from about the initial window, below the "
+               "flight the earlier bursts got through";
     case TD_CAUSE_SENDER_LIMITED:
     case TD_CAUSE_ZERO_WINDOW:
     case TD_CAUSE_RECEIVE_WINDOW:    return "Flight per round trip against the receive window";

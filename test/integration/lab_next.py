@@ -18,12 +18,10 @@ MECH = CAPTURES / "lab" / "mech"
 _NAGLE = "nagle-delayed-ack is not a cause yet: the exchanges read app-limited"
 _PROMPT = "a request/response flow of prompt small replies reads sender-limited (issue 30, item 2)"
 _QUEUE = "queueing-delay is not a cause yet: the interactive flow behind the full queue is not named"
-_RESTART = "slow-start-restart is not a cause yet: the restarts' cost hides behind the client's pauses"
 MECH_KNOWN_MISSES = {
     **{(f"lab-mech-nagle-{v}.pcap", 0): _NAGLE for v in ("client", "router", "server")},
     **{(f"lab-mech-nagle-nodelay-{v}.pcap", 0): _PROMPT for v in ("client", "router", "server")},
     **{(f"lab-mech-bloat-idle-{v}.pcap", 0): _PROMPT for v in ("client", "router", "server")},
     **{(f"lab-mech-bloat-{v}.pcap", 1): _QUEUE for v in ("client", "router", "server")},
-    **{(f"lab-mech-ssr-{v}.pcap", 0): _RESTART for v in ("client", "router", "server")},
 }
 MECH_PCAP_MISSES = {pcap: why for (pcap, _), why in MECH_KNOWN_MISSES.items()}

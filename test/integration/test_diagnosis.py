@@ -17,7 +17,7 @@ LAB_LOGS = CAPTURES / "lab" / "logs"
 CAUSES = {"none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "pmtu-blackhole",
           "window-collapse",
           "options-stripped", "missing-options", "zero-window", "receive-window", "sender-limited", "offload-capped",
-          "ecn-loss-reaction", "path-loss", "retransmission-timeout", "server-delay", "client-delay",
+          "ecn-loss-reaction", "path-loss", "slow-start-restart", "retransmission-timeout", "server-delay", "client-delay",
           "round-trip-bound", "app-limited", "unknown"}
 FINDINGS = CAUSES - {"none", "unknown"}
 PCAPS = sorted(p for p in CAPTURES.glob("*.pcap")
