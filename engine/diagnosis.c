@@ -255,16 +255,22 @@ static bool path_loss(const flow_facts *x)
            td_cc_cuts_like_loss(cc->loss_ratio);
 }
 
-/* Slow-start restarts whose cost (restart.h) is where the transfer's time went: a
- * large share of the time the flow was active less the applications' waits (the
- * pauses that made the restarts stay the applications', client-delay's or
- * server-delay's), and long in itself. */
-static bool slow_start_restart(const td_config *cfg, const td_flow *flow, const flow_facts *x)
+/* The time the flow was active less the applications' waits: what a slow-start
+ * restart is judged and costed against, since the pauses that caused it stay the
+ * applications' (client-delay's or server-delay's). */
+static int64_t transfer_ns(const td_flow *flow)
 {
     const td_time_budget *b = td_flow_time_budget(flow);
+
+    return active_ns(flow) - td_time_budget_part(b, TD_TIME_CLIENT_WAIT) - td_time_budget_part(b, TD_TIME_SERVER_WAIT);
+}
+
+/* Slow-start restarts whose cost (restart.h) is where the transfer's time went: a
+ * large share of transfer_ns, and long in itself. */
+static bool slow_start_restart(const td_config *cfg, const td_flow *flow, const flow_facts *x)
+{
     int64_t cost = x->f->restart.cost_ns;
-    int64_t transfer = active_ns(flow) - td_time_budget_part(b, TD_TIME_CLIENT_WAIT) -
-                       td_time_budget_part(b, TD_TIME_SERVER_WAIT);
+    int64_t transfer = transfer_ns(flow);
 
     return x->f->restart.restarts && transfer > 0 && cost >= (int64_t)cfg->budget.min_cost_ms * 1000000 &&
            (double)cost * 100.0 >= (double)transfer * cfg->budget.min_share_pct;
@@ -553,6 +559,9 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
         break;
     case TD_CAUSE_SLOW_START_RESTART:
         against_own_time(d, flow, x->f->restart.cost_ns, TD_REF_NONE);
+        /* the restarts slowed the transfer, not the pauses */
+        if (transfer_ns(flow) > d->lost_ns)
+            d->slowdown = (double)transfer_ns(flow) / (double)(transfer_ns(flow) - d->lost_ns);
         break;
     case TD_CAUSE_APP_LIMITED:
         /* The application's own silences are no time the network lost: its pauses

@@ -427,6 +427,11 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
     case TD_CAUSE_MISSING_OPTIONS:
         ceiling_chart(c, flow, groups);
         break;
+    case TD_CAUSE_SLOW_START_RESTART:
+        add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
+        add_level(c, "known", f->restart.restart_known,
+                  bytes_label("the flight an earlier burst got through", f->restart.restart_known, f->mss));
+        break;
     default:
         add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
         add_signals(c, groups, flow->first_ns);
