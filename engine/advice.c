@@ -307,7 +307,8 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
         g_snprintf(buf, size, "After %u pause%s %s's flight restarted at %.0f segments where %.0f had got through "
                    "before: slow start after idle, rounds the same bytes did not need", f->restart.restarts,
                    f->restart.restarts == 1 ? "" : "s", sender_role(flow, diag),
-                   (double)f->restart.restart_flight / MAX(f->mss, 1), (double)f->restart.restart_known / MAX(f->mss, 1));
+                   (double)f->restart.restart_flight / MAX(f->mss, 1),
+                   (double)f->restart.restart_known / MAX(f->mss, 1));
         return;
     case TD_CAUSE_APP_LIMITED:
         td_format_duration(f->longest_pause_ns, a, sizeof a);

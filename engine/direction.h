@@ -81,6 +81,7 @@ typedef struct td_ack_sample {
     uint32_t round_flight;          /* the open round's largest flight */                       \
     uint32_t round_start_frame;                                                                 \
     int64_t  round_pause_ns;        /* the application's pause the open round ended, 0 none */ \
+    bool     round_at_window;       /* the round closing (on_round) reached the receiver's window */ \
     uint64_t new_bytes;             /* payload sent for the first time */                       \
     /* settled when the capture ends, before the analyses finish */                             \
     double   throughput;            /* new bytes per second of the measured time */             \

@@ -250,6 +250,7 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     bool at_window = f->round_events & EV_RWND;
 
     f->in_round = false;
+    f->round_at_window = at_window;
     if (cfg->round_log) {
         if (f->round_log_len == f->round_log_size) {
             f->round_log_size = f->round_log_size ? 2 * f->round_log_size : 4;

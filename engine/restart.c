@@ -15,7 +15,8 @@ static void close_burst(td_restart *r, const td_flight_config *cfg)
     if (!r->in_burst)
         return;
     r->in_burst = false;
-    if (!r->known_before || !r->rounds || r->pause_ns < (int64_t)cfg->restart_idle_ms * 1000000 ||
+    if (!r->known_before || !r->rounds || r->first_at_window ||
+        r->pause_ns < (int64_t)cfg->restart_idle_ms * 1000000 ||
         (uint64_t)r->first_flight * 100 > (uint64_t)r->known_before * cfg->restart_share_pct)
         return;
     needed = (r->bytes + r->known_before - 1) / r->known_before;
@@ -50,6 +51,7 @@ static void restart_on_round(td_dir *d, void *state, uint32_t index G_GNUC_UNUSE
         r->pause_ns = d->round_pause_ns;
         r->first_flight = flight;
         r->first_frame = d->round_start_frame;
+        r->first_at_window = d->round_at_window;
         r->rounds = 0;
         r->ns = 0;
         r->bytes = 0;

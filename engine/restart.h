@@ -9,7 +9,8 @@
  * ends: d->round_pause_ns on the burst's first round). A burst restarted when its
  * pause was at least restart_idle_ms and its first round's flight at most
  * restart_share_pct of the largest round flight of the earlier bursts (what the path
- * was known to carry). Its cost is its rounds beyond those the same bytes needed at
+ * was known to carry), without reaching the receiver's window (a window that small
+ * held it, whatever the sender's congestion window). Its cost is its rounds beyond those the same bytes needed at
  * that known flight, at the burst's own mean round time: the time over a restart-free
  * transfer of the same bytes, never the pause (which stays the application's). What a
  * burst carried is the sum of its round flights (each round's flight is what the
@@ -26,6 +27,8 @@ typedef struct td_restart {
     bool     in_burst;
     int64_t  pause_ns;          /* the application's pause before it */
     uint32_t first_flight, first_frame;
+    bool     first_at_window;   /* its first round reached the receiver's window: the
+                                   receiver held it, not a restart */
     uint32_t rounds;
     int64_t  ns;
     uint64_t bytes;             /* the sum of its round flights: what it carried */

@@ -2,7 +2,7 @@
  * restarts (a 2 MB burst after each 1.5 s pause starts again at 10 segments where 600
  * got through before), its control (each burst starts at the flight of the one
  * before), and what must not count: a pause too short, a burst too small to need more
- * rounds, the first burst of a flow. */
+ * rounds, a first round the receiver's window held, the first burst of a flow. */
 #include <glib.h>
 #include <string.h>
 #include "flight.h"
@@ -60,6 +60,18 @@ static void test_window_kept(fixture *f, gconstpointer data G_GNUC_UNUSED)
     g_assert_cmpuint(f->r.restarts, ==, 0);
 }
 
+/* A first round held by the receiver's window is the receiver's doing. */
+static void test_window_held(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    burst(f, 1500, SLOW_START, G_N_ELEMENTS(SLOW_START));
+    f->dir.round_at_window = true;
+    burst(f, 1500, SLOW_START, 1);
+    f->dir.round_at_window = false;
+    burst(f, 1500, SLOW_START, G_N_ELEMENTS(SLOW_START));
+    td_restart_ops.finish(&f->dir, &f->r, &f->cfg);
+    g_assert_cmpuint(f->r.restarts, ==, 1);
+}
+
 /* A pause shorter than any retransmission timeout, and a reply that fits in the
  * rounds it took anyway: no restart cost. */
 static void test_short_pause_and_small_burst(fixture *f, gconstpointer data G_GNUC_UNUSED)
@@ -80,6 +92,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     ADD("/restart/restarts", test_restarts);
     ADD("/restart/window-kept", test_window_kept);
+    ADD("/restart/window-held", test_window_held);
     ADD("/restart/short-pause-and-small-burst", test_short_pause_and_small_burst);
     return g_test_run();
 }
