@@ -176,6 +176,62 @@ static void queueing_evidence(const td_diagnosis *diag, char *buf, size_t size)
                queued, (double)diag->queued_rtt_ns / (double)MAX(diag->path_rtt_ns, 1), path, by);
 }
 
+/* Who left window scaling out, as far as the capture can tell: its own SYN seen
+ * near a side is that side's choice; seen elsewhere, an option missing (without the
+ * NOPs a strip leaves, which make options-stripped) may have been removed on the
+ * path before the capture point, and only a capture at that side tells which. */
+static void left_out_evidence(const td_engine *engine, const td_flow *flow, const td_options_audit *audit,
+                              char *buf, size_t size)
+{
+    bool by_client = audit->left_out_by_client & TD_OPT_WSCALE;
+    const char *side = by_client ? "client" : "server";
+    td_vantage near = by_client ? TD_VANTAGE_NEAR_CLIENT : TD_VANTAGE_NEAR_SERVER;
+    char rate[32];
+
+    td_format_rate(audit->ceiling_throughput, rate, sizeof rate);
+    if (td_flow_vantage(flow, td_engine_config(engine)) == near)
+        g_snprintf(buf, size, "No window scaling (left out by the %s): the window stopped at 64 KiB, %s at the "
+                   "handshake round trip", side, rate);
+    else    /* the longer words take the ceiling rate's room (tcpdiag.opts.ceiling_throughput) */
+        g_snprintf(buf, size, "No window scaling: left out by the %s or stripped on the path (a capture at the %s "
+                   "tells which); the window stopped at 64 KiB", side, side);
+}
+
+/* The SYN whose options a middlebox overwrote with NOPs, in words: whose, how many
+ * NOPs, which options it lacks. */
+static void stripped_words(const td_flow *flow, const td_options_audit *audit, char *buf, size_t size)
+{
+    td_handshake scratch;
+    const td_handshake *hs = td_flow_hs(flow, &scratch);
+    bool client = (audit->left_out_by_client & TD_OPT_WSCALE) && audit->overwritten[0];
+    const td_syn_options *opts = &hs->opts[client ? flow->client : td_flow_server(flow)];
+    char missing[64];
+
+    td_options_missing_list(TD_OPT_NEGOTIATED & ~opts->present, missing, sizeof missing);
+    g_snprintf(buf, size, "The %s's %s came with %u NOPs where options were (%s missing): stripped on the path",
+               client ? "client" : "server", client ? "SYN" : "SYN-ACK", opts->nop_run, missing);
+}
+
+/* A path MTU black hole in words: near the sender the full-size segments are seen
+ * resent unanswered; past the hop only their absence (the hole the smaller segments
+ * began beyond) and the wait. */
+static void blackhole_words(const td_flow *flow, int sender, char *buf, size_t size)
+{
+    const td_pmtu_run *run = td_flow_pmtu_blackhole(flow, sender);
+    const td_pmtu_side *side = &flow->more->pmtu.side[sender];
+    char wait[32];
+
+    td_format_duration(td_flow_blackhole_ns(flow, sender), wait, sizeof wait);
+    if (run->full_retransmissions >= 2)
+        g_snprintf(buf, size, "%u B segments resent %u times unanswered, then cut to %u B they got through after "
+                   "%s (largest sent since %u B): a smaller-MTU hop, its ICMP filtered",
+                   side->allowed, run->full_retransmissions, run->size, wait, side->largest_after);
+    else
+        g_snprintf(buf, size, "Nothing for %s, then %u B segments where the handshake allowed %u (largest since %u "
+                   "B); full-size ones never came: a smaller-MTU hop, its ICMP filtered",
+                   wait, run->size, side->allowed, side->largest_after);
+}
+
 /* What the capture shows, without what it cost. */
 static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td_flow *flow,
                         const td_diagnosis *diag, char *buf, size_t size)
@@ -187,7 +243,7 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
     const td_plateau *p;
     const td_time_budget *budget = td_flow_time_budget(flow);
     td_options_audit audit;
-    char a[64], b[64], c[64];
+    char a[64], b[64], c[64], words[TD_SUMMARY_MAX + 1];
     unsigned count;
     int who;
 
@@ -200,6 +256,9 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
         td_format_duration(td_time_budget_silence_ns(budget), a, sizeof a);
         g_snprintf(buf, size, "The %s retransmitted %u time%s and its peer never acknowledged (%s): the peer or the "
                    "path went away", who == flow->client ? "client" : "server", count, count == 1 ? "" : "s", a);
+        return;
+    case TD_CAUSE_PMTU_BLACKHOLE:
+        blackhole_words(flow, diag->sender, buf, size);
         return;
     case TD_CAUSE_ZERO_WINDOW:
         td_format_duration(budget->zero_window_ns, a, sizeof a);
@@ -260,11 +319,14 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
         g_snprintf(buf, size, "ECN negotiated; %s cut its flight on every echo (loss-like, median %.2f)",
                  sender_role(flow, diag), f->cc.ecn_ratio);
         return;
+    case TD_CAUSE_OPTIONS_STRIPPED:
+        td_options_audit_flow(flow, &audit);
+        stripped_words(flow, &audit, words, sizeof words);
+        g_snprintf(buf, size, "%s; the window stopped at 64 KiB", words);
+        return;
     case TD_CAUSE_MISSING_OPTIONS:
         td_options_audit_flow(flow, &audit);
-        td_format_rate(audit.ceiling_throughput, a, sizeof a);
-        g_snprintf(buf, size, "No window scaling (left out by the %s): the window stopped at 64 KiB, %s at the "
-                 "handshake round trip", (audit.left_out_by_client & TD_OPT_WSCALE) ? "client" : "server", a);
+        left_out_evidence(engine, flow, &audit, buf, size);
         return;
     case TD_CAUSE_RECEIVE_WINDOW:
         g_snprintf(buf, size, "The receiver's window held the flight %.0f%% of the time (largest window %u B)",
@@ -283,6 +345,13 @@ static void evidence_of(const td_engine *engine, const td_diagnoses *d, const td
     case TD_CAUSE_PATH_LOSS:
         g_snprintf(buf, size, "%u loss recoveries, each cutting the flight (median %.2f)", f->cc.losses,
                  f->cc.loss_ratio);
+        return;
+    case TD_CAUSE_SLOW_START_RESTART:
+        g_snprintf(buf, size, "After %u pause%s %s's flight restarted at %.0f segments where %.0f had got through "
+                   "before: slow start after idle, rounds the same bytes did not need", f->restart.restarts,
+                   f->restart.restarts == 1 ? "" : "s", sender_role(flow, diag),
+                   (double)f->restart.restart_flight / MAX(f->mss, 1),
+                   (double)f->restart.restart_known / MAX(f->mss, 1));
         return;
     case TD_CAUSE_APP_LIMITED:
         td_format_duration(f->longest_pause_ns, a, sizeof a);
@@ -377,6 +446,13 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
         return ecn_driven(f) ? ECN_ADVICE : LOSS_ADVICE;
     case TD_CAUSE_ECN_LOSS_REACTION:
         return ECN_ADVICE;
+    case TD_CAUSE_OPTIONS_STRIPPED:
+        return (advice) {
+            "A middlebox on the path overwrites the SYN's options with NOPs (a firewall's TCP normalisation, "
+            "iptables TCPOPTSTRIP): find it (capture on both sides of it) and let window scaling, SACK and "
+            "timestamps through",
+            "A capture at the sender of that SYN shows the options this one lacks; once let through, the SYN "
+            "arrives with its window scale and the window grows past 64 KiB" };
     case TD_CAUSE_MISSING_OPTIONS:
         if (noopt(flow))
             return (advice) {
@@ -414,6 +490,12 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
             "vendor" };
     case TD_CAUSE_PATH_LOSS:
         return LOSS_ADVICE;
+    case TD_CAUSE_SLOW_START_RESTART:
+        return (advice) {
+            "On the sender, net.ipv4.tcp_slow_start_after_idle=0 (Linux) keeps the window across idle; or keep "
+            "the connection busy between requests",
+            "With it off, the first round after a pause carries the flight of the burst before (ss -ti on the "
+            "sender: cwnd stays across idle)" };
     case TD_CAUSE_HANDSHAKE_RETRY:
         return (advice) {
             "A full listen queue: raise the server's backlog (listen(), net.core.somaxconn, "
@@ -426,6 +508,12 @@ static advice advice_of(const td_diagnoses *d, const td_flow *flow)
             "NAT or firewall that dropped the connection's state)",
             "Capture at the other end: nothing arrives there from this flow after the silence began; nstat "
             "TcpExtTCPAbortOnTimeout grows on the side that gave up" };
+    case TD_CAUSE_PMTU_BLACKHOLE:
+        return (advice) {
+            "Let ICMP fragmentation-needed (IPv4 type 3 code 4) and packet-too-big (ICMPv6 type 2) through on the "
+            "path, or clamp the MSS at the tunnel or smaller-MTU hop (iptables TCPMSS --clamp-mss-to-pmtu)",
+            "ping -M do -s 1472 (IPv4) toward the receiver dies silently past the hop; the sender's nstat "
+            "TcpExtTCPMTUPFail and TCPMTUPSuccess count its MTU probing" };
     case TD_CAUSE_ZERO_WINDOW:
         return (advice) {
             "Look at the receiving application: it reads slower than the data comes (a slow disk or consumer, a "

@@ -69,10 +69,10 @@ struct td_diagnoses {
 const char *td_cause_name(td_cause cause)
 {
     static const char *const names[TD_CAUSE_COUNT] = {
-        "none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "window-collapse",
-        "missing-options", "zero-window", "queueing-delay", "nagle-delayed-ack", "receive-window",
-        "sender-limited", "offload-capped",
-        "ecn-loss-reaction", "path-loss", "retransmission-timeout", "server-delay", "client-delay",
+        "none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "pmtu-blackhole",
+        "window-collapse", "options-stripped", "missing-options", "zero-window", "queueing-delay",
+        "nagle-delayed-ack", "receive-window", "sender-limited", "offload-capped",
+        "ecn-loss-reaction", "path-loss", "slow-start-restart", "retransmission-timeout", "server-delay", "client-delay",
         "round-trip-bound", "app-limited", "unknown",
     };
     return (unsigned)cause < TD_CAUSE_COUNT ? names[cause] : "unknown";
@@ -317,6 +317,27 @@ static bool path_loss(const flow_facts *x)
            td_cc_cuts_like_loss(cc->loss_ratio);
 }
 
+/* The time the flow was active less the applications' waits: what a slow-start
+ * restart is judged and costed against, since the pauses that caused it stay the
+ * applications' (client-delay's or server-delay's). */
+static int64_t transfer_ns(const td_flow *flow)
+{
+    const td_time_budget *b = td_flow_time_budget(flow);
+
+    return active_ns(flow) - td_time_budget_part(b, TD_TIME_CLIENT_WAIT) - td_time_budget_part(b, TD_TIME_SERVER_WAIT);
+}
+
+/* Slow-start restarts whose cost (restart.h) is where the transfer's time went: a
+ * large share of transfer_ns, and long in itself. */
+static bool slow_start_restart(const td_config *cfg, const td_flow *flow, const flow_facts *x)
+{
+    int64_t cost = x->f->restart.cost_ns;
+    int64_t transfer = transfer_ns(flow);
+
+    return x->f->restart.restarts && transfer > 0 && cost >= (int64_t)cfg->budget.min_cost_ms * 1000000 &&
+           (double)cost * 100.0 >= (double)transfer * cfg->budget.min_share_pct;
+}
+
 /* Capped with nothing in the flow to explain it, while the sender's offloaded
  * flows went markedly faster. */
 static bool offload_capped(const flow_facts *x)
@@ -355,6 +376,16 @@ static bool receive_window(const td_config *cfg, const td_flow *flow, const flow
     if (p && p->limit == TD_LIMIT_RWND)
         return true;
     return f->rounds < cfg->flight.plateau_min_rounds && f->max_window && f->max_flight >= f->max_window;
+}
+
+/* Window scaling missing from a SYN that reached the capture point with NOPs where its
+ * options had been: the path took it out, and the capture shows it. A SYN seen whole
+ * that merely lacks it (or a SYN-ACK that answered without it) cannot tell the side's
+ * choice from a strip before the capture point: that stays missing-options. */
+static bool options_stripped(const td_options_audit *audit)
+{
+    return ((audit->left_out_by_client & TD_OPT_WSCALE) && audit->overwritten[0]) ||
+           ((audit->left_out_by_server & TD_OPT_WSCALE) && audit->overwritten[1]);
 }
 
 /* ---------------------------------------------------------------- the time budget */
@@ -492,10 +523,12 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
 
     if (td_stalls_hit(td_engine_stalls(engine), flow->index))
         causes |= 1u << TD_CAUSE_HOST_STALL;
+    if (x->sender >= 0 && dominates(cfg, flow, td_flow_blackhole_ns(flow, x->sender)))
+        causes |= 1u << TD_CAUSE_PMTU_BLACKHOLE;
     if (flow->ecn_outcome == TD_ECN_FALLBACK)
         causes |= 1u << TD_CAUSE_ECN_BLACKHOLE;
     if (x->audit.at_ceiling == TD_YES && (x->audit.missing & TD_OPT_WSCALE))
-        causes |= 1u << TD_CAUSE_MISSING_OPTIONS;
+        causes |= 1u << (options_stripped(&x->audit) ? TD_CAUSE_OPTIONS_STRIPPED : TD_CAUSE_MISSING_OPTIONS);
     if (!x->f || x->f->unknown_reason)
         return causes;
     if (td_cc_collapsed(&x->f->cc, &cfg->flight))
@@ -510,6 +543,8 @@ static unsigned causes_of(const td_engine *engine, const td_flow *flow, const fl
         causes |= 1u << TD_CAUSE_ECN_LOSS_REACTION;
     if (path_loss(x))
         causes |= 1u << TD_CAUSE_PATH_LOSS;
+    if (slow_start_restart(cfg, flow, x))
+        causes |= 1u << TD_CAUSE_SLOW_START_RESTART;
     if (x->limit == TD_LIMIT_APP)
         causes |= 1u << TD_CAUSE_APP_LIMITED;
     return causes;
@@ -612,6 +647,9 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
         against_own_time(d, flow, td_time_budget_silence_ns(b), TD_REF_NONE);
         break;
+    case TD_CAUSE_PMTU_BLACKHOLE:
+        against_own_time(d, flow, td_flow_blackhole_ns(flow, x->sender), TD_REF_NONE);
+        break;
     case TD_CAUSE_ZERO_WINDOW:
         /* The reader set the pace of the whole transfer, not only while the window
            was at zero: measured like a receive window, against the sender's flows
@@ -642,6 +680,7 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
             break;
         against_window(d, x);
         break;
+    case TD_CAUSE_OPTIONS_STRIPPED:
     case TD_CAUSE_MISSING_OPTIONS:
         against_group(d, flow, x, x->client, CLIENT_WITH_WSCALE, TD_REF_CLIENT_FLOWS);
         break;
@@ -662,6 +701,12 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
     case TD_CAUSE_PATH_LOSS:
         if (!against_group(d, flow, x, x->by_sender, SENDER_FEW_LOSSES, TD_REF_SENDER_FLOWS))
             against_window(d, x);
+        break;
+    case TD_CAUSE_SLOW_START_RESTART:
+        against_own_time(d, flow, x->f->restart.cost_ns, TD_REF_NONE);
+        /* the restarts slowed the transfer, not the pauses */
+        if (transfer_ns(flow) > d->lost_ns)
+            d->slowdown = (double)transfer_ns(flow) / (double)(transfer_ns(flow) - d->lost_ns);
         break;
     case TD_CAUSE_APP_LIMITED:
         /* The application's own silences are no time the network lost: its pauses
@@ -690,6 +735,8 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
     case TD_CAUSE_DEAD_PEER:
     case TD_CAUSE_RETRANSMISSION_TIMEOUT:
         return b->longest_frame[TD_SPAN_STALL];
+    case TD_CAUSE_PMTU_BLACKHOLE:
+        return td_flow_pmtu_blackhole(flow, x->sender)->frame;
     case TD_CAUSE_ZERO_WINDOW:
         return b->zero_window_frame;
     case TD_CAUSE_QUEUEING_DELAY:
@@ -706,6 +753,9 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
         return td_stalls_hit(td_engine_stalls(engine), flow->index)->resume_frame;
     case TD_CAUSE_ECN_BLACKHOLE:
         return hs->fallback_frame;
+    case TD_CAUSE_OPTIONS_STRIPPED:
+        return (x->audit.left_out_by_client & TD_OPT_WSCALE) && x->audit.overwritten[0] ? hs->last_syn_frame
+                                                                                         : hs->synack_frame;
     case TD_CAUSE_MISSING_OPTIONS:
         return hs->synack_frame ? hs->synack_frame : hs->last_syn_frame;
     case TD_CAUSE_WINDOW_COLLAPSE:
@@ -725,6 +775,8 @@ static uint32_t evidence_frame(const td_engine *engine, const td_flow *flow, con
         return 0;
     case TD_CAUSE_PATH_LOSS:
         return x->f->first_retransmission_frame;
+    case TD_CAUSE_SLOW_START_RESTART:
+        return x->f->restart.frame;
     case TD_CAUSE_APP_LIMITED:
         return x->f->longest_pause_end_frame ? x->f->longest_pause_end_frame
                                              : td_flow_sent(flow, x->sender)->first_data_frame;

@@ -36,6 +36,9 @@ typedef struct td_flight_config {
     unsigned plateau_band_pct;      /* round flights within this share (or one MSS) are flat */
     unsigned collapse_mss;          /* a flight this small while signals keep coming... */
     unsigned collapse_min_rounds;   /* ...for this many round trips is a collapse */
+    unsigned restart_idle_ms;       /* a pause this long can restart slow start (restart.h)... */
+    unsigned restart_share_pct;     /* ...when the next round's flight is at most this share of
+                                       the flight the path was known to carry */
     /* Where the HTML report's history goes (series.h); NULL, the default: none is kept. */
     struct td_series_book *series;
     /* Keep each round's first segment and flight for td_flight_round_at (the plugin's
@@ -77,6 +80,8 @@ typedef struct td_ack_sample {
     uint32_t rounds;                /* round trips closed */                                    \
     uint32_t round_flight;          /* the open round's largest flight */                       \
     uint32_t round_start_frame;                                                                 \
+    int64_t  round_pause_ns;        /* the application's pause the open round ended, 0 none */ \
+    bool     round_at_window;       /* the round closing (on_round) reached the receiver's window */ \
     uint64_t new_bytes;             /* payload sent for the first time */                       \
     /* settled when the capture ends, before the analyses finish */                             \
     double   throughput;            /* new bytes per second of the measured time */             \

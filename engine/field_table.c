@@ -15,9 +15,10 @@
 
 const td_field_def td_fields[TD_FIELD_COUNT] = {
     [TD_F_DIAG_CAUSE] = { "tcpdiag.diag.cause", TD_TYPE_STRING, "Cause",
-        "Why the flow was slow: none, host-stall, ecn-blackhole, handshake-retry, dead-peer, window-collapse, "
-        "missing-options, zero-window, queueing-delay, nagle-delayed-ack, receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
-        "path-loss, retransmission-timeout, server-delay, client-delay, round-trip-bound, app-limited or "
+        "Why the flow was slow: none, host-stall, ecn-blackhole, handshake-retry, dead-peer, pmtu-blackhole, "
+        "window-collapse, options-stripped, missing-options, zero-window, queueing-delay, nagle-delayed-ack, "
+        "receive-window, sender-limited, offload-capped, ecn-loss-reaction, "
+        "path-loss, slow-start-restart, retransmission-timeout, server-delay, client-delay, round-trip-bound, app-limited or "
         "unknown (docs/diagnosis.md)", FLOW(DIAG, PLAIN) },
     [TD_F_DIAG_CAUSES] = { "tcpdiag.diag.causes", TD_TYPE_STRING, "Causes",
         "Every cause that holds, in order of precedence, or none", FLOW(DIAG, PLAIN) },
@@ -448,8 +449,12 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
     [TD_E_FINDING_HANDSHAKE_RETRY] = { "tcpdiag.finding.handshake_retry", SEQUENCE(WARN),
         "Slow flow: handshake retry" },
     [TD_E_FINDING_DEAD_PEER] = { "tcpdiag.finding.dead_peer", SEQUENCE(WARN), "Slow flow: dead peer" },
+    [TD_E_FINDING_PMTU_BLACKHOLE] = { "tcpdiag.finding.pmtu_blackhole", SEQUENCE(WARN),
+        "Slow flow: pmtu blackhole" },
     [TD_E_FINDING_WINDOW_COLLAPSE] = { "tcpdiag.finding.window_collapse", SEQUENCE(WARN),
         "Slow flow: window collapse" },
+    [TD_E_FINDING_OPTIONS_STRIPPED] = { "tcpdiag.finding.options_stripped", SEQUENCE(WARN),
+        "Slow flow: options stripped" },
     [TD_E_FINDING_MISSING_OPTIONS] = { "tcpdiag.finding.missing_options", SEQUENCE(WARN),
         "Slow flow: missing options" },
     [TD_E_FINDING_ZERO_WINDOW] = { "tcpdiag.finding.zero_window", SEQUENCE(WARN), "Slow flow: zero window" },
@@ -466,6 +471,8 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
     [TD_E_FINDING_ECN_LOSS_REACTION] = { "tcpdiag.finding.ecn_loss_reaction", SEQUENCE(WARN),
         "Slow flow: ECN loss reaction" },
     [TD_E_FINDING_PATH_LOSS] = { "tcpdiag.finding.path_loss", SEQUENCE(WARN), "Slow flow: path loss" },
+    [TD_E_FINDING_SLOW_START_RESTART] = { "tcpdiag.finding.slow_start_restart", SEQUENCE(WARN),
+        "Slow flow: slow start restart" },
     [TD_E_FINDING_RETRANSMISSION_TIMEOUT] = { "tcpdiag.finding.retransmission_timeout", SEQUENCE(WARN),
         "Slow flow: retransmission timeout" },
     [TD_E_FINDING_SERVER_DELAY] = { "tcpdiag.finding.server_delay", SEQUENCE(WARN), "Slow flow: server delay" },
@@ -481,8 +488,12 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
         "Slow flow: handshake retry (another flow of the finding)" },
     [TD_E_FINDING_FLOW_DEAD_PEER] = { "tcpdiag.finding.dead_peer.flow", SEQUENCE(NOTE),
         "Slow flow: dead peer (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_PMTU_BLACKHOLE] = { "tcpdiag.finding.pmtu_blackhole.flow", SEQUENCE(NOTE),
+        "Slow flow: pmtu blackhole (another flow of the finding)" },
     [TD_E_FINDING_FLOW_WINDOW_COLLAPSE] = { "tcpdiag.finding.window_collapse.flow", SEQUENCE(NOTE),
         "Slow flow: window collapse (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_OPTIONS_STRIPPED] = { "tcpdiag.finding.options_stripped.flow", SEQUENCE(NOTE),
+        "Slow flow: options stripped (another flow of the finding)" },
     [TD_E_FINDING_FLOW_MISSING_OPTIONS] = { "tcpdiag.finding.missing_options.flow", SEQUENCE(NOTE),
         "Slow flow: missing options (another flow of the finding)" },
     [TD_E_FINDING_FLOW_ZERO_WINDOW] = { "tcpdiag.finding.zero_window.flow", SEQUENCE(NOTE),
@@ -501,6 +512,8 @@ const td_expert_def td_experts[TD_EXPERT_COUNT] = {
         "Slow flow: ECN loss reaction (another flow of the finding)" },
     [TD_E_FINDING_FLOW_PATH_LOSS] = { "tcpdiag.finding.path_loss.flow", SEQUENCE(NOTE),
         "Slow flow: path loss (another flow of the finding)" },
+    [TD_E_FINDING_FLOW_SLOW_START_RESTART] = { "tcpdiag.finding.slow_start_restart.flow", SEQUENCE(NOTE),
+        "Slow flow: slow start restart (another flow of the finding)" },
     [TD_E_FINDING_FLOW_RETRANSMISSION_TIMEOUT] = { "tcpdiag.finding.retransmission_timeout.flow", SEQUENCE(NOTE),
         "Slow flow: retransmission timeout (another flow of the finding)" },
     [TD_E_FINDING_FLOW_SERVER_DELAY] = { "tcpdiag.finding.server_delay.flow", SEQUENCE(NOTE),

@@ -81,6 +81,8 @@ void td_flight_config_defaults(td_flight_config *cfg)
     cfg->plateau_band_pct = 5;
     cfg->collapse_mss = 4;
     cfg->collapse_min_rounds = 10;
+    cfg->restart_idle_ms = 200;
+    cfg->restart_share_pct = 25;
     cfg->series = NULL;
     cfg->round_log = false;
 }
@@ -106,6 +108,7 @@ typedef struct analysis {
 static const analysis analyses[] = {
     { &td_cc_ops, offsetof(td_flight, cc) },
     { &td_offload_ops, offsetof(td_flight, seg) },
+    { &td_restart_ops, offsetof(td_flight, restart) },
     { NULL, 0 },
 };
 
@@ -258,6 +261,7 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     bool at_window = f->round_events & EV_RWND;
 
     f->in_round = false;
+    f->round_at_window = at_window;
     if (cfg->round_log) {
         if (f->round_log_len == f->round_log_size) {
             f->round_log_size = f->round_log_size ? 2 * f->round_log_size : 4;
@@ -484,6 +488,7 @@ static bool end_idle(td_flight *f, int64_t now_ns, uint32_t frame, const td_flig
         return false;
     end_run(f, cfg);
     f->limit_ns[TD_LIMIT_APP] += gap;
+    f->round_pause_ns = gap;                /* the round this segment opens follows it */
     if (gap > f->longest_pause_ns) {
         f->longest_pause_ns = gap;
         f->longest_pause_end_frame = frame;
@@ -530,13 +535,18 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     }
     if (td_seq_before(f->nxt, end)) {
         int64_t round_start = rec->time_ns;
-        bool answers = f->idle && f->peer_sent;
+        bool was_idle = f->idle;
+        bool answers = was_idle && f->peer_sent;
+        bool paused;
         f->peer_sent = false;
-        if (f->idle && !end_idle(f, rec->time_ns, rec->frame, cfg))
+        paused = was_idle && end_idle(f, rec->time_ns, rec->frame, cfg);
+        if (was_idle && !paused)
             round_start = f->idle_since_ns;
         f->new_bytes += end - (td_seq_before(rec->seq, f->nxt) ? f->nxt : rec->seq);
         f->nxt = end;
         if (!f->in_round) {
+            if (!paused)
+                f->round_pause_ns = 0;
             f->in_round = true;
             f->round_end = end;
             f->round_flight = 0;

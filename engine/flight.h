@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "congestion.h"
 #include "offload.h"
+#include "restart.h"
 #include "record.h"
 
 typedef enum td_limit {
@@ -95,6 +96,7 @@ typedef struct td_flight {
     uint32_t round_log_len, round_log_size;
     td_cc    cc;                    /* td_cc_ops' state */
     td_offload seg;                 /* td_offload_ops' state */
+    td_restart restart;             /* td_restart_ops' state */
 } td_flight;
 
 void td_flight_config_defaults(td_flight_config *cfg);

@@ -244,6 +244,23 @@ const td_nagle *td_flow_nagle(const td_flow *flow)
     return flow->more ? &flow->more->nagle : NULL;
 }
 
+const td_pmtu_run *td_flow_pmtu_blackhole(const td_flow *flow, int sender)
+{
+    return flow->more && sender >= 0 ? td_pmtu_blackhole(&flow->more->pmtu, sender) : NULL;
+}
+
+int64_t td_flow_blackhole_ns(const td_flow *flow, int sender)
+{
+    const td_pmtu_run *run = td_flow_pmtu_blackhole(flow, sender);
+    int64_t to_server, to_client;
+
+    if (!run)
+        return 0;
+    if (!td_flow_roles_known(flow) || !td_flow_handshake_halves(flow, &to_server, &to_client))
+        return run->wait_ns;
+    return MAX(0, run->wait_ns - (sender == flow->client ? to_client : to_server));
+}
+
 static void settle_ecn(td_flow *flow, const td_ecn_decision *d)
 {
     flow->ecn_outcome = d->outcome;
@@ -303,7 +320,9 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
  *   stall      the host-wide silences (stall.c): after the tallies, whose payload
  *              counts tell waiting from idle;
  *   budget     where the flow's time went (time_budget.c): after the handshake,
- *              whose roles and round-trip halves it reads.
+ *              whose roles and round-trip halves it reads;
+ *   pmtu       each sender's segments against the size the handshake allowed
+ *              (pmtu.c): after the handshake, whose MSS options it reads.
  *
  * A flow that is still one SYN (flow->more NULL) meets them too: handshake,
  * tallies, flight and budget keep their state in flow->more and let it pass; ecn reads
@@ -438,6 +457,12 @@ static void nagle_record(td_engine *engine, td_flow *flow, const td_record *rec,
     td_nagle_record(&flow->more->nagle, rec, sender, flow->client, &flow->more->hs, full, &engine->cfg->nagle);
 }
 
+static void pmtu_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
+{
+    if (flow->more)
+        td_pmtu_record(&flow->more->pmtu, rec, sender, &flow->more->hs);
+}
+
 static const flow_analysis analyses[] = {
     { handshake_record, NULL },
     { tallies_record, NULL },
@@ -446,6 +471,7 @@ static const flow_analysis analyses[] = {
     { stall_record, NULL },
     { budget_record, budget_end },
     { nagle_record, NULL },
+    { pmtu_record, NULL },
 };
 
 static void dispatch(td_engine *engine, td_flow *flow, const td_record *rec, int sender)

@@ -10,6 +10,7 @@
 #include "flight.h"
 #include "handshake.h"
 #include "nagle.h"
+#include "pmtu.h"
 #include "record.h"
 #include "stall.h"
 #include "time_budget.h"
@@ -66,6 +67,7 @@ typedef struct td_flow_more {
     td_silence silence[2];          /* by sending endpoint: host-stall bookkeeping */
     td_time_budget budget;          /* where the flow's time went */
     td_nagle nagle;                 /* small segments held until a delayed ACK */
+    td_pmtu pmtu;                   /* segments cut smaller after full-size ones died */
     uint32_t icmp_quotes;           /* ICMP errors quoting one of its segments */
     uint32_t sizes_from_ip;         /* segments whose payload length came from the IP header */
 } td_flow_more;
@@ -110,6 +112,12 @@ uint32_t td_flow_sizes_from_ip(const td_flow *flow);
 const td_time_budget *td_flow_time_budget(const td_flow *flow);
 /* Its segments held by Nagle until a delayed ACK (nagle.h), NULL for a lone SYN. */
 const td_nagle *td_flow_nagle(const td_flow *flow);
+/* The sender's path MTU black hole (pmtu.h), NULL when none or the flow is one SYN. */
+const td_pmtu_run *td_flow_pmtu_blackhole(const td_flow *flow, int sender);
+/* What it cost: its wait less the capture point's round trip to the sender (near the
+ * receiver the smaller segments arrive that much after they were sent), as the time
+ * budget reads waits; 0 without a black hole. */
+int64_t td_flow_blackhole_ns(const td_flow *flow, int sender);
 
 typedef struct td_engine td_engine;
 

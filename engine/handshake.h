@@ -18,12 +18,13 @@ typedef struct td_syn_options {
     uint8_t  present;       /* TD_OPT_* */
     uint8_t  unknown;       /* TD_OPT_* the unreadable bytes may hold */
     uint8_t  wscale;
+    uint8_t  nop_run;       /* the longest run of NOPs (td_options_overwritten) */
     uint16_t mss;
 } td_syn_options;
 
 static inline td_syn_options td_syn_options_of(const td_tcp_options *o)
 {
-    td_syn_options s = { o->complete, o->present, o->unknown, o->wscale, o->mss };
+    td_syn_options s = { o->complete, o->present, o->unknown, o->wscale, o->nop_run, o->mss };
     return s;
 }
 

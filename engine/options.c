@@ -67,6 +67,11 @@ static bool later_timestamps(const td_flow *flow)
     return td_flow_sent(flow, 0)->sent_ts || td_flow_sent(flow, 1)->sent_ts;
 }
 
+bool td_options_overwritten(const td_syn_options *opts)
+{
+    return opts->nop_run > TD_NOP_PADDING_MAX && (opts->present & TD_OPT_NEGOTIATED) != TD_OPT_NEGOTIATED;
+}
+
 void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
 {
     static const unsigned negotiated[3] = { TD_OPT_WSCALE, TD_OPT_SACK_PERM, TD_OPT_TS };
@@ -91,6 +96,8 @@ void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
         if ((known[role] & TD_OPT_MSS) && !(announced[role] & TD_OPT_MSS))
             audit->default_mss[role] = default_mss(&flow->addr[role == 0 ? client : server]);
     }
+    audit->overwritten[0] = hs->opts_seen[client] && td_options_overwritten(&hs->opts[client]);
+    audit->overwritten[1] = hs->opts_seen[server] && td_options_overwritten(&hs->opts[server]);
     audit->client_seen = (known[0] & audited) == audited;
     audit->server_seen = (known[1] & audited) == audited;
     if (audit->client_seen)

@@ -23,9 +23,21 @@ typedef struct td_options_audit {
     td_tristate at_ceiling;
     uint16_t    default_mss[2];             /* by role (client, server); 0 when MSS was sent */
     bool        ts_stripped[2];             /* by role of the sender */
+    bool        overwritten[2];             /* by role: its SYN reached the capture point with NOPs
+                                               where options had been (td_options_overwritten) */
 } td_options_audit;
 
 enum { TD_USED_WSCALE = 0, TD_USED_SACK = 1, TD_USED_TS = 2 };
+
+/* NOPs only pad options to 32-bit words, so a stack writes at most three in a row;
+ * a longer run is option bytes a middlebox overwrote on the way (iptables
+ * TCPOPTSTRIP, a firewall's TCP normalisation), which is a fact of the format, not a
+ * threshold to tune. */
+enum { TD_NOP_PADDING_MAX = 3 };
+
+/* A SYN or SYN-ACK whose options were overwritten with NOPs on the path: a run of
+ * NOPs longer than padding, where a negotiated option is missing. */
+bool td_options_overwritten(const td_syn_options *opts);
 
 /* The share of the ceiling a transfer must reach to count as running at it. */
 #define TD_AT_CEILING_SHARE 0.8

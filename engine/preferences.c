@@ -48,6 +48,13 @@ const td_pref_def td_prefs_table[TD_PREF_COUNT] = {
     { "collapse_min_rounds", "Collapse: length (round trips)",
       "Round trips at the floor that make a collapse.",
       NUMBER, ENGINE(flight.collapse_min_rounds) },
+    { "restart_idle_ms", "Slow-start restart: pause at least (ms)",
+      "A sender's pause this long (Linux's shortest retransmission timeout) can restart its slow start...",
+      NUMBER, ENGINE(flight.restart_idle_ms) },
+    { "restart_share_pct", "Slow-start restart: flight at most (%)",
+      "...when the first round after it carries at most this share of the flight an earlier burst of the "
+      "flow got through.",
+      NUMBER, ENGINE(flight.restart_share_pct) },
     { "stall_min_ms", "Host stall: silence at least (ms)",
       "A host that sends nothing on any of its flows for this long, while flows wait on it, stalled.",
       NUMBER, ENGINE(stall.min_ms) },

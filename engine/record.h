@@ -59,6 +59,7 @@ typedef struct td_tcp_options {
     uint8_t  unknown;       /* TD_OPT_* the unreadable bytes may hold (none when complete) */
     uint16_t mss;
     uint8_t  wscale;
+    uint8_t  nop_run;       /* the longest run of NOPs (td_options_overwritten) */
     bool     ts_valid;      /* a well-formed timestamps option: */
     uint32_t tsval, tsecr;
 } td_tcp_options;

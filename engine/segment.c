@@ -111,6 +111,7 @@ static unsigned kind_bits(uint8_t kind)
 void td_options_parse(const uint8_t *bytes, size_t captured, size_t declared, td_tcp_options *out)
 {
     size_t len = captured < declared ? captured : declared, at = 0;
+    unsigned nops = 0;
 
     memset(out, 0, sizeof *out);
     while (at < len) {
@@ -119,8 +120,12 @@ void td_options_parse(const uint8_t *bytes, size_t captured, size_t declared, td
             break;
         if (kind == KIND_NOP) {
             at++;
+            nops++;
+            if (nops > out->nop_run)
+                out->nop_run = (uint8_t)nops;
             continue;
         }
+        nops = 0;
         if (at + 1 >= len || bytes[at + 1] < 2 || at + bytes[at + 1] > len) {
             /* An option that overruns a header captured whole hides only itself. */
             bool overruns = captured >= declared && (at + 1 >= len || at + bytes[at + 1] > len);

@@ -25,10 +25,10 @@ static const char *role_of(const td_flow *flow, int endpoint)
     return endpoint == flow->client ? "client" : "server";
 }
 
-/* Whose finding it is: the client for what its connections met on the path (a queue
- * included) and for its own waits, the sender whose small segments Nagle held, the
- * stalled host, the side that left window scaling out, the receiver of a held or
- * closed window, the peer that went away, the server for what
+/* Whose finding it is: the client for what its connections met on the path (an ECN
+ * or path MTU black hole, options stripped, a queue) and for its own waits, the sender
+ * whose small segments Nagle held, the stalled host, the side that left window scaling
+ * out, the receiver of a held or closed window, the peer that went away, the server for what
  * its connections met there (its listen queue, its think time, its losses, its
  * distance), and the sender for everything it does itself. */
 static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const td_diagnosis *diag,
@@ -44,6 +44,8 @@ static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const t
         *role = "host";
         return &td_stalls_at(stalls, td_stalls_hit(stalls, flow->index)->stall)->host;
     case TD_CAUSE_ECN_BLACKHOLE:
+    case TD_CAUSE_PMTU_BLACKHOLE:
+    case TD_CAUSE_OPTIONS_STRIPPED:
         endpoint = flow->client;
         break;
     case TD_CAUSE_MISSING_OPTIONS:

@@ -317,6 +317,18 @@ static void sizes_chart(td_chart *c, const td_chart_source *src, const td_flow *
         add_level(c, "reference", others, bytes_label("largest segment of the sender's offloaded flows", others, 0));
 }
 
+/* A path MTU black hole: the segment sizes against the size the handshake allowed,
+ * which the sender's segments never reach again once cut smaller. */
+static void blackhole_chart(td_chart *c, const td_flow *flow, int sender, const td_dir_series *ds)
+{
+    const td_pmtu_side *side = &flow->more->pmtu.side[sender];
+    GArray *groups = grouped(&ds->sizes);
+
+    add_ranges(c, groups, flow->first_ns, "sizes", "segment size");
+    g_array_free(groups, TRUE);
+    add_level(c, "allowed", side->allowed, bytes_label("allowed by the handshake", side->allowed, 0));
+}
+
 static const char *cause_title(td_cause cause)
 {
     switch (cause) {
@@ -324,13 +336,20 @@ static const char *cause_title(td_cause cause)
     case TD_CAUSE_ECN_LOSS_REACTION:
         return "Flight per round trip, with CE marks, ECN echoes, CWRs and losses";
     case TD_CAUSE_PATH_LOSS:         return "Flight per round trip and losses";
+    case TD_CAUSE_SLOW_START_RESTART:
+        return "Flight per round trip: after each pause it starts again from about the initial window, below the "
+               "flight the earlier bursts got through";
     case TD_CAUSE_SENDER_LIMITED:
     case TD_CAUSE_ZERO_WINDOW:
     case TD_CAUSE_RECEIVE_WINDOW:    return "Flight per round trip against the receive window";
+    case TD_CAUSE_OPTIONS_STRIPPED:
     case TD_CAUSE_MISSING_OPTIONS:
         return "Window used against the 64 KiB ceiling; window scaling lets it grow past, as far as the "
                "receiver's buffer allows (the ceiling throughput is what 64 KiB carry per handshake round trip)";
     case TD_CAUSE_OFFLOAD_CAPPED:    return "Segment size over time";
+    case TD_CAUSE_PMTU_BLACKHOLE:
+        return "Segment size over time against the size the handshake allowed: the full-size segments died, "
+               "the smaller ones got through";
     case TD_CAUSE_APP_LIMITED:       return "Flight per round trip: the gaps are the application's";
     default:                         return "Flight per round trip";
     }
@@ -373,14 +392,17 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
                  : "no chart: the flow carried no data";
         return NULL;
     }
-    if (cause == TD_CAUSE_OFFLOAD_CAPPED) {
+    if (cause == TD_CAUSE_OFFLOAD_CAPPED || cause == TD_CAUSE_PMTU_BLACKHOLE) {
         if (!td_series_len(&ds->sizes)) {
             *why = "no chart: no segment of this flow was recorded";
             return NULL;
         }
         c = chart_new(TD_CHART_XY, "segment size", FLOW_TIME);
         c->title = g_strdup(cause_title(cause));
-        sizes_chart(c, src, flow, sender, ds);
+        if (cause == TD_CAUSE_PMTU_BLACKHOLE)
+            blackhole_chart(c, flow, sender, ds);
+        else
+            sizes_chart(c, src, flow, sender, ds);
         return c;
     }
     if (!td_series_len(&ds->rounds)) {
@@ -401,8 +423,14 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
     case TD_CAUSE_RECEIVE_WINDOW:
         plateau_chart(c, flow, f, groups);
         break;
+    case TD_CAUSE_OPTIONS_STRIPPED:
     case TD_CAUSE_MISSING_OPTIONS:
         ceiling_chart(c, flow, groups);
+        break;
+    case TD_CAUSE_SLOW_START_RESTART:
+        add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
+        add_level(c, "known", f->restart.restart_known,
+                  bytes_label("the flight an earlier burst got through", f->restart.restart_known, f->mss));
         break;
     default:
         add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");

@@ -265,8 +265,10 @@ static const shown_figure *cause_figures(td_cause cause, size_t *n)
     case TD_CAUSE_SENDER_LIMITED:
     case TD_CAUSE_RECEIVE_WINDOW:    return FIGURES(PLATEAU_FIGURES);
     case TD_CAUSE_OFFLOAD_CAPPED:    return FIGURES(OFFLOAD_FIGURES);
+    case TD_CAUSE_OPTIONS_STRIPPED:
     case TD_CAUSE_MISSING_OPTIONS:   return FIGURES(OPTIONS_FIGURES);
     case TD_CAUSE_HOST_STALL:        return FIGURES(STALL_FIGURES);
+    case TD_CAUSE_PMTU_BLACKHOLE:    return FIGURES(TIME_FIGURES);
     case TD_CAUSE_APP_LIMITED:       return FIGURES(APP_FIGURES);
     default:                         *n = 0; return NULL;
     }

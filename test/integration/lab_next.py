@@ -13,14 +13,7 @@ KNOWN_MISSES = {}
 
 MECH = CAPTURES / "lab" / "mech"
 
-# The mechanisms the engine does not name yet (issue 30), per (pcap, tcp.stream). A
-# pcap with any of them is a known miss for the tests that judge a whole file.
-_PMTU = "pmtu-blackhole is not a cause yet: the silence reads as the server's wait or a timeout"
-_STRIPPED = "options-stripped is not a cause yet: the stripped SYN reads missing-options"
-_RESTART = "slow-start-restart is not a cause yet: the restarts' cost hides behind the client's pauses"
-MECH_KNOWN_MISSES = {
-    **{(f"lab-mech-pmtu-blackhole-{v}.pcap", 0): _PMTU for v in ("client", "router", "server")},
-    **{(f"lab-mech-opts-stripped-{v}.pcap", 0): _STRIPPED for v in ("client", "router", "server")},
-    **{(f"lab-mech-ssr-{v}.pcap", 0): _RESTART for v in ("client", "router", "server")},
-}
+# The mechanisms the engine does not name (issue 30), per (pcap, tcp.stream): none
+# today. A pcap with any of them is a known miss for the tests that judge a whole file.
+MECH_KNOWN_MISSES = {}
 MECH_PCAP_MISSES = {pcap: why for (pcap, _), why in MECH_KNOWN_MISSES.items()}

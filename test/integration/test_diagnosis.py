@@ -14,9 +14,10 @@ ECN_FLOW_OF_N = "6"
 STALL_CLIENT = CAPTURES / "lab-host-stall-client.pcap"
 STALL_CONTROL = CAPTURES / "lab-host-stall-control-server.pcap"
 LAB_LOGS = CAPTURES / "lab" / "logs"
-CAUSES = {"none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "window-collapse",
-          "missing-options", "zero-window", "queueing-delay", "nagle-delayed-ack", "receive-window", "sender-limited", "offload-capped",
-          "ecn-loss-reaction", "path-loss", "retransmission-timeout", "server-delay", "client-delay",
+CAUSES = {"none", "host-stall", "ecn-blackhole", "handshake-retry", "dead-peer", "pmtu-blackhole",
+          "window-collapse", "options-stripped", "missing-options", "zero-window", "queueing-delay",
+          "nagle-delayed-ack", "receive-window", "sender-limited", "offload-capped",
+          "ecn-loss-reaction", "path-loss", "slow-start-restart", "retransmission-timeout", "server-delay", "client-delay",
           "round-trip-bound", "app-limited", "unknown"}
 FINDINGS = CAUSES - {"none", "unknown"}
 PCAPS = sorted(p for p in CAPTURES.glob("*.pcap")

@@ -157,6 +157,33 @@ static void test_audit_malformed_synack_ts(void)
     td_engine_free(engine);
 }
 
+/* A SYN whose options a middlebox overwrote with NOPs (more in a row than padding
+ * ever needs, a negotiated option missing) shows the strip; a SYN that merely lacks
+ * options, or a full SYN with padding, does not. */
+static void test_audit_overwritten_syn(void)
+{
+    td_config cfg;
+    td_options_audit a;
+    td_syn_options opts = { .complete = true, .present = TD_OPT_MSS, .mss = 1460, .nop_run = 16 };
+
+    td_config_defaults(&cfg);
+    td_engine *engine = td_engine_new(&cfg);
+    td_flow *flow = handshake(engine, TD_OPT_MSS, TD_OPT_MSS, false);
+    td_options_audit_flow(flow, &a);
+    g_assert_false(a.overwritten[0] || a.overwritten[1]);
+    flow->more->hs.opts[flow->client] = opts;
+    td_options_audit_flow(flow, &a);
+    g_assert_true(a.overwritten[0]);
+    g_assert_false(a.overwritten[1]);
+    g_assert_true(a.left_out_by_client & TD_OPT_WSCALE);
+    opts.nop_run = TD_NOP_PADDING_MAX;
+    g_assert_false(td_options_overwritten(&opts));
+    opts.nop_run = 16;
+    opts.present = TD_OPT_MSS | TD_OPT_NEGOTIATED;      /* nothing missing: nothing was stripped */
+    g_assert_false(td_options_overwritten(&opts));
+    td_engine_free(engine);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -164,5 +191,6 @@ int main(int argc, char **argv)
     g_test_add_func("/options/audit-server-drops-wscale-v6", test_audit_server_drops_wscale_v6);
     g_test_add_func("/options/audit-healthy", test_audit_healthy);
     g_test_add_func("/options/audit-malformed-synack-ts", test_audit_malformed_synack_ts);
+    g_test_add_func("/options/audit-overwritten-syn", test_audit_overwritten_syn);
     return g_test_run();
 }

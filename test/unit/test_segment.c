@@ -175,6 +175,24 @@ static void test_parse_linux_syn(void)
     g_assert_cmpuint(o.wscale, ==, 7);
     g_assert_true(o.ts_valid);
     g_assert_cmpuint(o.tsval, ==, 1);
+    g_assert_cmpuint(o.nop_run, ==, 1);
+}
+
+/* A Linux SYN after iptables TCPOPTSTRIP took out window scaling, SACK-permitted and
+ * timestamps: each stripped byte became a NOP (the lab's mech-opts-stripped server
+ * capture), 16 in a row; a Windows-style SYN pads with at most three. */
+static void test_parse_nop_runs(void)
+{
+    static const uint8_t stripped[] = { 2, 4, 0x05, 0xb4, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    static const uint8_t padded[] = { 2, 4, 0x05, 0xb4, 1, 3, 3, 8, 1, 1, 4, 2 };
+    td_tcp_options o;
+
+    td_options_parse(stripped, sizeof stripped, sizeof stripped, &o);
+    g_assert_cmpuint(o.present, ==, TD_OPT_MSS);
+    g_assert_cmpuint(o.nop_run, ==, 16);
+    td_options_parse(padded, sizeof padded, sizeof padded, &o);
+    g_assert_cmpuint(o.present, ==, TD_OPT_MSS | TD_OPT_WSCALE | TD_OPT_SACK_PERM);
+    g_assert_cmpuint(o.nop_run, ==, 2);
 }
 
 static void test_parse_no_options(void)
@@ -274,6 +292,7 @@ int main(int argc, char **argv)
     g_test_add_func("/segment/lengths-ipv6-and-reassembled", test_lengths_ipv6_and_reassembled);
     g_test_add_func("/segment/lengths-header-past-both-ends", test_lengths_header_past_both_ends);
     g_test_add_func("/segment/options-linux-syn", test_parse_linux_syn);
+    g_test_add_func("/segment/options-nop-runs", test_parse_nop_runs);
     g_test_add_func("/segment/options-none", test_parse_no_options);
     g_test_add_func("/segment/options-cut-and-malformed", test_parse_cut_and_malformed);
     g_test_add_func("/segment/options-malformed-last", test_parse_malformed_last_option_keeps_the_good_ones);
