@@ -173,6 +173,9 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "Largest window the receiver offered, scaled", DIR(FLIGHT, PLAIN) },
     [TD_F_FLIGHT_RETRANSMISSIONS] = { "tcpdiag.flight.retransmissions", TD_TYPE_UINT32, "Retransmissions",
         "Data segments that resent sequence space already sent", DIR(FLIGHT, PLAIN) },
+    [TD_F_FLIGHT_REORDERED] = { "tcpdiag.flight.reordered", TD_TYPE_UINT32, "Reordered segments",
+        "Data segments that filled a gap sooner than a retransmission could (in under half the round trip "
+        "to the sender): held back on the path, not resent, and no loss", DIR(FLIGHT, PLAIN) },
     [TD_F_FLIGHT_RWND_SHARE] = { "tcpdiag.flight.rwnd_share", TD_TYPE_DOUBLE, "Receive-window limited (%)",
         SHARE_OF_TIME, DIR(FLIGHT, RATIO) },
     [TD_F_FLIGHT_CWND_SHARE] = { "tcpdiag.flight.cwnd_share", TD_TYPE_DOUBLE, "Congestion-window limited (%)",

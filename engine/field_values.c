@@ -399,6 +399,7 @@ static void flight_items(const emitter *e, const td_flow *flow, const td_flight 
     if (f->ctx.rcv_wscale >= 0)
         unum(e, TD_F_FLIGHT_RWND, f->max_window);
     unum(e, TD_F_FLIGHT_RETRANSMISSIONS, f->retransmissions);
+    unum(e, TD_F_FLIGHT_REORDERED, f->reordered);
     if (td_flight_measured_ns(f) <= 0)
         return;
     for (int i = TD_LIMIT_RWND; i < TD_LIMIT_COUNT; i++)

@@ -497,6 +497,53 @@ static bool end_idle(td_flight *f, int64_t now_ns, uint32_t frame, const td_flig
     return true;
 }
 
+/* Data beyond nxt leaves a hole the capture did not see sent (yet): kept in the slot of
+ * the oldest. */
+static void open_hole(td_flight *f, uint32_t start, uint32_t end, int64_t now_ns)
+{
+    td_hole *slot = &f->holes[0];
+
+    for (int i = 0; i < TD_FLIGHT_HOLES; i++) {
+        if (f->holes[i].start == f->holes[i].end) {
+            slot = &f->holes[i];
+            break;
+        }
+        if (f->holes[i].opened_ns < slot->opened_ns)
+            slot = &f->holes[i];
+    }
+    *slot = (td_hole){ start, end, now_ns };
+}
+
+/* Whether a segment below nxt fills a hole sooner than a retransmission could: a lost
+ * segment is resent at least the capture point's loop to the sender (ack_lag) after
+ * the data beyond it passed (the receiver must see that data and its duplicate ACKs
+ * reach the sender), so one arriving in under half that was held back on the path.
+ * An ICMP "fragmentation needed" from a hop before the capture point asks for a resend
+ * sooner, but in smaller segments: a held-back segment has the sender's full size
+ * (whole segments of it, for a super-packet) or is the last piece of its hole, and
+ * held-back segments come in their order, each at its hole's start. Without the
+ * handshake's loop nothing is told apart. The hole shrinks by what came. */
+static bool fills_hole_early(td_flight *f, const td_record *rec)
+{
+    uint32_t end = rec->seq + rec->payload_len;
+
+    if (f->ctx.ack_lag_ns <= 0 || !f->mss)
+        return false;
+    for (int i = 0; i < TD_FLIGHT_HOLES; i++) {
+        td_hole *h = &f->holes[i];
+        if (h->start == h->end || td_seq_before(rec->seq, h->start) || td_seq_before(h->end, end))
+            continue;
+        if ((rec->time_ns - h->opened_ns) * 2 >= f->ctx.ack_lag_ns ||
+            (rec->payload_len % f->mss != 0 && end != h->end))
+            return false;
+        if (rec->seq != h->start)
+            return false;           /* held-back segments come in their order */
+        h->start = end;
+        return true;
+    }
+    return false;
+}
+
 void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *cfg)
 {
     uint32_t end = rec->seq + rec->payload_len;
@@ -526,7 +573,15 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
      * ACK had reached it: the lag measured at the handshake is only an estimate. */
     while (f->ring_len && f->have_edge && td_seq_before(f->edge, end))
         deliver_oldest(f, cfg);
-    bool retransmission = td_seq_before(rec->seq, f->nxt);
+    bool below = td_seq_before(rec->seq, f->nxt);
+    bool reordered = below && fills_hole_early(f, rec);
+    bool retransmission = below && !reordered;
+    if (reordered) {
+        f->reordered++;
+        f->new_bytes += rec->payload_len;
+    }
+    if (td_seq_before(f->nxt, rec->seq))
+        open_hole(f, f->nxt, rec->seq, rec->time_ns);
     if (retransmission) {
         if (!f->retransmissions)
             f->first_retransmission_frame = rec->frame;

@@ -248,6 +248,39 @@ static void test_ack_flood_is_bounded(void)
     td_engine_free(s.engine);
 }
 
+/* Delays the k-th data segment the server sent (0 first) on its way to the capture. */
+static void hold_back(sim *s, unsigned k, int64_t ns)
+{
+    for (guint i = 0; i < s->packets->len; i++) {
+        td_record *rec = &g_array_index(s->packets, td_record, i);
+        if (rec->payload_len && k-- == 0) {
+            rec->time_ns += ns;
+            return;
+        }
+    }
+    g_assert_not_reached();
+}
+
+/* At the receiver, a segment held back 1 ms on the path arrives behind later ones: it
+ * fills its gap far sooner than a resend could (a round trip), so it is reordered and
+ * no retransmission; one that comes two round trips late could have been resent. */
+static void test_held_back_segment_is_reordered(void)
+{
+    sim s;
+    const td_flight *f;
+
+    sim_start(&s, true, 7, 1 << 22);
+    for (unsigned n = 10; n <= 80; n *= 2)
+        sim_round(&s, n, false);
+    hold_back(&s, 30, 1 * MS);
+    hold_back(&s, 100, 2 * RTT_MS * MS);
+    sim_finish(&s);
+    f = server_flight(&s);
+    g_assert_cmpuint(f->reordered, ==, 1);
+    g_assert_cmpuint(f->retransmissions, ==, 1);
+    td_engine_free(s.engine);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -262,5 +295,6 @@ int main(int argc, char **argv)
     g_test_add_func("/flight/too-few-rounds", test_too_few_rounds);
     g_test_add_func("/flight/midflow-is-unknown", test_midflow_is_unknown);
     g_test_add_func("/flight/ack-flood-is-bounded", test_ack_flood_is_bounded);
+    g_test_add_func("/flight/held-back-segment-is-reordered", test_held_back_segment_is_reordered);
     return g_test_run();
 }
