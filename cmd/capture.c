@@ -134,7 +134,7 @@ td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_f
     c->opened = true;
     c->cfg = prefs->engine;
     if (prefs->keep_history)
-        c->cfg.flight.series = c->series = td_series_book_new();
+        c->cfg.flight.series = c->cfg.nagle.series = c->series = td_series_book_new();
     c->engine = td_engine_new(&c->cfg);
     streams = td_streams_new(version);
     fragments = td_fragments_new();

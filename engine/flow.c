@@ -7,6 +7,7 @@
 
 #include "ecn_outcome.h"
 #include "flight_context.h"
+#include "series.h"
 
 /* Flows live in slabs of SLAB_FLOWS, in first-appearance order: no allocation
  * header per flow, no pointer array, stable addresses. */
@@ -427,10 +428,28 @@ static void stall_record(td_engine *engine, td_flow *flow, const td_record *rec,
                      flow->more->sent[sender].payload_bytes, flow->more->sent[1 - sender].payload_bytes);
 }
 
-static void budget_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
+/* The report's history (series.h), when one is kept: each exchange's network time,
+ * read from the budget where a request begins (the client's new data after the
+ * server's, or its first) and where the flow begins to close. */
+static void budget_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
 {
-    if (flow->more)
-        td_time_budget_record(&flow->more->budget, rec, sender, flow->client, &flow->more->hs);
+    td_series_book *book = engine->cfg->flight.series;
+    td_time_budget *b;
+    int8_t last_data_sender;
+    int client;
+
+    if (!flow->more)
+        return;
+    b = &flow->more->budget;
+    last_data_sender = b->last_data_sender;
+    td_time_budget_record(b, rec, sender, flow->client, &flow->more->hs);
+    if (!book)
+        return;
+    client = flow->client >= 0 ? flow->client : b->guessed_client;
+    if (sender == client && b->last_data_sender == sender && last_data_sender != sender)
+        td_series_request(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));
+    else if (rec->tcp_flags & (TD_TH_FIN | TD_TH_RST))
+        td_series_closing(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));
 }
 
 static void budget_end(td_engine *engine G_GNUC_UNUSED, td_flow *flow)

@@ -3,12 +3,14 @@
 #include "nagle.h"
 
 #include <glib.h>
+#include "series.h"
 
 /* Linux's delayed ACK is at least 40 ms (TCP_DELACK_MIN); a prompt ACK's jitter on a
  * busy host is a few ms. */
 void td_nagle_config_defaults(td_nagle_config *cfg)
 {
     cfg->min_ack_delay_ms = 30;
+    cfg->series = NULL;
 }
 
 /* The capture point's round trip to an endpoint: the handshake half on its side. */
@@ -61,6 +63,8 @@ void td_nagle_record(td_nagle *n, const td_record *rec, int sender, int client, 
         if (!me->holds++)
             me->first_frame = me->late_ack_frame;
         me->held_ns += t - me->sent_ns;
+        if (cfg->series)
+            td_series_hold(cfg->series, me, t, t - me->sent_ns);
     }
     me->late_ack_ns = 0;
     me->hi = end;

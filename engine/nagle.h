@@ -23,8 +23,11 @@
 #include "handshake.h"
 #include "record.h"
 
+struct td_series_book;
+
 typedef struct td_nagle_config {
     unsigned min_ack_delay_ms;  /* an ACK this much later than the round trip was delayed */
+    struct td_series_book *series;  /* the report's history (series.h): each hold, NULL none */
 } td_nagle_config;
 
 void td_nagle_config_defaults(td_nagle_config *cfg);

@@ -1,5 +1,6 @@
-/* The report's per-round and per-segment history: bounded series that merge their
- * points in pairs when full, keyed by direction in a book the report owns. */
+/* The report's per-round, per-segment, per-hold and per-exchange history: bounded
+ * series that merge their points in pairs when full, keyed by direction, sender or
+ * flow in a book the report owns. */
 #include "series.h"
 
 #include <glib.h>
@@ -16,6 +17,8 @@ static void dir_series_free(gpointer data)
 
     g_free(ds->rounds.points);
     g_free(ds->sizes.points);
+    g_free(ds->holds.points);
+    g_free(ds->exchanges.points);
     g_free(ds);
 }
 
@@ -102,7 +105,7 @@ static td_dir_series *series_for(td_series_book *book, const void *dir)
 
     if (!ds && book->points < TD_SERIES_BUDGET) {
         ds = g_new0(td_dir_series, 1);
-        ds->rounds.stride = ds->sizes.stride = 1;
+        ds->rounds.stride = ds->sizes.stride = ds->holds.stride = ds->exchanges.stride = 1;
         g_hash_table_insert(book->by_dir, (gpointer)dir, ds);
     }
     return ds;
@@ -136,6 +139,53 @@ void td_series_segment(td_series_book *book, const void *dir, int64_t at_ns, uin
 
     if (ds)
         add_sample(book, &ds->sizes, &p);
+}
+
+/* A duration as a point's value: microseconds, at most UINT32_MAX. */
+static td_series_point duration_point(int64_t at_ns, int64_t ns)
+{
+    uint32_t us = (uint32_t)CLAMP(ns / 1000, 0, (int64_t)UINT32_MAX);
+
+    return (td_series_point){ .t_ns = at_ns, .lo = us, .hi = us, .samples = 1 };
+}
+
+void td_series_hold(td_series_book *book, const void *sender, int64_t at_ns, int64_t held_ns)
+{
+    td_dir_series *ds = series_for(book, sender);
+    td_series_point p = duration_point(at_ns, held_ns);
+
+    if (ds)
+        add_sample(book, &ds->holds, &p);
+}
+
+/* The open exchange, if any, ends at at_ns. */
+static void end_exchange(td_series_book *book, td_dir_series *ds, int64_t at_ns, int64_t transfer_ns)
+{
+    td_series_point p = duration_point(at_ns, transfer_ns - ds->transfer_ns);
+
+    if (ds->exchange_open)
+        add_sample(book, &ds->exchanges, &p);
+    ds->exchange_open = false;
+}
+
+void td_series_request(td_series_book *book, const void *budget, int64_t at_ns, int64_t transfer_ns)
+{
+    td_dir_series *ds = series_for(book, budget);
+
+    if (!ds)
+        return;
+    end_exchange(book, ds, at_ns, transfer_ns);
+    ds->exchange_open = true;
+    ds->transfer_ns = transfer_ns;
+}
+
+/* Looked up, not made: a flow that made no request keeps no history for closing. */
+void td_series_closing(td_series_book *book, const void *budget, int64_t at_ns, int64_t transfer_ns)
+{
+    td_dir_series *ds = g_hash_table_lookup(book->by_dir, budget);
+
+    if (ds)
+        end_exchange(book, ds, at_ns, transfer_ns);
 }
 
 const td_dir_series *td_series_of(const td_series_book *book, const void *dir)

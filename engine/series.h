@@ -1,8 +1,10 @@
 /* The history the HTML report draws, kept only when asked for: per data direction,
  * each round trip's flight, offered window and congestion signals, and the sizes of
- * the segments over time, as bounded series that halve their resolution when full.
- * flight.c records into a book only when td_flight_config.series points at one (the
- * command's --report), so the plugin and the other outputs keep no history at all. */
+ * the segments over time; per sender, each small segment Nagle held; per flow, the
+ * network's time in each exchange: bounded series that halve their resolution when
+ * full. flight.c, nagle.c and flow.c record into a book only when their configuration
+ * points at one (the command's --report), so the plugin and the other outputs keep no
+ * history at all. */
 #ifndef TCPDIAG_SERIES_H
 #define TCPDIAG_SERIES_H
 
@@ -33,11 +35,18 @@ typedef struct td_series {
     td_series_point pending;    /* the samples not yet making a whole point */
 } td_series;
 
-/* One data direction's history. */
+/* The history kept under one key: a data direction's (its td_flight) rounds and
+ * sizes, a sender's (its td_nagle_side) holds, a flow's (its td_time_budget)
+ * exchanges. Durations are in microseconds in a point's lo and hi (71 minutes at
+ * most). */
 typedef struct td_dir_series {
     td_series rounds;           /* per round trip: flight, window, signals */
     td_series sizes;            /* per data segment: payload bytes */
     uint32_t ce, ece, cwr, losses;  /* the congestion counters at the last round */
+    td_series holds;            /* per small segment Nagle held: the time held (µs) */
+    td_series exchanges;        /* per exchange: the network's time in it (µs) */
+    int64_t transfer_ns;        /* the budget's transfer time when the open exchange began */
+    bool exchange_open;         /* a request began and its exchange has not ended yet */
 } td_dir_series;
 
 typedef struct td_series_book td_series_book;
@@ -56,9 +65,21 @@ void td_series_book_free(td_series_book *book);
  * round trip closed at at_ns, and a data segment of payload bytes captured at at_ns. */
 void td_series_round(td_series_book *book, const void *dir, int64_t at_ns, const td_round_sample *sample);
 void td_series_segment(td_series_book *book, const void *dir, int64_t at_ns, uint32_t payload);
+/* nagle.c's hook: a small segment of the sender (its td_nagle_side, as a key only),
+ * released at at_ns, was held held_ns behind the data before it. */
+void td_series_hold(td_series_book *book, const void *sender, int64_t at_ns, int64_t held_ns);
+/* flow.c's hooks, for a flow (its td_time_budget, as a key only) whose budget has
+ * charged transfer_ns to transfer so far: at at_ns the client began a request (its
+ * new data after the server's, or its first), or the flow began to close (its first
+ * FIN or RST). Either ends the open exchange, whose network time is the transfer
+ * time charged since its request began: a request, the reply and the next request's
+ * way to the capture point, which is one round trip at every capture point. */
+void td_series_request(td_series_book *book, const void *budget, int64_t at_ns, int64_t transfer_ns);
+void td_series_closing(td_series_book *book, const void *budget, int64_t at_ns, int64_t transfer_ns);
 
-/* The history of a direction (its td_flight), NULL when none was recorded (no book,
- * or the budget was spent). */
+/* The history kept under a key (a direction's td_flight, a sender's td_nagle_side, a
+ * flow's td_time_budget), NULL when none was recorded (no book, or the budget was
+ * spent). */
 const td_dir_series *td_series_of(const td_series_book *book, const void *dir);
 /* The points of a series, the samples not yet making a whole point included as its
  * last point. */

@@ -41,6 +41,8 @@ void td_chart_free(td_chart *c)
     }
     for (guint i = 0; i < c->levels->len; i++)
         g_free(g_array_index(c->levels, td_chart_level, i).label);
+    for (guint i = 0; i < c->silences->len; i++)
+        g_free(g_array_index(c->silences, td_chart_span, i).label);
     for (guint i = 0; i < c->rows->len; i++) {
         g_free(g_array_index(c->rows, td_chart_row, i).label);
         g_free(g_array_index(c->rows, td_chart_row, i).wait_label);
@@ -62,7 +64,7 @@ static void retitle(td_chart *c, char *title)
 
 static GArray *add_line(td_chart *c, const char *cls, char *label)
 {
-    td_chart_line line = { cls, label, g_array_new(FALSE, FALSE, sizeof(td_xy)) };
+    td_chart_line line = { cls, label, g_array_new(FALSE, FALSE, sizeof(td_xy)), false };
 
     g_array_append_val(c->lines, line);
     return line.points;
@@ -329,6 +331,111 @@ static void blackhole_chart(td_chart *c, const td_flow *flow, int sender, const 
     add_level(c, "allowed", side->allowed, bytes_label("allowed by the handshake", side->allowed, 0));
 }
 
+/* A duration's level label: "what 20.8 ms". */
+static char *duration_label(const char *what, int64_t ns)
+{
+    char took[32];
+
+    td_format_duration(ns, took, sizeof took);
+    return g_strdup_printf("%s %s", what, took);
+}
+
+/* Every line of the chart drawn with a dot per point: each is an event of its own. */
+static void dot_lines(td_chart *c)
+{
+    for (guint i = 0; i < c->lines->len; i++)
+        g_array_index(c->lines, td_chart_line, i).dots = true;
+}
+
+static td_chart *duration_chart(const char *y_title, const char *title)
+{
+    td_chart *c = chart_new(TD_CHART_XY, y_title, FLOW_TIME);
+
+    c->y_us = true;
+    c->title = g_strdup(title);
+    return c;
+}
+
+/* Nagle meeting delayed ACKs: each small segment's hold (nagle.h: from the data
+ * before it to its release) against the path's round trip, and the round trip plus
+ * the delay from which an ACK counts as delayed (the rule's). */
+static td_chart *holds_chart(const td_chart_source *src, const td_flow *flow, const char *title, const char **why)
+{
+    const td_nagle *n = td_flow_nagle(flow);
+    int held = n ? td_nagle_held_sender(n) : -1;
+    const td_dir_series *ds = held >= 0 ? td_series_of(src->series, &n->side[held]) : NULL;
+    int64_t rtt = td_flow_handshake_rtt_ns(flow);
+    int64_t late = (int64_t)td_engine_config(src->engine)->nagle.min_ack_delay_ms * 1000000;
+    td_chart *c;
+    GArray *groups;
+
+    if (!ds || !td_series_len(&ds->holds)) {
+        *why = "no chart: no segment of this flow was held (or its history was not kept)";
+        return NULL;
+    }
+    c = duration_chart("time held", title);
+    groups = grouped(&ds->holds);
+    add_ranges(c, groups, flow->first_ns, "holds", "each small segment's hold");
+    g_array_free(groups, TRUE);
+    dot_lines(c);
+    if (rtt > 0) {
+        add_level(c, "path", rtt / 1e3, duration_label("the path's round trip (handshake)", rtt));
+        add_level(c, "late", (rtt + late) / 1e3,
+                  duration_label("round trip + the delay from which an ACK counts as delayed:", rtt + late));
+    }
+    return c;
+}
+
+/* The flows that filled the queue, shaded over the time this flow lived. */
+static void add_fillers(td_chart *c, const td_chart_source *src, const td_flow *flow, const td_diagnosis *diag)
+{
+    for (uint32_t i = 0; i < MIN(diag->queue_fillers, (uint32_t)TD_QUEUE_FILLERS_MAX); i++)
+        for (guint k = 0; k < td_engine_flow_count(src->engine); k++) {
+            const td_flow *other = td_engine_flow_at(src->engine, k);
+            td_chart_span span;
+            if (other->stream != diag->queue_filler_streams[i])
+                continue;
+            span.x0 = MAX(0.0, seconds_since(other->first_ns, flow->first_ns));
+            span.x1 = seconds_since(MIN(other->last_ns, flow->last_ns), flow->first_ns);
+            span.label = g_strdup_printf("stream %u sending unasked (it filled the queue)", other->stream);
+            g_array_append_val(c->silences, span);
+        }
+}
+
+/* A queue's delay: each exchange's network time (the budget's transfer time between
+ * one reply and the next: a round trip, queued) against the empty path's round trip
+ * and the multiple of it from which a round trip was queued (the rule's), with the
+ * flows that filled the queue behind. */
+static td_chart *exchanges_chart(const td_chart_source *src, const td_flow *flow, const char *title,
+                                 const char **why)
+{
+    const td_diagnosis *diag = td_diagnosis_of(src->diagnoses, flow);
+    const td_dir_series *ds = td_series_of(src->series, td_flow_time_budget(flow));
+    unsigned ratio = td_engine_config(src->engine)->budget.queue_rtt_ratio;
+    td_chart *c;
+    GArray *groups;
+
+    if (!ds || !td_series_len(&ds->exchanges)) {
+        *why = "no chart: no exchange of this flow was recorded";
+        return NULL;
+    }
+    c = duration_chart("network time per exchange", title);
+    groups = grouped(&ds->exchanges);
+    add_ranges(c, groups, flow->first_ns, "exchanges", "each exchange's network time (its round trip)");
+    g_array_free(groups, TRUE);
+    dot_lines(c);
+    if (diag->path_rtt_ns > 0) {
+        char *queued = g_strdup_printf("queued from %u times the empty path's round trip:", ratio);
+        add_level(c, "path", diag->path_rtt_ns / 1e3,
+                  duration_label("the empty path's round trip (smallest handshake between these hosts)",
+                                 diag->path_rtt_ns));
+        add_level(c, "late", (double)ratio * diag->path_rtt_ns / 1e3, duration_label(queued, ratio * diag->path_rtt_ns));
+        g_free(queued);
+    }
+    add_fillers(c, src, flow, diag);
+    return c;
+}
+
 static const char *cause_title(td_cause cause)
 {
     switch (cause) {
@@ -351,6 +458,12 @@ static const char *cause_title(td_cause cause)
         return "Segment size over time against the size the handshake allowed: the full-size segments died, "
                "the smaller ones got through";
     case TD_CAUSE_APP_LIMITED:       return "Flight per round trip: the gaps are the application's";
+    case TD_CAUSE_NAGLE_DELAYED_ACK:
+        return "Each small segment's hold, from the data before it to its release after the peer's ACK, against "
+               "the path's round trip: the delayed ACK's interval on top of it, exchange after exchange";
+    case TD_CAUSE_QUEUEING_DELAY:
+        return "Each exchange's round trip (the network's time in it) against the empty path's: the rest waited "
+               "in the queue the other flows kept full (shaded while they sent)";
     default:                         return "Flight per round trip";
     }
 }
@@ -383,6 +496,10 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
         *why = "no chart: the evidence is the handshake (the SYNs with ECN setup dropped, the retry without)";
         return NULL;
     }
+    if (cause == TD_CAUSE_NAGLE_DELAYED_ACK)
+        return holds_chart(src, flow, cause_title(cause), why);
+    if (cause == TD_CAUSE_QUEUEING_DELAY)
+        return exchanges_chart(src, flow, cause_title(cause), why);
     if (told_by_budget(cause)) {
         *why = "no chart: the evidence is where the time went (the time budget below)";
         return NULL;
@@ -499,7 +616,7 @@ td_chart *td_chart_for_stall(const td_chart_source *src, const td_finding *findi
     }
     for (guint i = 0; i < silences->len; i++) {
         const td_stall *stall = g_ptr_array_index(silences, i);
-        td_chart_span span = { seconds_since(stall->start_ns, zero), seconds_since(stall->end_ns, zero) };
+        td_chart_span span = { seconds_since(stall->start_ns, zero), seconds_since(stall->end_ns, zero), NULL };
         g_array_append_val(c->silences, span);
     }
     td_addr_format(finding->who, address, sizeof address);

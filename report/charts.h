@@ -17,7 +17,7 @@
 enum { TD_CHART_POINTS = 300 };
 
 /* x in seconds from the chart's zero (the flow's first packet, or the capture's for
- * a timeline), y in bytes. */
+ * a timeline), y in bytes (or microseconds: td_chart.y_us). */
 typedef struct td_xy {
     double x, y;
 } td_xy;
@@ -26,6 +26,7 @@ typedef struct td_chart_line {
     const char *cls;            /* CSS class: how it is drawn */
     char *label;
     GArray *points;             /* td_xy in time order */
+    bool dots;                  /* each point is an event of its own (a hold, an exchange): a dot on it too */
 } td_chart_line;
 
 /* A level across the whole chart (a floor, a plateau, a ceiling, a reference). */
@@ -57,9 +58,11 @@ typedef struct td_chart_row {
     char *wait_label;
 } td_chart_row;
 
-/* A stretch of time: a host's silence. */
+/* A stretch of time: a host's silence (timeline), or another flow's life behind an
+ * xy chart (the flows that filled a queue), then with its label. */
 typedef struct td_chart_span {
     double x0, x1;
+    char *label;                /* NULL on a timeline */
 } td_chart_span;
 
 typedef enum td_chart_kind {
@@ -76,8 +79,9 @@ typedef struct td_chart {
     GArray *levels;             /* td_chart_level */
     GArray *marks;              /* td_chart_mark */
     GArray *rows;               /* td_chart_row (timeline) */
-    GArray *silences;           /* td_chart_span (timeline): the host's silences, shaded */
+    GArray *silences;           /* td_chart_span: the host's silences (timeline), other flows (xy), shaded */
     bool y_log;                 /* bytes on a log scale (a window far above the flight) */
+    bool y_us;                  /* y is a duration in microseconds (its ticks read in ms), not bytes */
 } td_chart;
 
 /* What a chart of one flow reads. */

@@ -41,6 +41,9 @@ static const char STYLE[] =
     "svg .mark,svg .key{stroke-width:2}svg path.ce,svg line.ce{stroke:#f0a000}"
     "svg path.ece,svg line.ece{stroke:#8e44ad}svg path.cwr{fill:#1b1b1b}svg line.cwr{stroke:#1b1b1b}"
     "svg path.loss{stroke:#c00000;fill:none}svg line.loss{stroke:#c00000}"
+    "svg .holds,svg line.holds,svg .exchanges,svg line.exchanges{stroke:#1f5fbf}svg path.dots{fill:#1f5fbf;"
+    "stroke:none}svg .path{stroke:#2a8a2a}svg .late{stroke:#e07000}svg rect.span{fill:#fbe3c8}"
+    "svg line.span{stroke:#fbe3c8;stroke-width:8}"
     "svg .silence{fill:#f4c7c3}svg .run{stroke:#1f5fbf;stroke-width:6}svg .wait{stroke:#c00000;stroke-width:6}"
     /* the time budget: Okabe and Ito's colours, told apart with colour-blindness, and
      * each part a step lighter or darker than the others, told apart in grey print;

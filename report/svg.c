@@ -9,6 +9,8 @@
 
 /* The drawing's geometry, in SVG user units (CSS pixels at 100 %). */
 enum { WIDTH = 760, HEIGHT = 300, LEFT = 70, RIGHT = 20, TOP = 20, BOTTOM = 40, ROW_HEIGHT = 18, LEGEND_ROW = 16 };
+/* The radius of a line's dot on each of its points, when its points are events. */
+enum { DOT = 2 };
 /* About how wide a character of the charts' 11 px text is, in user units. */
 enum { CHAR_WIDTH = 6 };
 /* The budget bar's: the title above, the bar, a legend of three columns below, and
@@ -28,6 +30,7 @@ typedef struct frame {
     double x0, x1, y1;      /* data ranges (y from 0, or from y0 on a log scale) */
     double w, h;            /* plot size */
     bool log;
+    bool us;                /* y a duration in microseconds */
     double y0;
 } frame;
 
@@ -50,6 +53,15 @@ static void time_tick(GString *out, double seconds, double step)
         g_string_append_printf(out, "%.0f ms", seconds * 1e3);
     else
         g_string_append_printf(out, "%g s", seconds);
+}
+
+/* A duration axis reads in ms, the unit of a round trip; seconds from ten of them. */
+static void duration_tick(GString *out, double us, double top)
+{
+    if (top >= 1e7)
+        g_string_append_printf(out, "%g s", us / 1e6);
+    else
+        g_string_append_printf(out, "%g ms", us / 1e3);
 }
 
 static void bytes_tick(GString *out, double bytes, double top)
@@ -87,7 +99,10 @@ static void y_axis(const frame *fr, const char *title, GString *out)
         g_string_append_printf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
                                "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
                                LEFT, py(fr, y), LEFT + fr->w, py(fr, y), LEFT - 5, py(fr, y) + 4);
-        bytes_tick(out, y, fr->log ? y * 10 : fr->y1);
+        if (fr->us)
+            duration_tick(out, y, fr->y1);
+        else
+            bytes_tick(out, y, fr->log ? y * 10 : fr->y1);
         g_string_append(out, "</text>");
     }
     g_string_append_printf(out, "<text class=\"axis\" transform=\"translate(14 %.1f) rotate(-90)\" "
@@ -113,6 +128,7 @@ static void data_frame(const td_chart *c, frame *fr)
     fr->x1 = fr->x1 > 0 ? fr->x1 * 1.02 : 1;
     fr->y1 = fr->y1 > 0 ? fr->y1 * 1.1 : 1;
     fr->log = c->y_log;
+    fr->us = c->y_us;
     if (fr->log) {
         /* from the power of ten below the smallest value to the one above the largest */
         double smallest = fr->y1;
@@ -167,6 +183,8 @@ static unsigned legend_columns(const td_chart *c)
         longest = MAX(longest, strlen(g_array_index(c->lines, td_chart_line, i).label));
     for (guint i = 0; i < c->levels->len; i++)
         longest = MAX(longest, strlen(g_array_index(c->levels, td_chart_level, i).label));
+    for (guint i = 0; i < c->silences->len; i++)
+        longest = MAX(longest, strlen(g_array_index(c->silences, td_chart_span, i).label));
     return (longest + 4) * CHAR_WIDTH < (WIDTH - LEFT - RIGHT) / 2 ? 2 : 1;
 }
 
@@ -199,7 +217,34 @@ static unsigned legend_rows(const td_chart *c)
 
     unsigned columns = legend_columns(c);
 
-    return (c->lines->len + c->levels->len + mark_kinds(c, seen) + columns - 1) / columns;
+    return (c->lines->len + c->levels->len + c->silences->len + mark_kinds(c, seen) + columns - 1) / columns;
+}
+
+/* A dot on each point of a line whose points are events, one path for them all. */
+static void draw_dots(const td_chart_line *l, const frame *fr, GString *out)
+{
+    g_string_append_printf(out, "<path class=\"dots %s\" d=\"", l->cls);
+    for (guint k = 0; k < l->points->len; k++) {
+        const td_xy *p = &g_array_index(l->points, td_xy, k);
+        g_string_append_printf(out, "M%.1f %.1fm%d 0a%d %d 0 1 0 %d 0a%d %d 0 1 0 %d 0", px(fr, p->x), py(fr, p->y),
+                               -DOT, DOT, DOT, 2 * DOT, DOT, DOT, -2 * DOT);
+    }
+    g_string_append(out, "\"/>");
+}
+
+/* Other flows' lives behind the plot (the flows that filled a queue), each within it. */
+static void draw_spans(const td_chart *c, const frame *fr, GString *out)
+{
+    for (guint i = 0; i < c->silences->len; i++) {
+        const td_chart_span *s = &g_array_index(c->silences, td_chart_span, i);
+        double x0 = px(fr, MAX(s->x0, fr->x0)), x1 = px(fr, MIN(s->x1, fr->x1));
+        if (x1 <= x0)
+            continue;
+        g_string_append_printf(out, "<rect class=\"span\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\"><title>",
+                               x0, TOP, x1 - x0, fr->h);
+        td_html_escape(out, s->label);
+        g_string_append(out, "</title></rect>");
+    }
 }
 
 static void draw_xy(const td_chart *c, GString *out)
@@ -209,6 +254,7 @@ static void draw_xy(const td_chart *c, GString *out)
     unsigned legend = 0, columns = legend_columns(c);
 
     data_frame(c, &fr);
+    draw_spans(c, &fr, out);
     x_axis(&fr, c->x_title, out);
     y_axis(&fr, c->y_title, out);
     for (guint i = 0; i < c->levels->len; i++) {
@@ -228,6 +274,8 @@ static void draw_xy(const td_chart *c, GString *out)
         g_string_append(out, "\"><title>");
         td_html_escape(out, l->label);
         g_string_append(out, "</title></polyline>");
+        if (l->dots)
+            draw_dots(l, &fr, out);
     }
     mark_kinds(c, seen);
     for (int k = 0; k < TD_MARK_KINDS; k++)
@@ -242,6 +290,8 @@ static void draw_xy(const td_chart *c, GString *out)
         legend_entry(out, &legend, columns, cls, l->label);
         g_free(cls);
     }
+    for (guint i = 0; i < c->silences->len; i++)
+        legend_entry(out, &legend, columns, "span", g_array_index(c->silences, td_chart_span, i).label);
     for (int k = 0; k < TD_MARK_KINDS; k++)
         if (seen[k]) {
             char *cls = g_strdup_printf("key %s", mark_class[k]);

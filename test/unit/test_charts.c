@@ -359,7 +359,7 @@ static void test_svg_timeline(void)
     td_chart *c = g_new0(td_chart, 1);
     td_chart_row waited = { g_strdup("a & b"), 0, 10, 2, 7, g_strdup("waited 5 s") };
     td_chart_row idle = { g_strdup("c"), 1, 4, 1, 0, NULL };
-    td_chart_span silence = { 2, 6 };
+    td_chart_span silence = { 2, 6, NULL };
     GString *svg = g_string_new("");
 
     c->kind = TD_CHART_TIMELINE;
