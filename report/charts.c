@@ -340,20 +340,30 @@ static char *duration_label(const char *what, int64_t ns)
     return g_strdup_printf("%s %s", what, took);
 }
 
-/* Every line of the chart drawn with a dot per point: each is an event of its own. */
-static void dot_lines(td_chart *c)
-{
-    for (guint i = 0; i < c->lines->len; i++)
-        g_array_index(c->lines, td_chart_line, i).dots = true;
-}
-
-static td_chart *duration_chart(const char *y_title, const char *title)
+/* A series of events' durations (µs: a hold, an exchange), a dot on each, from the
+ * flow's first packet. */
+static td_chart *events_chart(const td_series *s, const td_flow *flow, const char *y_title, const char *title,
+                              const char *cls, const char *what)
 {
     td_chart *c = chart_new(TD_CHART_XY, y_title, FLOW_TIME);
+    GArray *groups = grouped(s);
 
     c->y_us = true;
     c->title = g_strdup(title);
+    add_ranges(c, groups, flow->first_ns, cls, what);
+    g_array_free(groups, TRUE);
+    for (guint i = 0; i < c->lines->len; i++)
+        g_array_index(c->lines, td_chart_line, i).dots = true;
     return c;
+}
+
+/* What the events are measured against: the path's round trip, and the duration
+ * from which the cause's rule counts one as more than the path. */
+static void add_round_trips(td_chart *c, int64_t path_ns, const char *path_what, int64_t late_ns,
+                            const char *late_what)
+{
+    add_level(c, "path", path_ns / 1e3, duration_label(path_what, path_ns));
+    add_level(c, "late", late_ns / 1e3, duration_label(late_what, late_ns));
 }
 
 /* Nagle meeting delayed ACKs: each small segment's hold (nagle.h: from the data
@@ -367,22 +377,15 @@ static td_chart *holds_chart(const td_chart_source *src, const td_flow *flow, co
     int64_t rtt = td_flow_handshake_rtt_ns(flow);
     int64_t late = (int64_t)td_engine_config(src->engine)->nagle.min_ack_delay_ms * 1000000;
     td_chart *c;
-    GArray *groups;
 
     if (!ds || !td_series_len(&ds->holds)) {
         *why = "no chart: no segment of this flow was held (or its history was not kept)";
         return NULL;
     }
-    c = duration_chart("time held", title);
-    groups = grouped(&ds->holds);
-    add_ranges(c, groups, flow->first_ns, "holds", "each small segment's hold");
-    g_array_free(groups, TRUE);
-    dot_lines(c);
-    if (rtt > 0) {
-        add_level(c, "path", rtt / 1e3, duration_label("the path's round trip (handshake)", rtt));
-        add_level(c, "late", (rtt + late) / 1e3,
-                  duration_label("round trip + the delay from which an ACK counts as delayed:", rtt + late));
-    }
+    c = events_chart(&ds->holds, flow, "time held", title, "holds", "each small segment's hold");
+    if (rtt > 0)
+        add_round_trips(c, rtt, "the path's round trip (handshake)", rtt + late,
+                        "round trip + the delay from which an ACK counts as delayed:");
     return c;
 }
 
@@ -402,8 +405,8 @@ static void add_fillers(td_chart *c, const td_chart_source *src, const td_flow *
         }
 }
 
-/* A queue's delay: each exchange's network time (the budget's transfer time between
- * one reply and the next: a round trip, queued) against the empty path's round trip
+/* A queue's delay: each exchange's network time (the budget's transfer time from
+ * one request to the next: a round trip, queued) against the empty path's round trip
  * and the multiple of it from which a round trip was queued (the rule's), with the
  * flows that filled the queue behind. */
 static td_chart *exchanges_chart(const td_chart_source *src, const td_flow *flow, const char *title,
@@ -413,23 +416,17 @@ static td_chart *exchanges_chart(const td_chart_source *src, const td_flow *flow
     const td_dir_series *ds = td_series_of(src->series, td_flow_time_budget(flow));
     unsigned ratio = td_engine_config(src->engine)->budget.queue_rtt_ratio;
     td_chart *c;
-    GArray *groups;
 
     if (!ds || !td_series_len(&ds->exchanges)) {
         *why = "no chart: no exchange of this flow was recorded";
         return NULL;
     }
-    c = duration_chart("network time per exchange", title);
-    groups = grouped(&ds->exchanges);
-    add_ranges(c, groups, flow->first_ns, "exchanges", "each exchange's network time (its round trip)");
-    g_array_free(groups, TRUE);
-    dot_lines(c);
+    c = events_chart(&ds->exchanges, flow, "network time per exchange", title, "exchanges",
+                     "each exchange's network time (its round trip)");
     if (diag->path_rtt_ns > 0) {
         char *queued = g_strdup_printf("queued from %u times the empty path's round trip:", ratio);
-        add_level(c, "path", diag->path_rtt_ns / 1e3,
-                  duration_label("the empty path's round trip (smallest handshake between these hosts)",
-                                 diag->path_rtt_ns));
-        add_level(c, "late", (double)ratio * diag->path_rtt_ns / 1e3, duration_label(queued, ratio * diag->path_rtt_ns));
+        add_round_trips(c, diag->path_rtt_ns, "the empty path's round trip (smallest handshake between these hosts)",
+                        ratio * diag->path_rtt_ns, queued);
         g_free(queued);
     }
     add_fillers(c, src, flow, diag);

@@ -361,3 +361,64 @@ def test_server_delay_bar_shows_the_servers_think_time(tmp_path):
         parts = {g.get("data-part"): int(g.get("data-ns")) for g in by_class(bar, "g", "segment")}
         assert parts.get("server_wait", 0) >= 2_900_000_000, parts
     assert 0 in bars, sorted(bars)
+
+
+# Issue 30's mechanisms (captures/lab/mech/README.md: the kernel's numbers per scenario).
+MECH = CAPTURES / "lab" / "mech"
+
+
+def mech_truth(capture, cause):
+    """The expected file's flow of that cause (written from how the capture was made):
+    its tcp.stream, its truth, and the file's other flows."""
+    exp = json.loads((MECH / capture).with_suffix(".expected.json").read_text())
+    [flow] = [f for f in exp["flows"] if f["expect"]["tcpdiag.diag.cause"] == cause]
+    return flow["select"]["tcp.stream"], flow["truth"], [f for f in exp["flows"] if f is not flow]
+
+
+def mech_chart(tmp_path, capture, cause, stream):
+    """The chart of that flow in the report of the capture: its dotted line's points
+    (SVG coordinates, y down) and the y of its levels by class."""
+    root = parse(report(tmp_path, MECH / capture))
+    [chart] = [c for c in by_class(root, "figure", "chart")
+               if c.get("data-cause") == cause and int(c.get("data-stream")) == stream]
+    [svg] = named(chart, "svg")
+    [line] = by_class(svg, "polyline", "series")
+    points = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+    assert len(by_class(svg, "path", "dots")) == 1
+    levels = {cls: float(l.get("y1")) for l in by_class(svg, "line", "level") if named(l, "title")
+              for cls in l.get("class").split() if cls != "level"}       # the plot's, not the legend's
+    return svg, points, levels
+
+
+@pytest.mark.parametrize("vantage", ["client", "router", "server"])
+def test_nagle_chart_shows_each_hold(tmp_path, vantage):
+    """mech-nagle: 50 requests written in two parts with Nagle on; the server delayed its
+    ACK of the first part 49 times (server_DelayedACKs; the first was quick-ACKed), a
+    pure ACK ~42 ms late each time. The chart has a dot per hold, 49, every one above
+    the path's round trip (the second part waits at least for the ACK's round trip),
+    and their median above the round trip plus the delay that makes an ACK late."""
+    capture = f"lab-mech-nagle-{vantage}.pcap"
+    stream, truth, _ = mech_truth(capture, "nagle-delayed-ack")
+    _, points, levels = mech_chart(tmp_path, capture, "nagle-delayed-ack", stream)
+    assert len(points) == truth["nagle"]["server_DelayedACKs"] == 49
+    heights = sorted(y for _, y in points)
+    assert heights[-1] < levels["path"]                  # SVG y grows downwards
+    assert heights[len(heights) // 2] < levels["late"] < levels["path"]
+
+
+def test_queueing_chart_shows_each_exchange(tmp_path):
+    """mech-bloat at the client: the interactive flow's 12 exchanges through a queue the
+    download (the other flow, port 5002) kept full, its frames waiting 170.5 ms at the
+    least (sojourn_min_ms) on a 20 ms path. The chart has a dot per exchange, 12, every
+    one above the line from which a round trip counts as queued, and the download's
+    life shaded behind."""
+    capture = "lab-mech-bloat-client.pcap"
+    stream, truth, others = mech_truth(capture, "queueing-delay")
+    svg, points, levels = mech_chart(tmp_path, capture, "queueing-delay", stream)
+    assert len(points) == len(truth["exchanges"]) == 12
+    assert truth["queue"]["sojourn_min_ms"] / 1e3 > 4 * truth["path_rtt_s"]
+    assert all(y < levels["late"] < levels["path"] for _, y in points)
+    [filler] = [f for f in others if f["expect"]["tcpdiag.flow.client_port"] ==
+                truth["queue"]["queue_filled_by"]["client_port"]]
+    [span] = by_class(svg, "rect", "span")
+    assert f"stream {filler['select']['tcp.stream']} " in text_of(span)

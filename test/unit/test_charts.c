@@ -352,24 +352,85 @@ static unsigned count_of(const char *text, const char *what)
     return n;
 }
 
-/* The SVG writer maps a model it is handed, whoever built it: a timeline of two
- * flows, one of which waited through the host's silence, every text escaped. */
-static void test_svg_timeline(void)
+/* A chart model built by hand, as the SVG writer's tests hand it one: empty. */
+static td_chart *hand_chart(td_chart_kind kind, const char *title)
 {
     td_chart *c = g_new0(td_chart, 1);
-    td_chart_row waited = { g_strdup("a & b"), 0, 10, 2, 7, g_strdup("waited 5 s") };
-    td_chart_row idle = { g_strdup("c"), 1, 4, 1, 0, NULL };
-    td_chart_span silence = { 2, 6, NULL };
-    GString *svg = g_string_new("");
 
-    c->kind = TD_CHART_TIMELINE;
-    c->title = g_strdup("stall of <host>");
+    c->kind = kind;
+    c->title = g_strdup(title);
     c->x_title = "time";
     c->lines = g_array_new(FALSE, FALSE, sizeof(td_chart_line));
     c->levels = g_array_new(FALSE, FALSE, sizeof(td_chart_level));
     c->marks = g_array_new(FALSE, FALSE, sizeof(td_chart_mark));
     c->rows = g_array_new(FALSE, FALSE, sizeof(td_chart_row));
     c->silences = g_array_new(FALSE, FALSE, sizeof(td_chart_span));
+    return c;
+}
+
+/* A flow's exchanges: a request opens one, the next request or the flow's first
+ * FIN ends it with the transfer time charged meanwhile; a FIN with none open, or of
+ * a flow that made no request, records nothing (and keeps no history for it). */
+static void test_series_exchanges(void)
+{
+    td_series_book *book = td_series_book_new();
+    int flow, silent;       /* keys, as a flow's td_time_budget is */
+
+    td_series_closing(book, &silent, 10 * MS, 5 * MS);
+    g_assert_null(td_series_of(book, &silent));
+    td_series_request(book, &flow, 100 * MS, 30 * MS);
+    td_series_request(book, &flow, 300 * MS, 230 * MS);
+    td_series_closing(book, &flow, 600 * MS, 480 * MS);
+    td_series_closing(book, &flow, 700 * MS, 580 * MS);
+    const td_dir_series *ds = td_series_of(book, &flow);
+    g_assert_cmpuint(td_series_len(&ds->exchanges), ==, 2);
+    g_assert_cmpuint(td_series_at(&ds->exchanges, 0).hi, ==, 200000);      /* µs */
+    g_assert_cmpint(td_series_at(&ds->exchanges, 0).t_ns, ==, 300 * MS);
+    g_assert_cmpuint(td_series_at(&ds->exchanges, 1).hi, ==, 250000);
+    g_assert_cmpint(td_series_at(&ds->exchanges, 1).t_ns, ==, 600 * MS);
+    td_series_hold(book, &flow, 650 * MS, 63 * MS);
+    g_assert_cmpuint(td_series_len(&ds->holds), ==, 1);
+    g_assert_cmpuint(td_series_at(&ds->holds, 0).lo, ==, 63000);
+    td_series_book_free(book);
+}
+
+/* A chart of durations: ticks in ms, a dot on each point of an events' line, another
+ * flow's life shaded behind with its (escaped) label in the legend. */
+static void test_svg_durations(void)
+{
+    td_chart *c = hand_chart(TD_CHART_XY, "holds");
+    td_chart_line held = { "holds", g_strdup("holds"), g_array_new(FALSE, FALSE, sizeof(td_xy)), true };
+    td_chart_span other = { 0.5, 9, g_strdup("stream <0>") };
+    td_xy points[] = { { 1, 63000 }, { 2, 64000 }, { 3, 62000 } };
+    GString *svg = g_string_new("");
+
+    c->y_title = "time held";
+    c->y_us = true;
+    g_array_append_vals(held.points, points, G_N_ELEMENTS(points));
+    g_array_append_val(c->lines, held);
+    g_array_append_val(c->silences, other);
+    td_chart_svg(c, svg);
+    g_assert_nonnull(strstr(svg->str, ">60 ms</text>"));
+    g_assert_null(strstr(svg->str, " kB</text>"));
+    g_assert_cmpuint(count_of(svg->str, "<path class=\"dots holds\""), ==, 1);
+    g_assert_cmpuint(count_of(svg->str, "a2 2 0 1 0 4 0"), ==, 3);
+    g_assert_cmpuint(count_of(svg->str, "<rect class=\"span\""), ==, 1);
+    g_assert_cmpuint(count_of(svg->str, "stream &lt;0&gt;"), ==, 2);      /* its hover text and the legend */
+    g_assert_null(strstr(svg->str, "<0>"));
+    g_string_free(svg, TRUE);
+    td_chart_free(c);
+}
+
+/* The SVG writer maps a model it is handed, whoever built it: a timeline of two
+ * flows, one of which waited through the host's silence, every text escaped. */
+static void test_svg_timeline(void)
+{
+    td_chart *c = hand_chart(TD_CHART_TIMELINE, "stall of <host>");
+    td_chart_row waited = { g_strdup("a & b"), 0, 10, 2, 7, g_strdup("waited 5 s") };
+    td_chart_row idle = { g_strdup("c"), 1, 4, 1, 0, NULL };
+    td_chart_span silence = { 2, 6, NULL };
+    GString *svg = g_string_new("");
+
     g_array_append_val(c->rows, waited);
     g_array_append_val(c->rows, idle);
     g_array_append_val(c->silences, silence);
@@ -500,6 +561,8 @@ int main(int argc, char **argv)
     g_test_add_func("/report/no-history-when-off", test_no_history_when_off);
     g_test_add_func("/report/series-decimation", test_series_decimation);
     g_test_add_func("/report/svg-timeline", test_svg_timeline);
+    g_test_add_func("/report/series-exchanges", test_series_exchanges);
+    g_test_add_func("/report/svg-durations", test_svg_durations);
     g_test_add_func("/report/budget-bar-shares", test_budget_bar_shares);
     g_test_add_func("/report/budget-bar-empty", test_budget_bar_empty);
     g_test_add_func("/report/budget-bar-svg", test_budget_bar_svg);

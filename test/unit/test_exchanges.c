@@ -1,10 +1,14 @@
 /* The diagnosis of request/response flows (issue 30), on conversations written by
  * hand (conversation.h): prompt small replies are healthy, not a limited sender; a
  * request written in two parts with Nagle on waits for the server's delayed ACK; an
- * interactive flow waits in the queue a download keeps full. */
+ * interactive flow waits in the queue a download keeps full. And the report's charts
+ * of both (the history series.c keeps with --report, drawn by report/charts.c). */
 #include <glib.h>
+#include <string.h>
+#include "charts.h"
 #include "conversation.h"
 #include "diagnosis.h"
+#include "series.h"
 
 /* Diagnoses the finished conversation's one flow. */
 static td_diagnosis diagnose_conv(conv *c)
@@ -72,13 +76,14 @@ static void test_prompt_replies_are_healthy(void)
  * after it arrived (40: its delayed ACK; 0: at once), the client's second part leaves
  * when that ACK reaches it and arrives a round trip after the ACK left, and the server
  * answers with 2048 B at once; the client's next request (acknowledging the reply) a
- * round trip later. */
-static void split_requests(conv *c, int n, int64_t ack_ms, uint32_t second, unsigned delayed_ms)
+ * round trip later. book: the report's history to keep, NULL none. */
+static void split_requests(conv *c, int n, int64_t ack_ms, uint32_t second, unsigned delayed_ms, td_series_book *book)
 {
     int64_t t = 20;
 
     conv_start(c);
     c->cfg.nagle.min_ack_delay_ms = delayed_ms;     /* the engine reads its configuration there */
+    c->cfg.flight.series = c->cfg.nagle.series = book;  /* the report's history, NULL none */
     c->scaled = true;
     handshake(c, 0, 0, 20);
     for (int i = 0; i < n; i++) {
@@ -101,7 +106,7 @@ static void split_requests(conv *c, int n, int64_t ack_ms, uint32_t second, unsi
 static void test_nagle_with_delayed_acks(void)
 {
     conv c;
-    split_requests(&c, 20, 40, 300, 30);
+    split_requests(&c, 20, 40, 300, 30, NULL);
     td_diagnosis d = diagnose_conv(&c);
     const td_flow *flow = td_engine_flow_at(c.engine, 0);
     const td_nagle *n = td_flow_nagle(flow);
@@ -121,7 +126,7 @@ static void test_nagle_with_delayed_acks(void)
 static void assert_no_hold(int64_t ack_ms, uint32_t second, unsigned delayed_ms)
 {
     conv c;
-    split_requests(&c, 20, ack_ms, second, delayed_ms);
+    split_requests(&c, 20, ack_ms, second, delayed_ms, NULL);
     td_diagnosis d = diagnose_conv(&c);
 
     g_assert_cmpint(td_nagle_held_sender(td_flow_nagle(td_engine_flow_at(c.engine, 0))), ==, -1);
@@ -152,12 +157,14 @@ static void test_nagle_threshold_is_a_preference(void)
  * then two segments every 20 ms, each pair acknowledged 20 ms later) keeps the path's
  * queue full; at 100 ms an interactive flow (stream 1) connects, its SYN-ACK waiting
  * 180 ms in the queue, and makes 12 exchanges of 100 B and 1000 B, each reply 200 ms
- * on its way (the queue) before the client's next request. */
-static void behind_a_download(conv *bulk, conv *chat)
+ * on its way (the queue) before the client's next request. book: the report's history
+ * to keep, NULL none. */
+static void behind_a_download(conv *bulk, conv *chat, td_series_book *book)
 {
     enum { LAST_MS = 2900, CHAT_START_MS = 300, EXCHANGE_MS = 200, EXCHANGES = 12 };
 
     conv_start(bulk);
+    bulk->cfg.flight.series = bulk->cfg.nagle.series = book;
     bulk->scaled = true;
     handshake(bulk, 0, 0, 20);
     send(bulk, true, 20, TD_TH_ACK | TD_TH_PSH, 100);
@@ -190,7 +197,7 @@ static void test_queueing_behind_a_download(void)
     conv bulk, chat;
     td_diagnoses *all;
 
-    behind_a_download(&bulk, &chat);
+    behind_a_download(&bulk, &chat, NULL);
     td_engine_finish(bulk.engine);
     all = td_diagnose(bulk.engine, NULL);
     const td_diagnosis *d = td_diagnosis_of(all, td_engine_flow_at(bulk.engine, 1));
@@ -211,6 +218,113 @@ static void test_queueing_behind_a_download(void)
     td_engine_free(bulk.engine);
 }
 
+/* The chart the flow's diagnosed cause calls for, with the report's history. */
+static td_chart *chart_of(const td_engine *engine, const td_diagnoses *all, const td_series_book *book,
+                          const td_flow *flow)
+{
+    td_chart_source src = { engine, all, book };
+    const char *why = NULL;
+    td_chart *chart = td_chart_for_flow(&src, flow, &why);
+
+    g_assert_null(why);
+    g_assert_nonnull(chart);
+    g_assert_true(chart->y_us);
+    return chart;
+}
+
+static const td_chart_level *level_of(const td_chart *chart, const char *cls)
+{
+    for (guint i = 0; i < chart->levels->len; i++)
+        if (strcmp(g_array_index(chart->levels, td_chart_level, i).cls, cls) == 0)
+            return &g_array_index(chart->levels, td_chart_level, i);
+    g_assert_not_reached();
+}
+
+/* The chart of the 20 held second parts: a dot per hold, each 60 ms (the server's
+ * 40 ms delayed ACK and its 20 ms way back), at its release; against the handshake's
+ * 20 ms round trip and the 50 ms from which the rule calls an ACK delayed. */
+static void test_nagle_chart(void)
+{
+    td_series_book *book = td_series_book_new();
+    conv c;
+    split_requests(&c, 20, 40, 300, 30, book);
+    td_engine_finish(c.engine);
+    td_diagnoses *all = td_diagnose(c.engine, NULL);
+    const td_flow *flow = td_engine_flow_at(c.engine, 0);
+    td_chart *chart = chart_of(c.engine, all, book, flow);
+    const td_chart_line *holds = &g_array_index(chart->lines, td_chart_line, 0);
+
+    g_assert_cmpuint(chart->lines->len, ==, 1);
+    g_assert_true(holds->dots);
+    g_assert_cmpuint(holds->points->len, ==, 20);
+    for (guint i = 0; i < 20; i++) {
+        const td_xy *p = &g_array_index(holds->points, td_xy, i);
+        g_assert_cmpfloat_with_epsilon(p->y, 60000, 1e-6);                      /* µs */
+        g_assert_cmpfloat_with_epsilon(p->x, 0.020 + 0.080 * i + 0.060, 1e-9);  /* released: first part + 60 ms */
+    }
+    g_assert_cmpfloat_with_epsilon(level_of(chart, "path")->y, 20000, 1e-6);
+    g_assert_cmpfloat_with_epsilon(level_of(chart, "late")->y, 50000, 1e-6);
+    td_chart_free(chart);
+    td_diagnoses_free(all);
+    td_engine_free(c.engine);
+    td_series_book_free(book);
+}
+
+/* The chart of the interactive flow: one point per exchange, each the 200 ms from one
+ * request to the next (the last to the client's FIN), whatever the capture point
+ * subtracts; against the empty path's 20 ms and the 80 ms from which the rule calls
+ * a round trip queued; the download shaded over the flow's life. The download, which
+ * made one request and closed, keeps one exchange and no chart of this kind. */
+static void test_queueing_chart(void)
+{
+    td_series_book *book = td_series_book_new();
+    conv bulk, chat;
+    behind_a_download(&bulk, &chat, book);
+    td_engine_finish(bulk.engine);
+    td_diagnoses *all = td_diagnose(bulk.engine, NULL);
+    const td_flow *flow = td_engine_flow_at(bulk.engine, 1);
+    td_chart *chart = chart_of(bulk.engine, all, book, flow);
+    const td_chart_line *exchanges = &g_array_index(chart->lines, td_chart_line, 0);
+    const td_chart_span *download = &g_array_index(chart->silences, td_chart_span, 0);
+
+    g_assert_cmpuint(chart->lines->len, ==, 1);
+    g_assert_true(exchanges->dots);
+    g_assert_cmpuint(exchanges->points->len, ==, 12);
+    for (guint i = 0; i < 12; i++) {
+        const td_xy *p = &g_array_index(exchanges->points, td_xy, i);
+        g_assert_cmpfloat_with_epsilon(p->y, 200000, 1e-6);
+        g_assert_cmpfloat_with_epsilon(p->x, 0.400 + 0.200 * i, 1e-9);  /* its end: the next request, the FIN */
+    }
+    g_assert_cmpfloat_with_epsilon(level_of(chart, "path")->y, 20000, 1e-6);
+    g_assert_cmpfloat_with_epsilon(level_of(chart, "late")->y, 80000, 1e-6);
+    g_assert_cmpuint(chart->silences->len, ==, 1);
+    g_assert_cmpfloat_with_epsilon(download->x0, 0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(download->x1, 2.6, 1e-9);     /* the flow's last packet */
+    g_assert_nonnull(strstr(download->label, "stream 0"));
+    g_assert_cmpuint(td_series_len(&td_series_of(book, td_flow_time_budget(td_engine_flow_at(bulk.engine, 0)))->exchanges),
+                     ==, 1);
+    td_chart_free(chart);
+    td_diagnoses_free(all);
+    td_engine_free(bulk.engine);
+    td_series_book_free(book);
+}
+
+/* Without the report's history nothing is kept, and the chart says so. */
+static void test_no_chart_without_history(void)
+{
+    conv c;
+    split_requests(&c, 20, 40, 300, 30, NULL);
+    td_engine_finish(c.engine);
+    td_diagnoses *all = td_diagnose(c.engine, NULL);
+    td_chart_source src = { c.engine, all, NULL };
+    const char *why = NULL;
+
+    g_assert_null(td_chart_for_flow(&src, td_engine_flow_at(c.engine, 0), &why));
+    g_assert_nonnull(why);
+    td_diagnoses_free(all);
+    td_engine_free(c.engine);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -220,5 +334,8 @@ int main(int argc, char **argv)
     g_test_add_func("/exchanges/full-segment-is-not-held", test_full_segment_is_not_held);
     g_test_add_func("/exchanges/nagle-threshold-is-a-preference", test_nagle_threshold_is_a_preference);
     g_test_add_func("/exchanges/queueing-behind-a-download", test_queueing_behind_a_download);
+    g_test_add_func("/exchanges/nagle-chart", test_nagle_chart);
+    g_test_add_func("/exchanges/queueing-chart", test_queueing_chart);
+    g_test_add_func("/exchanges/no-chart-without-history", test_no_chart_without_history);
     return g_test_run();
 }
