@@ -441,10 +441,12 @@ static void budget_record(td_engine *engine, td_flow *flow, const td_record *rec
     if (!flow->more)
         return;
     b = &flow->more->budget;
+    if (!book) {
+        td_time_budget_record(b, rec, sender, flow->client, &flow->more->hs);
+        return;
+    }
     last_data_sender = b->last_data_sender;
     td_time_budget_record(b, rec, sender, flow->client, &flow->more->hs);
-    if (!book)
-        return;
     client = flow->client >= 0 ? flow->client : b->guessed_client;
     if (sender == client && b->last_data_sender == sender && last_data_sender != sender)
         td_series_request(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));
