@@ -103,9 +103,8 @@ static bool left_out(const run *r, guint i, bool not_a_capture)
     return not_a_capture && r->files[i].in_directory;
 }
 
-static void drain_to_stdout(const GString *chunk, void *ctx)
+static void drain_to_stdout(const GString *chunk)
 {
-    (void)ctx;
     write_out(chunk->str, chunk->len);
 }
 
@@ -144,7 +143,7 @@ static void analyse(run *r, guint i)
                               : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
     result *res = &r->results[i];
     GString *text = g_string_new("");
-    td_records records = { text, takes_printing_turn(r, i, c) ? drain_to_stdout : NULL, NULL };
+    td_records records = { text, takes_printing_turn(r, i, c) ? drain_to_stdout : NULL };
     td_file_summary *summary = r->summary ? td_file_summary_of(c) : NULL;
     GPtrArray *findings = NULL;
     char *warning = NULL;

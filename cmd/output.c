@@ -39,7 +39,7 @@ void td_records_flush(td_records *records)
 {
     if (!records->drain || !records->out->len)
         return;
-    records->drain(records->out, records->ctx);
+    records->drain(records->out);
     g_string_truncate(records->out, 0);
 }
 

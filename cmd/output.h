@@ -33,8 +33,7 @@ bool td_output_shows(const td_capture *c, const td_flow *flow, td_flows_shown sh
  * flood). Without a drain, out keeps them all. */
 typedef struct td_records {
     GString *out;
-    void (*drain)(const GString *chunk, void *ctx);
-    void *ctx;
+    void (*drain)(const GString *chunk);
 } td_records;
 
 /* Hands what out holds to the drain, if there is one (the end of a capture's records). */

@@ -317,6 +317,16 @@ static bool path_loss(const flow_facts *x)
            td_cc_cuts_like_loss(cc->loss_ratio);
 }
 
+/* A part that is where the time of a whole went: a large share of it and long in
+ * itself (td_budget_config). */
+static bool takes_share(const td_config *cfg, int64_t part_ns, int64_t whole_ns)
+{
+    /* in double: a hostile capture's clock can span centuries, whose ns times 100
+       would overflow */
+    return whole_ns > 0 && part_ns >= (int64_t)cfg->budget.min_cost_ms * 1000000 &&
+           (double)part_ns * 100.0 >= (double)whole_ns * cfg->budget.min_share_pct;
+}
+
 /* The time the flow was active less the applications' waits: what a slow-start
  * restart is judged and costed against, since the pauses that caused it stay the
  * applications' (client-delay's or server-delay's). */
@@ -331,11 +341,7 @@ static int64_t transfer_ns(const td_flow *flow)
  * large share of transfer_ns, and long in itself. */
 static bool slow_start_restart(const td_config *cfg, const td_flow *flow, const flow_facts *x)
 {
-    int64_t cost = x->f->restart.cost_ns;
-    int64_t transfer = transfer_ns(flow);
-
-    return x->f->restart.restarts && transfer > 0 && cost >= (int64_t)cfg->budget.min_cost_ms * 1000000 &&
-           (double)cost * 100.0 >= (double)transfer * cfg->budget.min_share_pct;
+    return x->f->restart.restarts && takes_share(cfg, x->f->restart.cost_ns, transfer_ns(flow));
 }
 
 /* Capped with nothing in the flow to explain it, while the sender's offloaded
@@ -390,16 +396,10 @@ static bool options_stripped(const td_options_audit *audit)
 
 /* ---------------------------------------------------------------- the time budget */
 
-/* A part of the flow's time budget that is where its time went: a large share of
- * its active time and long in itself (td_budget_config). */
+/* A part of the flow's time budget that is where its time went: of its active time. */
 static bool dominates(const td_config *cfg, const td_flow *flow, int64_t part_ns)
 {
-    int64_t active = active_ns(flow);
-
-    /* in double: a hostile capture's clock can span centuries, whose ns times 100
-       would overflow */
-    return active > 0 && part_ns >= (int64_t)cfg->budget.min_cost_ms * 1000000 &&
-           (double)part_ns * 100.0 >= (double)active * cfg->budget.min_share_pct;
+    return takes_share(cfg, part_ns, active_ns(flow));
 }
 
 /* The handshake's own round trip is no retry's cost: a SYN never answered cost all
@@ -438,8 +438,7 @@ static int64_t round_trip_cost_ns(const td_config *cfg, const td_flow *flow, con
     int64_t network = td_time_budget_part(b, TD_TIME_SETUP) + td_time_budget_part(b, TD_TIME_TRANSFER);
 
     if (!td_flow_roles_known(flow) || rtt < (int64_t)cfg->budget.long_rtt_ms * 1000000 || rtt <= ref ||
-        (x->f && x->f->rounds > (uint64_t)ROUNDS_PER_EXCHANGE * MAX(td_time_budget_exchanges(b), 1u)) ||
-        !dominates(cfg, flow, network))
+        sends_unasked(flow, x) || !dominates(cfg, flow, network))
         return 0;
     return (int64_t)((double)network * (1.0 - (double)ref / (double)rtt));
 }
@@ -563,17 +562,22 @@ static void against_rate(td_diagnosis *d, const td_flow *flow, const flow_facts 
     d->lost_ns = (int64_t)MAX(0.0, (double)ns - bytes * 1e9 / reference);
 }
 
+/* The slowdown of a time `ns` that would have been ns - d->lost_ns without the loss;
+ * left as it is when the loss is not within it. */
+static void slowdown_within(td_diagnosis *d, int64_t ns)
+{
+    if (ns > d->lost_ns && d->lost_ns >= 0)
+        d->slowdown = (double)ns / (double)(ns - d->lost_ns);
+}
+
 /* Time lost within the flow's own life (an episode, or a part of its time budget):
  * the slowdown is what the active time would have been without it. The reference is
  * the caller's to name. */
 static void against_own_time(td_diagnosis *d, const td_flow *flow, int64_t lost, td_reference reference)
 {
-    int64_t ns = active_ns(flow);
-
     d->reference = reference;
     d->lost_ns = lost;
-    if (ns > lost && lost >= 0)
-        d->slowdown = (double)ns / (double)(ns - lost);
+    slowdown_within(d, active_ns(flow));
 }
 
 /* A group that was no faster than the flow shows no cost: the caller may try
@@ -705,8 +709,7 @@ static void cost_of(const td_engine *engine, const td_flow *flow, const flow_fac
     case TD_CAUSE_SLOW_START_RESTART:
         against_own_time(d, flow, x->f->restart.cost_ns, TD_REF_NONE);
         /* the restarts slowed the transfer, not the pauses */
-        if (transfer_ns(flow) > d->lost_ns)
-            d->slowdown = (double)transfer_ns(flow) / (double)(transfer_ns(flow) - d->lost_ns);
+        slowdown_within(d, transfer_ns(flow));
         break;
     case TD_CAUSE_APP_LIMITED:
         /* The application's own silences are no time the network lost: its pauses

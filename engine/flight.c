@@ -597,7 +597,7 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         paused = was_idle && end_idle(f, rec->time_ns, rec->frame, cfg);
         if (was_idle && !paused)
             round_start = f->idle_since_ns;
-        f->new_bytes += end - (td_seq_before(rec->seq, f->nxt) ? f->nxt : rec->seq);
+        f->new_bytes += end - (below ? f->nxt : rec->seq);
         f->nxt = end;
         if (!f->in_round) {
             if (!paused)

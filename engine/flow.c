@@ -253,13 +253,12 @@ const td_pmtu_run *td_flow_pmtu_blackhole(const td_flow *flow, int sender)
 int64_t td_flow_blackhole_ns(const td_flow *flow, int sender)
 {
     const td_pmtu_run *run = td_flow_pmtu_blackhole(flow, sender);
-    int64_t to_server, to_client;
+    int64_t to_sender;
 
     if (!run)
         return 0;
-    if (!td_flow_roles_known(flow) || !td_flow_handshake_halves(flow, &to_server, &to_client))
-        return run->wait_ns;
-    return MAX(0, run->wait_ns - (sender == flow->client ? to_client : to_server));
+    to_sender = td_flow_roles_known(flow) ? td_handshake_round_trip_to(&flow->more->hs, sender, flow->client) : -1;
+    return to_sender < 0 ? run->wait_ns : MAX(0, run->wait_ns - to_sender);
 }
 
 static void settle_ecn(td_flow *flow, const td_ecn_decision *d)
@@ -441,12 +440,10 @@ static void budget_record(td_engine *engine, td_flow *flow, const td_record *rec
     if (!flow->more)
         return;
     b = &flow->more->budget;
-    if (!book) {
-        td_time_budget_record(b, rec, sender, flow->client, &flow->more->hs);
-        return;
-    }
     last_data_sender = b->last_data_sender;
     td_time_budget_record(b, rec, sender, flow->client, &flow->more->hs);
+    if (!book)
+        return;
     client = flow->client >= 0 ? flow->client : b->guessed_client;
     if (sender == client && b->last_data_sender == sender && last_data_sender != sender)
         td_series_request(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));

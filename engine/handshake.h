@@ -84,6 +84,16 @@ static inline bool td_handshake_halves(const td_handshake *hs, int64_t *syn_to_s
     *synack_to_ack = hs->ack_ns - hs->acked_synack_ns;
     return true;
 }
+/* The capture point's round trip to an endpoint: the handshake half on its side (the
+ * SYN-ACK's to the server, the ACK's to the client); -1 when not measurable. */
+static inline int64_t td_handshake_round_trip_to(const td_handshake *hs, int endpoint, int client)
+{
+    int64_t to_server, to_client;
+
+    if (!td_handshake_halves(hs, &to_server, &to_client))
+        return -1;
+    return endpoint == client ? to_client : to_server;
+}
 /* What endpoint announced in its SYN or SYN-ACK (TD_OPT_* bits), and which options'
  * presence is known at all. later_ts: a segment after the handshake carried
  * timestamps, which proves both sides announced them (RFC 7323 §3.2). */

@@ -13,16 +13,6 @@ void td_nagle_config_defaults(td_nagle_config *cfg)
     cfg->series = NULL;
 }
 
-/* The capture point's round trip to an endpoint: the handshake half on its side. */
-static int64_t round_trip_to(const td_handshake *hs, int endpoint, int client)
-{
-    int64_t to_server, to_client;
-
-    if (!td_handshake_halves(hs, &to_server, &to_client))
-        return -1;
-    return endpoint == client ? to_client : to_server;
-}
-
 /* Released right after the ACK reached the sender: within the capture point's round
  * trip to it, and a quarter of the path's round trip (at least 1 ms) of jitter. */
 static bool released_at_once(int64_t after_ack_ns, int64_t to_sender, int64_t path_rtt)
@@ -39,8 +29,8 @@ void td_nagle_record(td_nagle *n, const td_record *rec, int sender, int client, 
 
     if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)) || client < 0)
         return;
-    to_me = round_trip_to(hs, sender, client);
-    to_peer = round_trip_to(hs, 1 - sender, client);
+    to_me = td_handshake_round_trip_to(hs, sender, client);
+    to_peer = td_handshake_round_trip_to(hs, 1 - sender, client);
     if (to_me < 0)
         return;
     /* What its ACK says of the peer's data: all of it acknowledged, by a pure ACK this

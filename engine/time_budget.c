@@ -117,10 +117,9 @@ static void charge_turn(td_time_budget *b, int endpoint, int client, const td_ha
                         td_time_part owner)
 {
     const td_time_side *s = &b->side[endpoint];
-    int64_t to_server, to_client, net = 0, own;
+    int64_t net = s->turn_net ? MAX(td_handshake_round_trip_to(hs, endpoint, client), 0) : 0;
+    int64_t own;
 
-    if (s->turn_net && td_handshake_halves(hs, &to_server, &to_client))
-        net = endpoint == client ? to_client : to_server;
     own = t - s->turn_ns - net;
     /* The endpoint going on with its own data after the peer acknowledged all of it:
      * queueing stretches the round trip beyond the handshake's, so a pause no longer
