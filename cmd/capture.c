@@ -1,5 +1,5 @@
-/* One capture file through the engine: read, decode, number the streams, feed, finish,
- * diagnose. */
+/* One capture file through the engine: read, decode, number the streams, feed, settle
+ * (the flows due as the capture's clock moves on, then the rest at the end), diagnose. */
 #include "capture.h"
 
 #include "reader.h"
@@ -36,6 +36,7 @@ static void feed(td_capture *c, td_streams *streams, td_fragments *fragments, td
         }
         c->counts.segments++;
         td_engine_add(c->engine, &rec, &sender);
+        td_settler_clock(c->settler, rec.time_ns);
         break;
     case TD_FRAME_QUOTED:
         if (!stream_of(streams, &rec, &info, true)) {
@@ -87,8 +88,26 @@ static int earliest(const source *sources, guint count)
     return best;
 }
 
+/* The settler's hand-over: the capture shows that point's diagnosis to the sink. */
+typedef struct settling {
+    td_capture *c;
+    const td_capture_sink *sink;
+} settling;
+
+static void on_settled(const td_diagnoses *d, const td_hosts *hosts, const td_flow *flow, void *ctx)
+{
+    settling *st = ctx;
+
+    st->c->diagnoses = (td_diagnoses *)d;
+    st->c->hosts = (td_hosts *)hosts;
+    st->sink->settled(st->c, flow, st->sink->ctx);
+    st->c->diagnoses = NULL;
+    st->c->hosts = NULL;
+}
+
 td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_folder, guint count,
-                                      const td_prefs *prefs, td_wireshark version, volatile gint *packets)
+                                      const td_prefs *prefs, td_wireshark version, volatile gint *packets,
+                                      const td_capture_sink *sink)
 {
     td_capture *c = g_new0(td_capture, 1);
     source *sources = g_new0(source, count);
@@ -136,6 +155,8 @@ td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_f
     if (prefs->keep_history)
         c->cfg.flight.series = c->cfg.nagle.series = c->series = td_series_book_new();
     c->engine = td_engine_new(&c->cfg);
+    settling st = { c, sink };
+    c->settler = td_settler_new(c->engine, &prefs->hosts, sink ? on_settled : NULL, &st);
     streams = td_streams_new(version);
     fragments = td_fragments_new();
     for (int i; (i = earliest(sources, count)) >= 0;) {
@@ -167,16 +188,20 @@ td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_f
     g_free(sources);
     td_streams_free(streams);
     td_fragments_free(fragments);
-    td_engine_finish(c->engine);
-    c->hosts = td_hosts_build(c->engine, &prefs->hosts);
-    c->diagnoses = td_diagnose(c->engine, c->hosts);
+    td_settler_finish(c->settler, &c->hosts, &c->diagnoses);
+    c->counts.late = td_engine_late(c->engine);
     return c;
 }
 
 td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
-                               volatile gint *packets)
+                               volatile gint *packets, const td_capture_sink *sink)
 {
-    return td_capture_analyse_merged(&path, NULL, 1, prefs, version, packets);
+    return td_capture_analyse_merged(&path, NULL, 1, prefs, version, packets, sink);
+}
+
+bool td_capture_settled_early(const td_capture *c, const td_flow *flow)
+{
+    return c->settler && td_settler_settled_early(c->settler, flow);
 }
 
 void td_capture_free(td_capture *c)
@@ -185,6 +210,7 @@ void td_capture_free(td_capture *c)
         return;
     td_hosts_free(c->hosts);
     td_diagnoses_free(c->diagnoses);
+    td_settler_free(c->settler);
     td_engine_free(c->engine);
     td_series_book_free(c->series);
     g_free(c->path);

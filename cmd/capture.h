@@ -9,6 +9,7 @@
 #include "hosts.h"
 #include "prefs.h"
 #include "series.h"
+#include "settle.h"
 #include "streams.h"
 
 typedef struct td_capture_counts {
@@ -18,6 +19,7 @@ typedef struct td_capture_counts {
     uint64_t other;         /* neither (not TCP, IP fragments, unsupported link layers) */
     uint64_t undecoded_link;    /* ...of which packets of a link type the decoder does not read */
     uint64_t malformed;     /* headers cut short or inconsistent: skipped */
+    uint64_t late;          /* segments of a flow after it settled (settle.h): not analysed */
 } td_capture_counts;
 
 typedef struct td_capture {
@@ -34,16 +36,25 @@ typedef struct td_capture {
     td_engine *engine;
     td_diagnoses *diagnoses;
     td_hosts *hosts;
+    td_settler *settler;
     td_capture_counts counts;
     char *undecoded_link;   /* wiretap's name of the first link type not decoded, or NULL */
     guint sources_skipped;  /* merged files found in folders that are not captures: left out */
 } td_capture;
 
-/* Reads the whole file, with the preferences given. *packets (may be NULL) is advanced as frames are read, for
+/* A flow that settled while the file was read (settle.h), before its end: c's
+ * diagnoses and hosts are that point's during the call. */
+typedef struct td_capture_sink {
+    void (*settled)(const td_capture *c, const td_flow *flow, void *ctx);
+    void *ctx;
+} td_capture_sink;
+
+/* Reads the whole file, with the preferences given; sink (may be NULL) is given the
+ * flows that settle before the end. *packets (may be NULL) is advanced as frames are read, for
  * a progress display in another thread. A file that fails part-way keeps what was
  * read before the error, diagnosed, and says so in error. */
 td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wireshark version,
-                               volatile gint *packets);
+                               volatile gint *packets, const td_capture_sink *sink);
 /* Several files as one capture in time order (dumpcap ring buffers, rotated files),
  * as mergecap would make it: the packets of all the files, earliest first (the
  * file given first on a tie), numbered in that order. path is the first file's; a
@@ -52,7 +63,10 @@ td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wires
  * open, or opens for a content without packets (JSON, media), is no capture: it is
  * left out and counted in sources_skipped. */
 td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_folder, guint count,
-                                      const td_prefs *prefs, td_wireshark version, volatile gint *packets);
+                                      const td_prefs *prefs, td_wireshark version, volatile gint *packets,
+                                      const td_capture_sink *sink);
+/* Whether the flow settled before the end of the file (its record went to the sink). */
+bool td_capture_settled_early(const td_capture *c, const td_flow *flow);
 void td_capture_free(td_capture *capture);
 
 #endif

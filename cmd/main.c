@@ -125,6 +125,30 @@ static bool takes_printing_turn(run *r, guint i, const td_capture *c)
     return turn;
 }
 
+/* A file's records while it is read. */
+typedef struct file_records {
+    run *r;
+    guint i;
+    td_records records;
+} file_records;
+
+/* Once the file's turn to print has come, its records (those kept so far first) go
+ * straight out. */
+static void claim_printing_turn(file_records *fr, const td_capture *c)
+{
+    if (!fr->records.drain && takes_printing_turn(fr->r, fr->i, c))
+        fr->records.drain = drain_to_stdout;
+}
+
+/* A flow that settled before the end of the file: its record now (settle.h). */
+static void record_settled(const td_capture *c, const td_flow *flow, void *ctx)
+{
+    file_records *fr = ctx;
+
+    claim_printing_turn(fr, c);
+    td_output_settled(fr->r->format, c, flow, fr->r->shown, &fr->records);
+}
+
 /* Analyses one file. Its records leave as they are made when it is the printing
  * turn's file; otherwise its output is kept until its turn. Either way the engine is
  * freed here, so the memory held for files waiting their turn to print is their
@@ -138,16 +162,22 @@ static void analyse(run *r, guint i)
         pthread_mutex_unlock(&r->lock);
         return;
     }
-    td_capture *c = r->merged ? td_capture_analyse_merged(r->merged, r->merged_in_folder, r->merged_count, r->prefs,
-                                                          WIRESHARK, &r->packets)
-                              : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets);
-    result *res = &r->results[i];
     GString *text = g_string_new("");
-    td_records records = { text, takes_printing_turn(r, i, c) ? drain_to_stdout : NULL };
+    file_records fr = { r, i, { text, NULL } };
+    /* json, csv and ek give a flow's record as it settles; the text report, the summary
+     * and the HTML report keep their end-of-run form */
+    bool records = !r->summary && !r->report && r->format != TD_FORMAT_TEXT;
+    td_capture_sink sink = { record_settled, &fr };
+    td_capture *c = r->merged ? td_capture_analyse_merged(r->merged, r->merged_in_folder, r->merged_count, r->prefs,
+                                                          WIRESHARK, &r->packets, records ? &sink : NULL)
+                              : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets,
+                                                   records ? &sink : NULL);
+    result *res = &r->results[i];
     td_file_summary *summary = r->summary ? td_file_summary_of(c) : NULL;
     GPtrArray *findings = NULL;
-    char *warning = NULL;
+    GString *warnings = g_string_new("");
 
+    claim_printing_turn(&fr, c);
     if (r->report) {
         /* a merge is named by its first file and how many more */
         char *name = r->merged && r->merged_count > 1
@@ -160,30 +190,29 @@ static void analyse(run *r, guint i)
         g_free(name);
     } else if (!r->summary) {
         /* json and csv say how every file was read, even one that could not be */
-        switch (r->format) {
-        case TD_FORMAT_TEXT:
+        if (r->format == TD_FORMAT_TEXT) {
             if (c->opened)
                 td_output_text(c, r->shown, text);
-            break;
-        case TD_FORMAT_JSON:
-            td_output_json(c, r->shown, &records);
+        } else
+            td_output_records(r->format, c, r->shown, &fr.records);
+        if (r->format == TD_FORMAT_JSON)
             td_output_json_file(c, text);
-            break;
-        case TD_FORMAT_EK:   td_output_ek(c, r->shown, &records); break;
-        case TD_FORMAT_CSV:
-            td_output_csv(c, r->shown, &records);
+        else if (r->format == TD_FORMAT_CSV)
             td_output_csv_file(c, text);
-            break;
-        }
-        td_records_flush(&records);
+        td_records_flush(&fr.records);
     }
     if (c->counts.undecoded_link)
-        warning = g_strdup_printf("%" G_GUINT64_FORMAT " packet%s skipped: the command does not decode link type "
-                                  "%s; tshark -2 with the plugin reads it", c->counts.undecoded_link,
-                                  c->counts.undecoded_link == 1 ? "" : "s", c->undecoded_link);
+        g_string_append_printf(warnings, "%" G_GUINT64_FORMAT " packet%s skipped: the command does not decode link "
+                               "type %s; tshark -2 with the plugin reads it", c->counts.undecoded_link,
+                               c->counts.undecoded_link == 1 ? "" : "s", c->undecoded_link);
+    if (c->counts.late)
+        g_string_append_printf(warnings, "%s%" G_GUINT64_FORMAT " segment%s came after their flow had settled "
+                               "(closed for settle_window_s, or silent for idle_timeout_s) and its record was "
+                               "given: not analysed",
+                               warnings->len ? "; " : "", c->counts.late, c->counts.late == 1 ? "" : "s");
     pthread_mutex_lock(&r->lock);
     res->text = text;
-    res->warning = warning;
+    res->warning = g_string_free(warnings, warnings->len == 0);     /* NULL when none */
     res->summary = summary;
     res->findings = findings;
     res->error = g_steal_pointer(&c->error);

@@ -247,27 +247,17 @@ static void plain_key(GString *out, const char *name)
     json_string(out, name);
 }
 
-void td_output_json(const td_capture *c, td_flows_shown shown, td_records *records)
+static void json_record(collector *col, const td_capture *c, const td_flow *flow, GString *out)
 {
-    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_JSON };
-    GString *out = records->out;
+    bool first = false;
 
-    for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
-        const td_flow *flow = td_engine_flow_at(c->engine, i);
-        if (!td_output_shows(c, flow, shown))
-            continue;
-        bool first = false;
-        collect_flow(&col, c, flow);
-        g_string_append(out, "{\"record\":\"flow\",\"file\":");
-        json_string(out, c->path);
-        g_string_append_printf(out, ",\"tcp.stream\":%u", flow->stream);
-        json_members(out, col.items, NULL, &first, plain_key);
-        direction_members(out, col.items, "", plain_key);
-        g_string_append(out, "}\n");
-        record_done(records);
-    }
-    clear(&col);
-    g_array_free(col.items, TRUE);
+    collect_flow(col, c, flow);
+    g_string_append(out, "{\"record\":\"flow\",\"file\":");
+    json_string(out, c->path);
+    g_string_append_printf(out, ",\"tcp.stream\":%u", flow->stream);
+    json_members(out, col->items, NULL, &first, plain_key);
+    direction_members(out, col->items, "", plain_key);
+    g_string_append(out, "}\n");
 }
 
 /* tshark -T ek names a field "<protocol>_<field with dots as underscores>", so
@@ -279,36 +269,25 @@ static void ek_key(GString *out, const char *name)
     g_free(flat);
 }
 
-void td_output_ek(const td_capture *c, td_flows_shown shown, td_records *records)
+static void ek_record(collector *col, const td_capture *c, const td_flow *flow, GString *out)
 {
-    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_JSON };
-    GString *out = records->out;
+    GDateTime *day = g_date_time_new_from_unix_utc(flow->first_ns / 1000000000);
+    char *date = day ? g_date_time_format(day, "%Y-%m-%d") : g_strdup("1970-01-01");
+    bool first = true;
 
-    for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
-        const td_flow *flow = td_engine_flow_at(c->engine, i);
-        if (!td_output_shows(c, flow, shown))
-            continue;
-        GDateTime *day = g_date_time_new_from_unix_utc(flow->first_ns / 1000000000);
-        char *date = day ? g_date_time_format(day, "%Y-%m-%d") : g_strdup("1970-01-01");
-        bool first = true;
-
-        collect_flow(&col, c, flow);
-        /* tshark indexes packets-DATE by the packet's day; these are flows */
-        g_string_append_printf(out, "{\"index\":{\"_index\":\"tcpdiag-%s\"}}\n", date);
-        g_string_append_printf(out, "{\"timestamp\":\"%" PRId64 "\",\"file\":", flow->first_ns / 1000000);
-        json_string(out, c->path);
-        g_string_append_printf(out, ",\"tcp_stream\":%u,\"layers\":{\"tcpdiag\":{", flow->stream);
-        json_members(out, col.items, NULL, &first, ek_key);
-        g_string_append_c(out, '}');
-        direction_members(out, col.items, "tcpdiag_", ek_key);
-        g_string_append(out, "}}\n");
-        record_done(records);
-        g_free(date);
-        if (day)
-            g_date_time_unref(day);
-    }
-    clear(&col);
-    g_array_free(col.items, TRUE);
+    collect_flow(col, c, flow);
+    /* tshark indexes packets-DATE by the packet's day; these are flows */
+    g_string_append_printf(out, "{\"index\":{\"_index\":\"tcpdiag-%s\"}}\n", date);
+    g_string_append_printf(out, "{\"timestamp\":\"%" PRId64 "\",\"file\":", flow->first_ns / 1000000);
+    json_string(out, c->path);
+    g_string_append_printf(out, ",\"tcp_stream\":%u,\"layers\":{\"tcpdiag\":{", flow->stream);
+    json_members(out, col->items, NULL, &first, ek_key);
+    g_string_append_c(out, '}');
+    direction_members(out, col->items, "tcpdiag_", ek_key);
+    g_string_append(out, "}}\n");
+    g_free(date);
+    if (day)
+        g_date_time_unref(day);
 }
 
 /* CSV: one fixed header whatever the capture. A flow whose roles are unknown puts
@@ -454,34 +433,71 @@ static int csv_slot(const td_flow *flow, const char *dir)
     return same_dir(dir, td_flow_fields_dir(flow, td_flow_sender_at(flow, 0))) ? 1 : 2;
 }
 
-void td_output_csv(const td_capture *c, td_flows_shown shown, td_records *records)
+static void csv_record(collector *col, const td_capture *c, const td_flow *flow, GString *out)
 {
     const csv_layout *layout = csv_columns();
-    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), RENDER_CSV };
     char **cells = g_new0(char *, layout->count);
 
-    for (guint i = 0; c->engine && i < td_engine_flow_count(c->engine); i++) {
+    collect_flow(col, c, flow);
+    cells[0] = g_strdup("flow");
+    cells[1] = utf8(c->path);
+    cells[2] = g_strdup_printf("%u", flow->stream);
+    for (guint k = 0; k < col->items->len; k++) {
+        item *it = &g_array_index(col->items, item, k);
+        char **cell = &cells[layout->column[csv_slot(flow, it->dir)][it->id]];
+        /* a repeated field: one cell, its values joined */
+        char *value = *cell ? g_strdup_printf("%s,%s", *cell, it->value) : g_steal_pointer(&it->value);
+        g_free(*cell);
+        *cell = value;
+    }
+    csv_line(out, cells, layout->count);
+    for (guint k = 0; k < layout->count; k++)
+        g_free(cells[k]);
+    g_free(cells);
+}
+
+/* One flow's record in each format that has records, and how its values are rendered. */
+typedef struct record_writer {
+    void (*write)(collector *col, const td_capture *c, const td_flow *flow, GString *out);
+    render_kind kind;
+} record_writer;
+
+static const record_writer *writer_of(td_format format)
+{
+    static const record_writer writers[] = {
+        [TD_FORMAT_JSON] = { json_record, RENDER_JSON },
+        [TD_FORMAT_EK] = { ek_record, RENDER_JSON },
+        [TD_FORMAT_CSV] = { csv_record, RENDER_CSV },
+    };
+    return (size_t)format < G_N_ELEMENTS(writers) && writers[format].write ? &writers[format] : NULL;
+}
+
+void td_output_records(td_format format, const td_capture *c, td_flows_shown shown, td_records *records)
+{
+    const record_writer *w = writer_of(format);
+    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), w ? w->kind : RENDER_JSON };
+
+    for (guint i = 0; w && c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
-        if (!td_output_shows(c, flow, shown))
+        if (td_capture_settled_early(c, flow) || !td_output_shows(c, flow, shown))
             continue;
-        collect_flow(&col, c, flow);
-        cells[0] = g_strdup("flow");
-        cells[1] = utf8(c->path);
-        cells[2] = g_strdup_printf("%u", flow->stream);
-        for (guint k = 0; k < col.items->len; k++) {
-            item *it = &g_array_index(col.items, item, k);
-            char **cell = &cells[layout->column[csv_slot(flow, it->dir)][it->id]];
-            /* a repeated field: one cell, its values joined */
-            char *value = *cell ? g_strdup_printf("%s,%s", *cell, it->value) : g_steal_pointer(&it->value);
-            g_free(*cell);
-            *cell = value;
-        }
-        csv_line(records->out, cells, layout->count);
-        for (guint k = 0; k < layout->count; k++)
-            g_clear_pointer(&cells[k], g_free);
+        w->write(&col, c, flow, records->out);
         record_done(records);
     }
-    g_free(cells);
+    clear(&col);
+    g_array_free(col.items, TRUE);
+}
+
+void td_output_settled(td_format format, const td_capture *c, const td_flow *flow, td_flows_shown shown,
+                       td_records *records)
+{
+    const record_writer *w = writer_of(format);
+    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), w ? w->kind : RENDER_JSON };
+
+    if (w && td_output_shows(c, flow, shown)) {
+        w->write(&col, c, flow, records->out);
+        td_records_flush(records);
+    }
     clear(&col);
     g_array_free(col.items, TRUE);
 }

@@ -41,9 +41,15 @@ void td_records_flush(td_records *records);
 
 /* Appends a capture's text report. */
 void td_output_text(const td_capture *c, td_flows_shown shown, GString *out);
-/* Adds a capture's flow records. */
-void td_output_json(const td_capture *c, td_flows_shown shown, td_records *records);
-void td_output_ek(const td_capture *c, td_flows_shown shown, td_records *records);
+/* Adds a capture's flow records in format (json, ek or csv), those of the flows that
+ * settled before the end of the file (td_capture_settled_early) left out: they were
+ * given by td_output_settled. */
+void td_output_records(td_format format, const td_capture *c, td_flows_shown shown, td_records *records);
+/* The record of a flow that settled while the file was read (capture.h's settled
+ * function, whose capture holds that point's diagnosis): it leaves at once when the
+ * records have a drain, so that a live capture's records come as its flows end. */
+void td_output_settled(td_format format, const td_capture *c, const td_flow *flow, td_flows_shown shown,
+                       td_records *records);
 /* The file's status record, after its flows: {"record":"file","file":...} with how
  * it was read (file.status read, cut-short or unreadable; file.error), its frames,
  * TCP segments, flows and the packets skipped by reason. Flow records carry
@@ -54,7 +60,6 @@ void td_output_json_file(const td_capture *c, GString *out);
  * per-direction ones as "c2s.tcpdiag.flight.limit", then "s2c..."), once; then each
  * capture's flow rows and its status row (record "file"). */
 void td_output_csv_header(GString *out);
-void td_output_csv(const td_capture *c, td_flows_shown shown, td_records *records);
 void td_output_csv_file(const td_capture *c, GString *out);
 
 #endif

@@ -55,13 +55,13 @@ typedef struct flow_facts {
 
 /* A flow that was one SYN reads like every other (diagnose_lone_syn): they share one
  * diagnosis, so that a million-flow SYN flood holds 4 bytes a flow here, not 40. */
-enum { LONE_SYN_SLOT = UINT32_MAX };
+enum { LONE_SYN_SLOT = UINT32_MAX, NOT_DIAGNOSED = UINT32_MAX - 1 };
 
 struct td_diagnoses {
     const td_engine *engine;
     td_diagnosis  lone_syn;     /* every flow that was one SYN */
     td_diagnosis *flows;        /* the other flows', in flow order */
-    uint32_t     *slot;         /* by flow index: its place in flows, or LONE_SYN_SLOT */
+    uint32_t     *slot;         /* by flow index: its place in flows, LONE_SYN_SLOT or NOT_DIAGNOSED */
     guint     nflows;
     uint32_t *stall_active;     /* by stall index */
 };
@@ -914,10 +914,13 @@ static void diagnose_lone_syn(td_diagnosis *d)
     d->lost_ns = -1;
 }
 
-td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
+/* Diagnoses the flows listed in only (n of them, in flow order), or every flow when only
+ * is NULL; the others have no diagnosis (td_diagnosis_of gives NULL). The reference
+ * groups hold every flow that has settled. */
+static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, const guint *only, guint n)
 {
     td_diagnoses *d = g_new0(td_diagnoses, 1);
-    guint n = td_engine_flow_count(engine), more = 0;
+    guint nflows = td_engine_flow_count(engine), more = 0;
     const td_stalls *stalls = td_engine_stalls(engine);
     GHashTable *clients = g_hash_table_new_full(td_addr_hash, td_addr_equal, NULL, group_free);
     GHashTable *pairs = g_hash_table_new_full(pair_hash, pair_equal, NULL, group_free);
@@ -925,19 +928,21 @@ td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
     flow_facts x;
 
     d->engine = engine;
-    d->nflows = n;
-    d->slot = g_new(uint32_t, MAX(n, 1));
+    d->nflows = nflows;
+    d->slot = g_new(uint32_t, MAX(nflows, 1));
+    for (guint i = 0; i < nflows; i++)
+        d->slot[i] = NOT_DIAGNOSED;
     diagnose_lone_syn(&d->lone_syn);
     GHashTable *by_host = stalls_by_host(stalls);
 
     /* The facts are gathered twice, first for the groups and then for the causes,
      * rather than kept: a million-flow capture would hold them all at once. */
     d->stall_active = g_new0(uint32_t, MAX(td_stalls_count(stalls), 1));
-    for (guint i = 0; i < n; i++) {
+    for (guint i = 0; i < nflows; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         if (td_stalls_count(stalls))
             count_active(d, stalls, by_host, flow);
-        if (!flow->more)
+        if (!flow->more || !flow->settled)
             continue;
         more++;
         gather(flow, &x);
@@ -945,14 +950,17 @@ td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
         file_in_groups(&x);
         file_in_pair(flow, &x);
     }
-    d->flows = g_new0(td_diagnosis, MAX(more, 1));
     g_hash_table_destroy(by_host);
     g_hash_table_foreach(clients, group_sort, NULL);
     g_hash_table_foreach(pairs, group_sort, NULL);
     g_hash_table_foreach(senders, group_sort, NULL);
+    d->flows = g_new0(td_diagnosis, MAX(only ? n : more, 1));
     more = 0;
-    for (guint i = 0; i < n; i++) {
+    for (guint k = 0; k < (only ? n : nflows); k++) {
+        guint i = only ? only[k] : k;
         const td_flow *flow = td_engine_flow_at(engine, i);
+        if (!flow)
+            continue;
         if (!flow->more) {
             d->slot[i] = LONE_SYN_SLOT;
             continue;
@@ -968,6 +976,22 @@ td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
     return d;
 }
 
+td_diagnoses *td_diagnose(const td_engine *engine, const td_hosts *hosts)
+{
+    return diagnose(engine, hosts, NULL, 0);
+}
+
+td_diagnoses *td_diagnose_flows(const td_engine *engine, const td_hosts *hosts, const guint *indices, guint n)
+{
+    return diagnose(engine, hosts, indices, n);
+}
+
+void td_diagnoses_keep(td_diagnoses *d, const td_flow *flow, const td_diagnosis *given)
+{
+    if (flow->index < d->nflows && d->slot[flow->index] < LONE_SYN_SLOT - 1)
+        d->flows[d->slot[flow->index]] = *given;
+}
+
 void td_diagnoses_free(td_diagnoses *d)
 {
     if (!d)
@@ -980,7 +1004,7 @@ void td_diagnoses_free(td_diagnoses *d)
 
 const td_diagnosis *td_diagnosis_of(const td_diagnoses *d, const td_flow *flow)
 {
-    if (flow->index >= d->nflows)
+    if (flow->index >= d->nflows || d->slot[flow->index] == NOT_DIAGNOSED)
         return NULL;
     return d->slot[flow->index] == LONE_SYN_SLOT ? &d->lone_syn : &d->flows[d->slot[flow->index]];
 }

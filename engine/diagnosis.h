@@ -1,7 +1,8 @@
 /* The diagnosis: one answer per flow, from the analyses the engine has made.
  * The primary cause, every cause that holds, what it cost against a reference the
  * capture itself gives, the fix and how to confirm it (docs/diagnosis.md).
- * Runs once the capture has been read (after td_engine_finish); reads the flow
+ * Runs once the capture has been read (after td_engine_finish), or on the flows that
+ * settle while it goes on (settle.c); reads the flow
  * model, every analysis and the host rules (hosts.c), and none of them reads it back
  * (no cycle). */
 #ifndef TCPDIAG_DIAGNOSIS_H
@@ -83,6 +84,14 @@ struct td_hosts;
 /* Diagnoses every flow of a finished engine. hosts: the same engine's host rules
  * (td_hosts_build), or NULL; a flow that a host rule calls slower is never healthy. */
 td_diagnoses *td_diagnose(const td_engine *engine, const struct td_hosts *hosts);
+/* Diagnoses only the flows given (indices in flow order), settled ones, while the capture
+ * goes on (settle.c): they are compared with every flow settled so far. Any other
+ * flow has no diagnosis here (td_diagnosis_of gives NULL). */
+td_diagnoses *td_diagnose_flows(const td_engine *engine, const struct td_hosts *hosts, const guint *indices,
+                                guint n);
+/* The flow keeps the diagnosis it was given when it settled (td_diagnose_flows), which
+ * its record already carries, rather than one from the flows that came after. */
+void td_diagnoses_keep(td_diagnoses *d, const td_flow *flow, const td_diagnosis *given);
 void td_diagnoses_free(td_diagnoses *d);
 
 const td_diagnosis *td_diagnosis_of(const td_diagnoses *d, const td_flow *flow);

@@ -16,6 +16,15 @@
 #include "time_budget.h"
 #include "vantage.h"
 
+/* When a flow's verdict is final (settle.c): capture time, in seconds. */
+typedef struct td_settle_config {
+    /* A closed flow (FIN both ways, or a RST) settles this long after its last packet:
+     * the host rules compare it with the flows of the same hosts seen meanwhile. */
+    unsigned window_s;
+    /* A flow silent this long settles though it never closed. */
+    unsigned idle_s;
+} td_settle_config;
+
 /* Thresholds an analyst can tune (Wireshark preferences in the glue). */
 typedef struct td_config {
     /* One handshake half must carry at least this share of the handshake RTT
@@ -33,6 +42,7 @@ typedef struct td_config {
     td_stall_config stall;
     td_budget_config budget;
     td_nagle_config nagle;
+    td_settle_config settle;
 } td_config;
 
 void td_config_defaults(td_config *cfg);
@@ -82,7 +92,11 @@ typedef struct td_flow {
     int8_t   client;                /* endpoint index of the client, -1 unknown */
     uint8_t  ecn_outcome;           /* td_ecn_outcome */
     uint8_t  accecn_feedback;       /* td_ip_ecn */
-    bool     beyond_limit;          /* begun after max_flows flows: its SYN may not have been kept */
+    bool     beyond_limit : 1;      /* begun after max_flows flows: its SYN may not have been kept */
+    uint8_t  fin_from : 2;          /* the endpoints that sent a FIN, a bit each */
+    bool     reset : 1;             /* a RST was sent */
+    bool     settled : 1;           /* its analyses are final and it takes no more packets
+                                       (td_engine_settle, td_engine_finish) */
     uint32_t packets, first_frame, last_frame;  /* of the TCP exchange: ICMP quotes left out */
     uint32_t ecn_decided_frame;     /* packet that settled the outcome (expert info goes there) */
     int64_t  first_ns, last_ns;
@@ -136,7 +150,23 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender);
  * is counted on its own and leaves the packets, the frames and the duration alone. */
 td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec);
 
-/* The capture has been read completely: settle what is still pending. */
+/* A RST, or a FIN from each endpoint: the flow has ended. */
+static inline bool td_flow_closed(const td_flow *flow)
+{
+    return flow->reset || flow->fin_from == 3;
+}
+
+/* The flow's analyses settle what is pending, as at the end of the capture, and it
+ * takes no more packets: those that still come are counted (td_engine_late), not
+ * analysed. Its verdict can then be given while the capture goes on (settle.c). */
+void td_engine_settle(td_engine *engine, guint index);
+/* Packets that came for a flow after it settled. */
+uint64_t td_engine_late(const td_engine *engine);
+/* Pairs the host silences seen so far with the flows that waited (td_engine_stalls):
+ * the host stalls as they stand at this point of the capture. */
+void td_engine_pair_stalls(td_engine *engine);
+
+/* The capture has been read completely: every flow not settled yet settles. */
 void td_engine_finish(td_engine *engine);
 bool td_engine_finished(const td_engine *engine);
 

@@ -100,12 +100,12 @@ static uint64_t flow_payload(const td_flow *flow)
     return td_flow_sent(flow, 0)->payload_bytes + td_flow_sent(flow, 1)->payload_bytes;
 }
 
-/* A connection counts for its client when its SYN was captured (which also names
- * the client). */
+/* A connection counts for its client when it has settled (its analyses are final)
+ * and its SYN was captured (which also names the client). */
 static bool counts_for_client(const td_flow *flow)
 {
     td_handshake scratch;
-    return td_flow_roles_known(flow) && td_flow_hs(flow, &scratch)->first_syn_frame;
+    return flow->settled && td_flow_roles_known(flow) && td_flow_hs(flow, &scratch)->first_syn_frame;
 }
 
 /* The options counted are the last SYN's (a retry's, when the SYN was retried). */
@@ -410,7 +410,7 @@ static void build_senders(td_hosts *h, const td_engine *engine)
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         int sender;
-        const td_flight *f = sender_flight(flow, &sender);
+        const td_flight *f = flow->settled ? sender_flight(flow, &sender) : NULL;
         if (!f)
             continue;
         sender_acc *a = g_hash_table_lookup(h->sender_by_addr, &flow->addr[sender]);

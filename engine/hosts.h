@@ -4,7 +4,8 @@
  * Per sender: which flows used segmentation offload and which did not, and what
  * the ones without it have in common.
  *
- * Built once per capture from a finished engine, in one pass over the flows
+ * Built from the flows that have settled (flow.h): once per capture from a finished
+ * engine, or at each of settle.c's points while the capture goes on, in one pass over the flows
  * (O(flows) once, then O(1) per question); a flow that never carried data costs
  * one counter update. The plugin and the command read the same summaries. */
 #ifndef TCPDIAG_HOSTS_H

@@ -84,6 +84,15 @@ const td_pref_def td_prefs_table[TD_PREF_COUNT] = {
       "A pure ACK this much later than the round trip to its sender was delayed: a small segment released "
       "right after it was held by Nagle (nagle-delayed-ack). Linux delays at least 40 ms, others up to 200 ms.",
       NUMBER, ENGINE(nagle.min_ack_delay_ms) },
+    { "settle_window_s", "Settle: window after a flow closes (s)",
+      "A flow that closed (FIN both ways, or a RST) gets its verdict, and the command its record, once the "
+      "capture's clock has passed its last packet by this long: the host rules compare it with the flows of "
+      "the same hosts seen until then. Flows of a shorter capture are judged at its end, on the whole file.",
+      NUMBER, ENGINE(settle.window_s) },
+    { "idle_timeout_s", "Settle: idle timeout (s)",
+      "A flow silent this long in capture time gets its verdict though it never closed; packets that come "
+      "for it later are counted, not analysed.",
+      NUMBER, ENGINE(settle.idle_s) },
     { "ecn_slowdown_pct", "Hosts: ECN slowdown note (%)",
       "Note a client's ECN flows when its other flows' median throughput is at least this many percent of "
       "the ECN flows' median throughput (200 = twice as fast)",

@@ -122,6 +122,7 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
         switch (tcpdiag_read_record(pinfo, tvb, &rec)) {
         case TD_FRAME_SEGMENT:
             flow = td_engine_add(engine, &rec, &sender);
+            tcpdiag_state_clock(rec.time_ns);
             break;
         case TD_FRAME_QUOTED:
             flow = td_engine_add_quoted(engine, &rec);

@@ -19,11 +19,14 @@ void tcpdiag_state_close(void);
 
 /* The engine of the open file; NULL between files. */
 td_engine *tcpdiag_state_engine(void);
+/* The capture's clock after a TCP segment of the first pass was fed: the flows due by
+ * then settle (settle.h). */
+void tcpdiag_state_clock(int64_t time_ns);
 /* The file has been read whole, so whole-flow verdicts are final (always in
  * tshark, where a frame seen again is the second pass; gui-tcpdiag.c). */
 bool tcpdiag_state_complete(void);
-/* The per-host rules of the open file: finishes the engine on first use; NULL
- * between files. */
+/* The per-host rules of the open file: finishes the engine, the host rules and the
+ * diagnosis on first use; NULL between files. */
 const td_hosts *tcpdiag_state_hosts(void);
 /* The diagnosis of the open file, built after the host rules it reads; NULL
  * between files. */

@@ -1,0 +1,141 @@
+/* The settle rule (settle.h): which flows settle as the capture's clock moves on,
+ * their diagnosis at that point, and what the end of the input keeps of it. */
+#include "settle.h"
+
+#include <string.h>
+
+/* Points come at most this often in capture time (a quarter of the window), so that
+ * the host rules are not rebuilt for every packet; a flow's record waits at most that
+ * long past its due time. */
+enum { POINTS_PER_WINDOW = 4 };
+#define MIN_POINT_STEP_NS 100000000     /* 100 ms: a window of 0 s settles within that */
+#define NS_PER_S 1000000000LL
+
+struct td_settler {
+    td_engine *engine;
+    const td_hosts_config *hosts_cfg;
+    td_settled_fn settled;
+    void *ctx;
+    int64_t window_ns, idle_ns, step_ns;
+    int64_t clock_ns;           /* the latest packet time seen */
+    int64_t next_point_ns;      /* INT64_MIN: before the first packet */
+    guint seen;                 /* flows of the engine already in open */
+    GArray *open;               /* guint flow indices not settled yet, in flow order */
+    GArray *due;                /* scratch: the indices settling at a point */
+    GHashTable *given;          /* flow index → td_diagnosis* given at its point (flows with data) */
+    GHashTable *early;          /* flow indices settled before the end (a set) */
+};
+
+td_settler *td_settler_new(td_engine *engine, const td_hosts_config *hosts_cfg, td_settled_fn settled, void *ctx)
+{
+    td_settler *s = g_new0(td_settler, 1);
+    const td_settle_config *cfg = &td_engine_config(engine)->settle;
+
+    s->engine = engine;
+    s->hosts_cfg = hosts_cfg;
+    s->settled = settled;
+    s->ctx = ctx;
+    s->window_ns = (int64_t)cfg->window_s * NS_PER_S;
+    s->idle_ns = (int64_t)cfg->idle_s * NS_PER_S;
+    s->step_ns = MAX(s->window_ns / POINTS_PER_WINDOW, MIN_POINT_STEP_NS);
+    s->next_point_ns = INT64_MIN;
+    s->open = g_array_new(FALSE, FALSE, sizeof(guint));
+    s->due = g_array_new(FALSE, FALSE, sizeof(guint));
+    s->given = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    s->early = g_hash_table_new(g_direct_hash, g_direct_equal);
+    return s;
+}
+
+void td_settler_free(td_settler *s)
+{
+    if (!s)
+        return;
+    g_array_free(s->open, TRUE);
+    g_array_free(s->due, TRUE);
+    g_hash_table_destroy(s->given);
+    g_hash_table_destroy(s->early);
+    g_free(s);
+}
+
+static bool is_due(const td_settler *s, const td_flow *flow)
+{
+    int64_t quiet = s->clock_ns - flow->last_ns;
+
+    return quiet >= s->idle_ns || (td_flow_closed(flow) && quiet >= s->window_ns);
+}
+
+/* Moves the flows due at this point from open to due, both in flow order. */
+static void collect_due(td_settler *s)
+{
+    guint kept = 0;
+
+    for (guint n = td_engine_flow_count(s->engine); s->seen < n; s->seen++)
+        g_array_append_val(s->open, s->seen);
+    g_array_set_size(s->due, 0);
+    for (guint k = 0; k < s->open->len; k++) {
+        guint i = g_array_index(s->open, guint, k);
+        if (is_due(s, td_engine_flow_at(s->engine, i)))
+            g_array_append_val(s->due, i);
+        else
+            g_array_index(s->open, guint, kept++) = i;
+    }
+    g_array_set_size(s->open, kept);
+}
+
+/* The flows due settle, are diagnosed against every flow settled so far, and are handed
+ * over; each keeps its diagnosis for the end. */
+static void point(td_settler *s)
+{
+    td_hosts *hosts;
+    td_diagnoses *d;
+
+    collect_due(s);
+    if (!s->due->len)
+        return;
+    for (guint k = 0; k < s->due->len; k++)
+        td_engine_settle(s->engine, g_array_index(s->due, guint, k));
+    td_engine_pair_stalls(s->engine);
+    hosts = td_hosts_build(s->engine, s->hosts_cfg);
+    d = td_diagnose_flows(s->engine, hosts, (const guint *)(const void *)s->due->data, s->due->len);
+    for (guint k = 0; k < s->due->len; k++) {
+        guint i = g_array_index(s->due, guint, k);
+        const td_flow *flow = td_engine_flow_at(s->engine, i);
+        g_hash_table_add(s->early, GUINT_TO_POINTER(i));
+        if (flow->more)
+            g_hash_table_insert(s->given, GUINT_TO_POINTER(i), g_memdup2(td_diagnosis_of(d, flow), sizeof(td_diagnosis)));
+        if (s->settled)
+            s->settled(d, hosts, flow, s->ctx);
+    }
+    td_diagnoses_free(d);
+    td_hosts_free(hosts);
+}
+
+void td_settler_clock(td_settler *s, int64_t time_ns)
+{
+    if (time_ns > s->clock_ns || s->next_point_ns == INT64_MIN)
+        s->clock_ns = time_ns;
+    if (s->next_point_ns == INT64_MIN)
+        s->next_point_ns = time_ns + s->step_ns;
+    if (s->clock_ns < s->next_point_ns)
+        return;
+    point(s);
+    s->next_point_ns = s->clock_ns + s->step_ns;
+}
+
+void td_settler_finish(td_settler *s, td_hosts **hosts, td_diagnoses **diagnoses)
+{
+    GHashTableIter iter;
+    gpointer key, value;
+
+    td_engine_finish(s->engine);
+    *hosts = td_hosts_build(s->engine, s->hosts_cfg);
+    *diagnoses = td_diagnose(s->engine, *hosts);
+    g_hash_table_iter_init(&iter, s->given);
+    while (g_hash_table_iter_next(&iter, &key, &value))
+        td_diagnoses_keep(*diagnoses, td_engine_flow_at(s->engine, GPOINTER_TO_UINT(key)), value);
+}
+
+bool td_settler_settled_early(const td_settler *s, const td_flow *flow)
+{
+    return g_hash_table_contains(s->early, GUINT_TO_POINTER(flow->index));
+}
