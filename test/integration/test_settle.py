@@ -1,0 +1,96 @@
+"""When a flow's verdict is given (issue 31, item 1; docs/diagnosis.md, "When a flow's
+verdict is given"): a flow settles once the capture's clock has passed its close by
+settle_window_s, and the command writes its record then, while the rest of the input
+is still being read; the plugin settles by the same rule, so tshark and the command
+give the same answers.
+
+Ground truth: lab-cc-id-rtt120-client holds six downloads made one after the other
+(tshark's conversation table: each starts after the one before has closed, at 0, 13,
+28, 42, 60 and 73 s, each lasting 13-18 s). With a 5 s window the first closes at
+13.0 s and settles by 18.3 s (the window and a point step of 1.25 s), long before the
+capture's last packet at 86 s."""
+import json
+import select
+import struct
+import subprocess
+
+import command
+import tshark
+from tshark import ROOT
+
+LAB = ROOT / "captures" / "lab-cc-id-rtt120-client.pcap"
+WINDOW = ["-o", "tcpdiag.settle_window_s:5"]
+
+
+def pcap_packets(path):
+    """A classic pcap file's header, and its records as (time in s, bytes) in order."""
+    data = path.read_bytes()
+    header, at, packets = data[:24], 24, []
+    while at + 16 <= len(data):
+        seconds, micros, length = struct.unpack_from("<III", data, at)
+        packets.append((seconds + micros / 1e6, data[at:at + 16 + length]))
+        at += 16 + length
+    return header, packets
+
+
+def read_line(stream, seconds):
+    """The next line of a pipe, or None when nothing came within the time given."""
+    ready, _, _ = select.select([stream], [], [], seconds)
+    return stream.readline() if ready else None
+
+
+def test_records_leave_while_the_input_is_still_open():
+    """The first download's record comes out of a pipe that holds only the capture's
+    first 25 s, and stays open: its flow settled, nothing waits for the input's end.
+    The records given early are those the whole file gives with the same window, and
+    every flow has exactly one."""
+    header, packets = pcap_packets(LAB)
+    first_seconds = [p for t, p in packets if t - packets[0][0] < 25]
+    proc = subprocess.Popen([str(command.command_path()), "-F", "json"] + WINDOW + ["-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(header + b"".join(first_seconds))
+        proc.stdin.flush()
+        line = read_line(proc.stdout, 60)
+        assert line, "no record while the input stayed open"
+        early = json.loads(line)
+        assert early["record"] == "flow" and early["tcp.stream"] == 0
+        assert early["tcpdiag.flow.state"] != "open"
+        proc.stdin.write(b"".join(p for t, p in packets[len(first_seconds):]))
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    streamed = [early] + [json.loads(line) for line in out.splitlines()]
+    whole = command.records(LAB, options=WINDOW)
+    assert sorted(r.get("tcp.stream", -1) for r in streamed) == [-1, 0, 1, 2, 3, 4, 5]
+    by_stream = {r["tcp.stream"]: dict(r, file=None) for r in streamed if r["record"] == "flow"}
+    assert by_stream == {r["tcp.stream"]: dict(r, file=None) for r in whole if r["record"] == "flow"}
+
+
+def test_the_window_is_the_rule_of_every_output():
+    """With a 5 s window, the worst ECN flow (stream 3, closed at 59.7 s) settles before
+    stream 4, which has not closed then: it is compared with the client's 2 flows
+    without ECN settled by then, not the whole file's 3, and costs more. The text
+    report, the json records and tshark with the plugin all say so."""
+    def costs(options):
+        return {r["tcp.stream"]: (r["tcpdiag.diag.cause"], r.get("tcpdiag.diag.lost"))
+                for r in command.flows(LAB, options=options)}
+    whole, windowed = costs([]), costs(WINDOW)
+    assert whole[3][0] == windowed[3][0] == "ecn-loss-reaction"
+    assert windowed[3][1] > whole[3][1]
+    assert "this client's 2 other flows" in command.run(WINDOW + [LAB]).stdout
+    assert "this client's 3 other flows" in command.run([LAB]).stdout
+    for options, expected in (([], whole), (WINDOW, windowed)):
+        rows = tshark.fields(LAB, ["tcp.stream", "tcpdiag.diag.cause", "tcpdiag.diag.lost"],
+                             extra=["-Y", "tcpdiag.diag.cause"] + options)
+        seen = {}
+        for row in rows:
+            lost = float(row["tcpdiag.diag.lost"]) if row["tcpdiag.diag.lost"] else None
+            seen[int(row["tcp.stream"])] = (row["tcpdiag.diag.cause"], lost)
+        assert seen.keys() == expected.keys()
+        for stream, (cause, lost) in expected.items():
+            assert seen[stream][0] == cause
+            assert (seen[stream][1] is None) == (lost is None)
+            if lost is not None:
+                assert abs(seen[stream][1] - lost) < 1e-6
