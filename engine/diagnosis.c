@@ -914,6 +914,15 @@ static void diagnose_lone_syn(td_diagnosis *d)
     d->lost_ns = -1;
 }
 
+/* Whether any flow listed in only (every flow when only is NULL) is more than one SYN. */
+static bool some_carried_data(const td_engine *engine, const guint *only, guint n)
+{
+    for (guint k = 0; only && k < n; k++)
+        if (td_engine_flow_at(engine, only[k])->more)
+            return true;
+    return !only;
+}
+
 /* Diagnoses the flows listed in only (n of them, in flow order), or every flow when only
  * is NULL; the others have no diagnosis (td_diagnosis_of gives NULL). The reference
  * groups hold every flow that has settled. */
@@ -938,7 +947,10 @@ static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, co
     /* The facts are gathered twice, first for the groups and then for the causes,
      * rather than kept: a million-flow capture would hold them all at once. */
     d->stall_active = g_new0(uint32_t, MAX(td_stalls_count(stalls), 1));
-    for (guint i = 0; i < nflows; i++) {
+    /* flows that were one SYN read no group and no stall (diagnose_lone_syn): a point
+     * where only such flows settle (a flood's, after the idle timeout) reads no other flow */
+    guint read = some_carried_data(engine, only, n) ? nflows : 0;
+    for (guint i = 0; i < read; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         if (td_stalls_count(stalls))
             count_active(d, stalls, by_host, flow);

@@ -265,7 +265,7 @@ static void build_clients(td_hosts *h, const td_engine *engine)
      * carried data, then every connection of those clients. */
     for (guint i = 0; i < n; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
-        if (!counts_for_client(flow) || !flow_payload(flow) ||
+        if (!flow_payload(flow) || !counts_for_client(flow) ||
             g_hash_table_contains(h->client_by_addr, &flow->addr[flow->client]))
             continue;
         client_acc *c = g_new0(client_acc, 1);
@@ -273,10 +273,12 @@ static void build_clients(td_hosts *h, const td_engine *engine)
         g_ptr_array_add(h->clients, c);
         g_hash_table_insert(h->client_by_addr, &c->s.addr, c);
     }
-    for (guint i = 0; i < n; i++) {
+    /* the address first: a flood's sources have no summary, and their SYNs need not be read */
+    for (guint i = 0; h->clients->len && i < n; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
-        client_acc *c = counts_for_client(flow) ? g_hash_table_lookup(h->client_by_addr, &flow->addr[flow->client]) : NULL;
-        if (c)
+        client_acc *c = td_flow_roles_known(flow) ? g_hash_table_lookup(h->client_by_addr, &flow->addr[flow->client])
+                                                  : NULL;
+        if (c && counts_for_client(flow))
             add_client_flow(c, flow);
     }
     for (guint i = 0; i < h->clients->len; i++)
