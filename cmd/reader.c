@@ -6,6 +6,9 @@
 #include <glib.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <wiretap/wtap.h>
 #include <wsutil/buffer.h>
 #include <wsutil/wslog.h>
@@ -53,6 +56,7 @@ typedef struct slot {
 struct td_reader {
     wtap *wth;
     slot slots[BATCH];
+    unsigned batch;         /* records read ahead at most: BATCH, or 1 from a pipe */
     unsigned filled, next;  /* slots read ahead, and the next one handed out */
     bool ended;             /* wiretap has no more: the batch is the last */
     char *end_error;        /* ...because of this error (NULL: a clean end) */
@@ -80,6 +84,18 @@ static char *describe(int err, const char *err_info)
     return err_info ? g_strdup_printf("%s (%s)", wtap_strerror(err), err_info) : g_strdup(wtap_strerror(err));
 }
 
+/* Standard input or a fifo: a live capture may be behind it, whose packets must reach
+ * the engine as they come (a flow's record leaves when a later packet moves the clock
+ * past it): reading ahead would hold them until more arrive. */
+static bool is_live(const char *path)
+{
+    struct stat st;
+
+    if (strcmp(path, "-") == 0)
+        return fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode);
+    return stat(path, &st) != 0 || !S_ISREG(st.st_mode);
+}
+
 td_reader *td_reader_open(const char *path, char **error)
 {
     int err = 0;
@@ -92,6 +108,7 @@ td_reader *td_reader_open(const char *path, char **error)
     if (wth) {
         r = g_new0(td_reader, 1);
         r->wth = wth;
+        r->batch = is_live(path) ? 1 : BATCH;
         for (unsigned i = 0; i < BATCH; i++) {
 #ifdef TD_WTAP_REC_DATA
             wtap_rec_init(&r->slots[i].rec, 2048);
@@ -165,7 +182,7 @@ static td_link link_of(const wtap_rec *rec)
     }
 }
 
-/* Reads up to BATCH packet records ahead, with the lock held by the caller. */
+/* Reads up to r->batch packet records ahead, with the lock held by the caller. */
 static void read_batch(td_reader *r)
 {
     int err = 0;
@@ -173,7 +190,7 @@ static void read_batch(td_reader *r)
     int64_t offset;
 
     r->filled = r->next = 0;
-    while (r->filled < BATCH) {
+    while (r->filled < r->batch) {
         slot *s = &r->slots[r->filled];
         if (td_reader_stop_requested()) {
             r->ended = true;

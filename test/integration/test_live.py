@@ -253,14 +253,6 @@ def test_a_downloads_record_arrives_while_the_capture_goes_on(live):
         assert when < live["begun"][k + 2], f"download {k + 1}'s record came after connection {k + 3} began"
 
 
-# Known to fail unless the batch happens to fill within the tiny request's packets (about
-# one run in three): cmd/reader.c reads BATCH (32) packet records ahead before the engine
-# sees any, so the packet that moves the clock past the last download waits for up to 31
-# more, which a quiet link does not send until the input ends. Not strict while it
-# depends on where the batches fall; make it a plain test once the reader hands a
-# pipe's packets over as they come.
-@pytest.mark.xfail(strict=False, reason="cmd/reader.c holds a pipe's packets until 32 are read: the tiny "
-                   "request's first packet, which moves the clock past the last download, can wait for the end")
 def test_the_last_download_settles_on_a_later_tiny_request_before_the_capture_stops(live):
     """The tiny request LAST_GAP s after the last download moves the clock past
     that download's end by more than the window: it settles then, while the capture
