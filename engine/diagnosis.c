@@ -1000,7 +1000,7 @@ td_diagnoses *td_diagnose_flows(const td_engine *engine, const td_hosts *hosts, 
 
 void td_diagnoses_keep(td_diagnoses *d, const td_flow *flow, const td_diagnosis *given)
 {
-    if (flow->index < d->nflows && d->slot[flow->index] < LONE_SYN_SLOT - 1)
+    if (flow->index < d->nflows && d->slot[flow->index] < NOT_DIAGNOSED)
         d->flows[d->slot[flow->index]] = *given;
 }
 
