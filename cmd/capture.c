@@ -92,6 +92,7 @@ static int earliest(const source *sources, guint count)
 typedef struct settling {
     td_capture *c;
     const td_capture_sink *sink;
+    td_streams *streams;
 } settling;
 
 static void on_settled(const td_diagnoses *d, const td_hosts *hosts, const td_flow *flow, void *ctx)
@@ -103,6 +104,15 @@ static void on_settled(const td_diagnoses *d, const td_hosts *hosts, const td_fl
     st->sink->settled(st->c, flow, st->sink->ctx);
     st->c->diagnoses = NULL;
     st->c->hosts = NULL;
+}
+
+/* A flow whose record is out leaves the history: its conversation goes with it. */
+static void on_released(const td_flow *flow, void *ctx)
+{
+    settling *st = ctx;
+    td_record ends = { .src = flow->addr[0], .sport = flow->port[0], .dst = flow->addr[1], .dport = flow->port[1] };
+
+    td_streams_forget(st->streams, &ends, flow->stream);
 }
 
 td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_folder, guint count,
@@ -155,9 +165,13 @@ td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_f
     if (prefs->keep_history)
         c->cfg.flight.series = c->cfg.nagle.series = c->series = td_series_book_new();
     c->engine = td_engine_new(&c->cfg);
-    settling st = { c, sink };
-    c->settler = td_settler_new(c->engine, &prefs->hosts, sink ? on_settled : NULL, &st);
     streams = td_streams_new(version);
+    settling st = { c, sink, streams };
+    c->settler = td_settler_new(c->engine, &prefs->hosts, sink ? on_settled : NULL, &st);
+    /* streamed records: a flow written and past the history is never read again, so
+     * memory holds the flows open at once and the history, whatever the capture's length */
+    if (sink)
+        td_settler_release(c->settler, on_released, &st);
     fragments = td_fragments_new();
     for (int i; (i = earliest(sources, count)) >= 0;) {
         td_frame frame = sources[i].next;
@@ -186,9 +200,9 @@ td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_f
     }
     c->not_a_capture = !holds_packets || (error && c->counts.segments == 0 && c->counts.quotes == 0);
     g_free(sources);
-    td_streams_free(streams);
     td_fragments_free(fragments);
-    td_settler_finish(c->settler, &c->hosts, &c->diagnoses);
+    td_settler_finish(c->settler, &c->hosts, &c->diagnoses);    /* may still release flows: streams after */
+    td_streams_free(streams);
     c->counts.late = td_engine_late(c->engine);
     return c;
 }

@@ -479,7 +479,8 @@ void td_output_records(td_format format, const td_capture *c, td_flows_shown sho
 
     for (guint i = 0; w && c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
-        if (td_capture_settled_early(c, flow) || !td_output_shows(c, flow, shown))
+        /* a released flow's record left when it settled */
+        if (!flow || td_capture_settled_early(c, flow) || !td_output_shows(c, flow, shown))
             continue;
         w->write(&col, c, flow, records->out);
         record_done(records);

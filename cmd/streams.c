@@ -24,13 +24,16 @@ typedef struct conversation {
 
 enum { SLAB_BYTES = 1 << 20 };
 
-/* Conversations live in slabs, never freed one by one (one shadowed by port reuse
- * stays, as the flow it numbered does in the engine): no allocator header each. */
+/* Conversations live in slabs (no allocator header each); one forgotten
+ * (td_streams_forget) goes on its family's free list, the first bytes of its memory
+ * pointing to the next, for the next conversation of that family. One shadowed by
+ * port reuse stays, as the flow it numbered does in the engine until it is released. */
 struct td_streams {
     td_wireshark version;
     GHashTable *by_ends;        /* conversation* (key and value), in the slabs */
     GPtrArray *slabs;
     size_t slab_used;           /* bytes of the last slab taken */
+    void *free_list[2];         /* forgotten conversations: IPv4, IPv6 */
     conversation *probe;        /* a lookup's key, with room for two IPv6 addresses */
     uint32_t next;
 };
@@ -113,12 +116,19 @@ static conversation *begin(td_streams *s)
     size_t size = conversation_size(s->probe->words);
     conversation *c;
 
-    if (s->slab_used + size > SLAB_BYTES) {
-        g_ptr_array_add(s->slabs, g_malloc(SLAB_BYTES));
-        s->slab_used = 0;
+    void **reused = &s->free_list[s->probe->words > 1];
+
+    if (*reused) {
+        c = *reused;
+        memcpy(reused, c, sizeof *reused);
+    } else {
+        if (s->slab_used + size > SLAB_BYTES) {
+            g_ptr_array_add(s->slabs, g_malloc(SLAB_BYTES));
+            s->slab_used = 0;
+        }
+        c = (conversation *)(void *)((char *)g_ptr_array_index(s->slabs, s->slabs->len - 1) + s->slab_used);
+        s->slab_used += size;
     }
-    c = (conversation *)(void *)((char *)g_ptr_array_index(s->slabs, s->slabs->len - 1) + s->slab_used);
-    s->slab_used += size;
     memcpy(c, s->probe, size);
     c->stream = s->next++;
     c->base_set = 0;
@@ -173,4 +183,19 @@ uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analy
     if (rec->tcp_flags & (TD_TH_FIN | TD_TH_RST))
         c->closed = true;
     return c->stream;
+}
+
+void td_streams_forget(td_streams *streams, const td_record *rec, uint32_t stream)
+{
+    conversation *c;
+    void **head;
+
+    fill_probe(streams, rec);
+    c = g_hash_table_lookup(streams->by_ends, streams->probe);
+    if (!c || c->stream != stream)
+        return;
+    g_hash_table_remove(streams->by_ends, c);
+    head = &streams->free_list[c->words > 1];
+    memcpy(c, head, sizeof *head);
+    *head = c;
 }

@@ -31,6 +31,11 @@ uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analy
  * conversation table gives their endpoints.) */
 bool td_streams_find(td_streams *streams, const td_record *rec, uint32_t *stream);
 
+/* The conversation of stream `stream` (its endpoints those of rec, either way round)
+ * is over: its entry goes, and its memory serves the next conversation. A later
+ * segment between the same endpoints starts a new stream. */
+void td_streams_forget(td_streams *streams, const td_record *rec, uint32_t stream);
+
 /* Conversations seen: the table holds one entry each, never one per packet. */
 uint32_t td_streams_count(const td_streams *streams);
 

@@ -914,6 +914,18 @@ static void diagnose_lone_syn(td_diagnosis *d)
     d->lost_ns = -1;
 }
 
+/* Flows that were more than one SYN (each needs a diagnosis of its own). */
+static guint with_data(const td_engine *engine)
+{
+    guint count = 0;
+
+    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
+        const td_flow *flow = td_engine_flow_at(engine, i);
+        count += flow && flow->more;
+    }
+    return count;
+}
+
 /* Whether any flow listed in only (every flow when only is NULL) is more than one SYN. */
 static bool some_carried_data(const td_engine *engine, const guint *only, guint n)
 {
@@ -924,8 +936,9 @@ static bool some_carried_data(const td_engine *engine, const guint *only, guint 
 }
 
 /* Diagnoses the flows listed in only (n of them, in flow order), or every flow when only
- * is NULL; the others have no diagnosis (td_diagnosis_of gives NULL). The reference
- * groups hold every flow that has settled. */
+ * is NULL; the others have no diagnosis (td_diagnosis_of gives NULL), nor has a
+ * released flow. The reference groups hold every flow that has settled and is not
+ * past the settler's history. */
 static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, const guint *only, guint n)
 {
     td_diagnoses *d = g_new0(td_diagnoses, 1);
@@ -952,11 +965,13 @@ static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, co
     guint read = some_carried_data(engine, only, n) ? nflows : 0;
     for (guint i = 0; i < read; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
+        /* what no later flow may read any more (settle.h) */
+        if (!flow || flow->forgotten)
+            continue;
         if (td_stalls_count(stalls))
             count_active(d, stalls, by_host, flow);
         if (!flow->more || !flow->settled)
             continue;
-        more++;
         gather(flow, &x);
         find_groups(clients, pairs, senders, flow, &x);
         file_in_groups(&x);
@@ -966,8 +981,7 @@ static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, co
     g_hash_table_foreach(clients, group_sort, NULL);
     g_hash_table_foreach(pairs, group_sort, NULL);
     g_hash_table_foreach(senders, group_sort, NULL);
-    d->flows = g_new0(td_diagnosis, MAX(only ? n : more, 1));
-    more = 0;
+    d->flows = g_new0(td_diagnosis, MAX(only ? n : with_data(engine), 1));
     for (guint k = 0; k < (only ? n : nflows); k++) {
         guint i = only ? only[k] : k;
         const td_flow *flow = td_engine_flow_at(engine, i);

@@ -30,6 +30,7 @@ struct td_engine {
     guint       held_next;
     uint64_t    not_kept;       /* lone SYNs beyond the limit that no packet followed in time */
     uint64_t    late;           /* packets for a flow after it settled */
+    GArray     *slab_released;  /* guint16 per slab: its flows released (td_engine_forget) */
     td_stalls  *stalls;
     bool finished;
 };
@@ -52,10 +53,11 @@ void td_config_defaults(td_config *cfg)
     cfg->settle.idle_s = 300;
 }
 
+/* NULL once its whole slab has been released. */
 static td_flow *flow_at(const td_engine *engine, guint index)
 {
     td_flow *slab = g_ptr_array_index(engine->slabs, index >> SLAB_SHIFT);
-    return &slab[index & (SLAB_FLOWS - 1)];
+    return slab ? &slab[index & (SLAB_FLOWS - 1)] : NULL;
 }
 
 td_engine *td_engine_new(const td_config *cfg)
@@ -65,21 +67,27 @@ td_engine *td_engine_new(const td_config *cfg)
     engine->slabs = g_ptr_array_new_with_free_func(g_free);
     engine->misplaced = g_hash_table_new(g_direct_hash, g_direct_equal);
     engine->stalls = td_stalls_new(&cfg->stall);
+    engine->slab_released = g_array_new(FALSE, TRUE, sizeof(guint16));
     return engine;
+}
+
+/* A flow's analyses (NULL: a flow whose slab is gone). */
+static void free_more(td_flow *flow)
+{
+    if (!flow || !flow->more)
+        return;
+    td_flight_free(flow->more->flight[0]);
+    td_flight_free(flow->more->flight[1]);
+    g_clear_pointer(&flow->more, g_free);
 }
 
 void td_engine_free(td_engine *engine)
 {
     if (!engine)
         return;
-    for (guint i = 0; i < engine->nflows; i++) {
-        td_flow *flow = flow_at(engine, i);
-        if (flow->more) {
-            td_flight_free(flow->more->flight[0]);
-            td_flight_free(flow->more->flight[1]);
-            g_free(flow->more);
-        }
-    }
+    for (guint i = 0; i < engine->nflows; i++)
+        free_more(flow_at(engine, i));
+    g_array_free(engine->slab_released, TRUE);
     g_hash_table_destroy(engine->misplaced);
     if (engine->held_by_stream)
         g_hash_table_destroy(engine->held_by_stream);
@@ -89,10 +97,17 @@ void td_engine_free(td_engine *engine)
     g_free(engine);
 }
 
-static td_flow *flow_of_stream(const td_engine *engine, uint32_t stream)
+/* The flow of a stream; *released: the stream's flow was released (its slab too,
+ * which only a stream numbered as its flow's index can tell: Wireshark's order). */
+static td_flow *flow_of_stream(const td_engine *engine, uint32_t stream, bool *released)
 {
+    *released = false;
     if (stream < engine->nflows) {
         td_flow *flow = flow_at(engine, stream);
+        if (!flow || (flow->released && flow->stream == stream)) {
+            *released = true;
+            return NULL;
+        }
         if (flow->stream == stream)
             return flow;
     }
@@ -132,7 +147,10 @@ static void flow_init(td_flow *flow, const td_engine *engine, const td_record *r
 static td_flow *flow_slot(td_engine *engine)
 {
     if ((engine->nflows & (SLAB_FLOWS - 1)) == 0)
+{
         g_ptr_array_add(engine->slabs, g_new0(td_flow, SLAB_FLOWS));
+        g_array_set_size(engine->slab_released, engine->slabs->len);
+    }
     return flow_at(engine, engine->nflows);
 }
 
@@ -558,11 +576,12 @@ static td_flow *held_flow_kept(td_engine *engine, uint32_t stream)
 
 td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
 {
-    td_flow *flow = flow_of_stream(engine, rec->stream);
+    bool released;
+    td_flow *flow = flow_of_stream(engine, rec->stream, &released);
     td_flow_more *more;
     int from;
 
-    if (flow && flow->settled) {
+    if (released || (flow && flow->settled)) {
         engine->late++;
         return NULL;
     }
@@ -602,9 +621,11 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
 
 td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec)
 {
-    td_flow *flow = flow_of_stream(engine, rec->stream);
+    bool released;
+    td_flow *flow = flow_of_stream(engine, rec->stream, &released);
 
-    if (flow)
+    (void)released;     /* a quote of a released flow's segment is nobody's */
+    if (flow && !flow->settled)
         more_of(flow)->icmp_quotes++;
     return flow;
 }
@@ -629,8 +650,30 @@ static void settle(td_engine *engine, td_flow *flow)
 
 void td_engine_settle(td_engine *engine, guint index)
 {
-    if (index < engine->nflows)
-        settle(engine, flow_at(engine, index));
+    td_flow *flow = index < engine->nflows ? flow_at(engine, index) : NULL;
+
+    if (flow && !flow->released)
+        settle(engine, flow);
+}
+
+void td_engine_forget(td_engine *engine, guint index, bool release)
+{
+    td_flow *flow = index < engine->nflows ? flow_at(engine, index) : NULL;
+    guint16 *released;
+
+    if (!flow || flow->released)
+        return;
+    flow->forgotten = true;
+    if (!release)
+        return;
+    free_more(flow);
+    if (flow->stream != flow->index)
+        g_hash_table_remove(engine->misplaced, GUINT_TO_POINTER(flow->stream));
+    flow->released = true;
+    /* a whole slab released goes back: only a full one can be */
+    released = &g_array_index(engine->slab_released, guint16, index >> SLAB_SHIFT);
+    if (++*released == SLAB_FLOWS)
+        g_clear_pointer(&g_ptr_array_index(engine->slabs, index >> SLAB_SHIFT), g_free);
 }
 
 uint64_t td_engine_late(const td_engine *engine)
@@ -645,8 +688,11 @@ void td_engine_pair_stalls(td_engine *engine)
 
 void td_engine_finish(td_engine *engine)
 {
-    for (guint i = 0; i < engine->nflows; i++)
-        settle(engine, flow_at(engine, i));
+    for (guint i = 0; i < engine->nflows; i++) {
+        td_flow *flow = flow_at(engine, i);
+        if (flow && !flow->released)
+            settle(engine, flow);
+    }
     if (engine->held) {
         engine->not_kept += g_hash_table_size(engine->held_by_stream);
         g_hash_table_destroy(engine->held_by_stream);
@@ -675,7 +721,9 @@ guint td_engine_flow_count(const td_engine *engine)
 
 const td_flow *td_engine_flow_at(const td_engine *engine, guint index)
 {
-    return index < engine->nflows ? flow_at(engine, index) : NULL;
+    const td_flow *flow = index < engine->nflows ? flow_at(engine, index) : NULL;
+
+    return flow && !flow->released ? flow : NULL;
 }
 
 bool td_flow_roles_known(const td_flow *flow)

@@ -97,6 +97,8 @@ typedef struct td_flow {
     bool     reset : 1;             /* a RST was sent */
     bool     settled : 1;           /* its analyses are final and it takes no more packets
                                        (td_engine_settle, td_engine_finish) */
+    bool     forgotten : 1;         /* past the settler's history: no other flow's rules read it */
+    bool     released : 1;          /* ...and its memory is given back (td_engine_flow_at: NULL) */
     uint32_t packets, first_frame, last_frame;  /* of the TCP exchange: ICMP quotes left out */
     uint32_t ecn_decided_frame;     /* packet that settled the outcome (expert info goes there) */
     int64_t  first_ns, last_ns;
@@ -160,6 +162,12 @@ static inline bool td_flow_closed(const td_flow *flow)
  * takes no more packets: those that still come are counted (td_engine_late), not
  * analysed. Its verdict can then be given while the capture goes on (settle.c). */
 void td_engine_settle(td_engine *engine, guint index);
+/* A settled flow leaves the history the host rules and reference groups read
+ * (flow->forgotten); with release, its analyses and, once its whole slab is released,
+ * its slot are freed too, and td_engine_flow_at gives NULL for it: the front end has
+ * what it needed (the command's streamed records). Packets that still come for a
+ * released flow count as late. */
+void td_engine_forget(td_engine *engine, guint index, bool release);
 /* Packets that came for a flow after it settled. */
 uint64_t td_engine_late(const td_engine *engine);
 /* Pairs the host silences seen so far with the flows that waited (td_engine_stalls):
@@ -175,7 +183,8 @@ bool td_engine_finished(const td_engine *engine);
 uint64_t td_engine_not_kept(const td_engine *engine);
 
 /* Flows in order of being kept: of first appearance, except that a flow held as
- * a lone SYN beyond max_flows comes when its second packet does. */
+ * a lone SYN beyond max_flows comes when its second packet does. td_engine_flow_at
+ * gives NULL for a released flow (td_engine_forget). */
 guint td_engine_flow_count(const td_engine *engine);
 const td_flow *td_engine_flow_at(const td_engine *engine, guint index);
 

@@ -100,12 +100,13 @@ static uint64_t flow_payload(const td_flow *flow)
     return td_flow_sent(flow, 0)->payload_bytes + td_flow_sent(flow, 1)->payload_bytes;
 }
 
-/* A connection counts for its client when it has settled (its analyses are final)
- * and its SYN was captured (which also names the client). */
+/* A connection counts for its client when it has settled (its analyses are final),
+ * is not past the settler's history, and its SYN was captured (which also names the
+ * client). */
 static bool counts_for_client(const td_flow *flow)
 {
     td_handshake scratch;
-    return flow->settled && td_flow_roles_known(flow) && td_flow_hs(flow, &scratch)->first_syn_frame;
+    return flow->settled && !flow->forgotten && td_flow_roles_known(flow) && td_flow_hs(flow, &scratch)->first_syn_frame;
 }
 
 /* The options counted are the last SYN's (a retry's, when the SYN was retried). */
@@ -265,7 +266,7 @@ static void build_clients(td_hosts *h, const td_engine *engine)
      * carried data, then every connection of those clients. */
     for (guint i = 0; i < n; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
-        if (!flow_payload(flow) || !counts_for_client(flow) ||
+        if (!flow || !flow_payload(flow) || !counts_for_client(flow) ||
             g_hash_table_contains(h->client_by_addr, &flow->addr[flow->client]))
             continue;
         client_acc *c = g_new0(client_acc, 1);
@@ -276,7 +277,7 @@ static void build_clients(td_hosts *h, const td_engine *engine)
     /* the address first: a flood's sources have no summary, and their SYNs need not be read */
     for (guint i = 0; h->clients->len && i < n; i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
-        client_acc *c = td_flow_roles_known(flow) ? g_hash_table_lookup(h->client_by_addr, &flow->addr[flow->client])
+        client_acc *c = flow && td_flow_roles_known(flow) ? g_hash_table_lookup(h->client_by_addr, &flow->addr[flow->client])
                                                   : NULL;
         if (c && counts_for_client(flow))
             add_client_flow(c, flow);
@@ -412,7 +413,7 @@ static void build_senders(td_hosts *h, const td_engine *engine)
     for (guint i = 0; i < td_engine_flow_count(engine); i++) {
         const td_flow *flow = td_engine_flow_at(engine, i);
         int sender;
-        const td_flight *f = flow->settled ? sender_flight(flow, &sender) : NULL;
+        const td_flight *f = flow && flow->settled && !flow->forgotten ? sender_flight(flow, &sender) : NULL;
         if (!f)
             continue;
         sender_acc *a = g_hash_table_lookup(h->sender_by_addr, &flow->addr[sender]);

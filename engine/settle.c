@@ -17,11 +17,15 @@ struct td_settler {
     td_settled_fn settled;
     void *ctx;
     int64_t window_ns, idle_ns, step_ns;
+    int64_t history_ns;         /* a settled flow is read by later flows' rules this long past its last packet */
     int64_t clock_ns;           /* the latest packet time seen */
     int64_t next_point_ns;      /* INT64_MIN: before the first packet */
     guint seen;                 /* flows of the engine already in open */
     GArray *open;               /* guint flow indices not settled yet, in flow order */
     GArray *due;                /* scratch: the indices settling at a point */
+    GArray *kept;               /* guint indices settled and not forgotten yet, in the order they settled */
+    void (*released)(const td_flow *flow, void *ctx);  /* td_settler_release: set to give memory back */
+    void *released_ctx;
     GHashTable *given;          /* flow index → td_diagnosis* given at its point (flows with data) */
     GHashTable *early;          /* flow indices settled before the end (a set) */
 };
@@ -38,9 +42,14 @@ td_settler *td_settler_new(td_engine *engine, const td_hosts_config *hosts_cfg, 
     s->window_ns = (int64_t)cfg->window_s * NS_PER_S;
     s->idle_ns = (int64_t)cfg->idle_s * NS_PER_S;
     s->step_ns = MAX(s->window_ns / POINTS_PER_WINDOW, MIN_POINT_STEP_NS);
+    /* A flow that settles is compared with the flows that ended within a window
+     * before it (and those of the window after, which it waited for); one settled by
+     * the idle timeout was silent longer than that, and is kept as long */
+    s->history_ns = MAX(2 * s->window_ns, s->idle_ns);
     s->next_point_ns = INT64_MIN;
     s->open = g_array_new(FALSE, FALSE, sizeof(guint));
     s->due = g_array_new(FALSE, FALSE, sizeof(guint));
+    s->kept = g_array_new(FALSE, FALSE, sizeof(guint));
     s->given = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     s->early = g_hash_table_new(g_direct_hash, g_direct_equal);
     return s;
@@ -52,6 +61,7 @@ void td_settler_free(td_settler *s)
         return;
     g_array_free(s->open, TRUE);
     g_array_free(s->due, TRUE);
+    g_array_free(s->kept, TRUE);
     g_hash_table_destroy(s->given);
     g_hash_table_destroy(s->early);
     g_free(s);
@@ -82,7 +92,36 @@ static void collect_due(td_settler *s)
     g_array_set_size(s->open, kept);
 }
 
-/* The flows due settle, are diagnosed against every flow settled so far, and are handed
+void td_settler_release(td_settler *s, void (*released)(const td_flow *flow, void *ctx), void *ctx)
+{
+    s->released = released;
+    s->released_ctx = ctx;
+}
+
+/* The settled flows past the history leave it (td_engine_forget), and when the front
+ * end asked for it their memory goes: nothing will read them again. */
+static void forget_past(td_settler *s)
+{
+    guint kept = 0;
+
+    for (guint k = 0; k < s->kept->len; k++) {
+        guint i = g_array_index(s->kept, guint, k);
+        const td_flow *flow = td_engine_flow_at(s->engine, i);
+        if (s->clock_ns - flow->last_ns <= s->history_ns) {
+            g_array_index(s->kept, guint, kept++) = i;
+            continue;
+        }
+        if (s->released) {
+            s->released(flow, s->released_ctx);
+            g_hash_table_remove(s->given, GUINT_TO_POINTER(i));
+            g_hash_table_remove(s->early, GUINT_TO_POINTER(i));
+        }
+        td_engine_forget(s->engine, i, s->released != NULL);
+    }
+    g_array_set_size(s->kept, kept);
+}
+
+/* The flows due settle, are diagnosed against the flows settled within the history, and are handed
  * over; each keeps its diagnosis for the end. */
 static void point(td_settler *s)
 {
@@ -106,6 +145,7 @@ static void point(td_settler *s)
         if (s->settled)
             s->settled(d, hosts, flow, s->ctx);
     }
+    g_array_append_vals(s->kept, s->due->data, s->due->len);
     td_diagnoses_free(d);
     td_hosts_free(hosts);
 }
@@ -118,6 +158,7 @@ void td_settler_clock(td_settler *s, int64_t time_ns)
         s->next_point_ns = time_ns + s->step_ns;
     if (s->clock_ns < s->next_point_ns)
         return;
+    forget_past(s);
     point(s);
     s->next_point_ns = s->clock_ns + s->step_ns;
 }
@@ -127,6 +168,7 @@ void td_settler_finish(td_settler *s, td_hosts **hosts, td_diagnoses **diagnoses
     GHashTableIter iter;
     gpointer key, value;
 
+    forget_past(s);
     td_engine_finish(s->engine);
     *hosts = td_hosts_build(s->engine, s->hosts_cfg);
     *diagnoses = td_diagnose(s->engine, *hosts);
