@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "field_values.h"
@@ -98,6 +99,7 @@ typedef enum { RENDER_JSON, RENDER_CSV } render_kind;
 typedef struct collector {
     GArray *items;          /* item */
     render_kind kind;
+    GString *scratch;       /* where a value is rendered */
 } collector;
 
 /* JSON and CSV are UTF-8 for the tools that read them (DuckDB rejects a whole
@@ -108,34 +110,64 @@ static char *utf8(const char *s)
     return g_utf8_validate(s, -1, NULL) ? g_strdup(s) : g_utf8_make_valid(s, -1);
 }
 
+/* Numbers are written here rather than through printf: a million records of about
+ * sixty fields each spent most of their time in vasprintf's allocations. */
+static void append_uint(GString *out, uint64_t n)
+{
+    char digits[20];
+    size_t len = 0;
+
+    do
+        digits[sizeof digits - ++len] = (char)('0' + n % 10);
+    while ((n /= 10) != 0);
+    g_string_append_len(out, digits + sizeof digits - len, (gssize)len);
+}
+
 static void json_string(GString *out, const char *raw)
 {
-    char *s = utf8(raw);
+    char *fixed = g_utf8_validate(raw, -1, NULL) ? NULL : g_utf8_make_valid(raw, -1);
+    const unsigned char *p = (const unsigned char *)(fixed ? fixed : raw);
 
     g_string_append_c(out, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            g_string_append_printf(out, "\\%c", *p);
-        else if (*p < 0x20)
+    while (*p) {
+        const unsigned char *run = p;
+        while (*p && *p != '"' && *p != '\\' && *p >= 0x20)
+            p++;
+        g_string_append_len(out, (const char *)run, p - run);
+        if (!*p)
+            break;
+        if (*p < 0x20)
             g_string_append_printf(out, "\\u%04x", *p);
-        else
+        else {
+            g_string_append_c(out, '\\');
             g_string_append_c(out, (char)*p);
+        }
+        p++;
     }
     g_string_append_c(out, '"');
-    g_free(s);
+    g_free(fixed);
 }
 
 /* Durations keep Wireshark's nanoseconds: seconds with nine decimals. */
 static void seconds(GString *out, int64_t ns)
 {
     uint64_t magnitude = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    g_string_append_printf(out, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "", magnitude / 1000000000u,
-                           magnitude % 1000000000u);
+    char fraction[9];
+
+    if (ns < 0)
+        g_string_append_c(out, '-');
+    append_uint(out, magnitude / 1000000000u);
+    g_string_append_c(out, '.');
+    magnitude %= 1000000000u;
+    for (int i = 8; i >= 0; i--, magnitude /= 10)
+        fraction[i] = (char)('0' + magnitude % 10);
+    g_string_append_len(out, fraction, sizeof fraction);
 }
 
-static char *render(const td_field_value *f, render_kind kind)
+/* The value rendered into v (emptied first), then copied out: one allocation a value. */
+static char *render(const td_field_value *f, render_kind kind, GString *v)
 {
-    GString *v = g_string_new("");
+    g_string_truncate(v, 0);
 
     switch (td_field_kind_of(td_fields[f->id].type)) {
     case TD_FIELD_STRING:
@@ -145,25 +177,26 @@ static char *render(const td_field_value *f, render_kind kind)
             g_string_append(v, f->str);
         break;
     case TD_FIELD_UINT:
-        g_string_append_printf(v, "%" PRIu64, f->uint);
+        append_uint(v, f->uint);
         break;
     case TD_FIELD_DOUBLE:
-        if (isfinite(f->dbl))
-            g_string_append_printf(v, "%.17g", f->dbl);
-        else
+        if (isfinite(f->dbl)) {
+            char text[32];      /* %.17g: at most 24 characters */
+            g_string_append_len(v, text, snprintf(text, sizeof text, "%.17g", f->dbl));
+        } else
             g_string_append(v, kind == RENDER_JSON ? "null" : "");
         break;
     case TD_FIELD_TIME:
         seconds(v, f->ns);
         break;
     }
-    return g_string_free(v, FALSE);
+    return g_strndup(v->str, v->len);
 }
 
 static void collect(void *ctx, const td_field_value *field)
 {
     collector *col = ctx;
-    item it = { field->id, field->dir, render(field, col->kind) };
+    item it = { field->id, field->dir, render(field, col->kind, col->scratch) };
     g_array_append_val(col->items, it);
 }
 
@@ -208,8 +241,11 @@ static void json_members(GString *out, const GArray *items, const char *dir, boo
         g_string_append_c(out, ':');
         if (n > 1)
             g_string_append_c(out, '[');
-        for (guint k = 0; k < n; k++)
-            g_string_append_printf(out, "%s%s", k ? "," : "", g_array_index(items, item, i + k).value);
+        for (guint k = 0; k < n; k++) {
+            if (k)
+                g_string_append_c(out, ',');
+            g_string_append(out, g_array_index(items, item, i + k).value);
+        }
         if (n > 1)
             g_string_append_c(out, ']');
         i += n - 1;
@@ -242,9 +278,13 @@ static void direction_members(GString *out, const GArray *items, const char *pre
     }
 }
 
+/* A field's name as a JSON key: Wireshark's field names are lower-case ASCII letters,
+ * digits, dots and underscores (field_table.c), with nothing to escape. */
 static void plain_key(GString *out, const char *name)
 {
-    json_string(out, name);
+    g_string_append_c(out, '"');
+    g_string_append(out, name);
+    g_string_append_c(out, '"');
 }
 
 static void json_record(collector *col, const td_capture *c, const td_flow *flow, GString *out)
@@ -254,7 +294,8 @@ static void json_record(collector *col, const td_capture *c, const td_flow *flow
     collect_flow(col, c, flow);
     g_string_append(out, "{\"record\":\"flow\",\"file\":");
     json_string(out, c->path);
-    g_string_append_printf(out, ",\"tcp.stream\":%u", flow->stream);
+    g_string_append(out, ",\"tcp.stream\":");
+    append_uint(out, flow->stream);
     json_members(out, col->items, NULL, &first, plain_key);
     direction_members(out, col->items, "", plain_key);
     g_string_append(out, "}\n");
@@ -475,7 +516,7 @@ static const record_writer *writer_of(td_format format)
 void td_output_records(td_format format, const td_capture *c, td_flows_shown shown, td_records *records)
 {
     const record_writer *w = writer_of(format);
-    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), w ? w->kind : RENDER_JSON };
+    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), w ? w->kind : RENDER_JSON, g_string_new("") };
 
     for (guint i = 0; w && c->engine && i < td_engine_flow_count(c->engine); i++) {
         const td_flow *flow = td_engine_flow_at(c->engine, i);
@@ -487,13 +528,14 @@ void td_output_records(td_format format, const td_capture *c, td_flows_shown sho
     }
     clear(&col);
     g_array_free(col.items, TRUE);
+    g_string_free(col.scratch, TRUE);
 }
 
 void td_output_settled(td_format format, const td_capture *c, const td_flow *flow, td_flows_shown shown,
                        td_records *records)
 {
     const record_writer *w = writer_of(format);
-    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), w ? w->kind : RENDER_JSON };
+    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), w ? w->kind : RENDER_JSON, g_string_new("") };
 
     if (w && td_output_shows(c, flow, shown)) {
         w->write(&col, c, flow, records->out);
@@ -501,6 +543,7 @@ void td_output_settled(td_format format, const td_capture *c, const td_flow *flo
     }
     clear(&col);
     g_array_free(col.items, TRUE);
+    g_string_free(col.scratch, TRUE);
 }
 
 void td_output_csv_file(const td_capture *c, GString *out)

@@ -35,11 +35,15 @@ static void print_table(void)
     }
 }
 
-/* A name in the table twice would be registered twice and shadow a field. */
+/* A name in the table twice would be registered twice and shadow a field; a name
+ * outside Wireshark's alphabet would need escaping in JSON. */
 static void check_unique(GHashTable *names, const char *name)
 {
     g_assert_nonnull(name);
     g_assert_true(g_str_has_prefix(name, "tcpdiag."));
+    /* ...and written as it is wherever a name goes (the command's JSON keys) */
+    for (const char *c = name; *c; c++)
+        g_assert_true(g_ascii_islower(*c) || g_ascii_isdigit(*c) || *c == '.' || *c == '_');
     g_assert_false(g_hash_table_contains(names, name));
     g_hash_table_add(names, (gpointer)name);
 }
