@@ -2,6 +2,7 @@
  * (the flows due as the capture's clock moves on, then the rest at the end), diagnose. */
 #include "capture.h"
 
+#include "inputs.h"
 #include "reader.h"
 
 /* The progress counter is shared: touch it once per batch, not per frame. */
@@ -115,6 +116,69 @@ static void on_released(const td_flow *flow, void *ctx)
     td_streams_forget(st->streams, &ends, flow->stream);
 }
 
+/* What feeding one capture takes, from its first packet to its end, whether its
+ * packets come from one file, a merge or a followed ring. */
+typedef struct feeding {
+    td_streams *streams;
+    td_fragments *fragments;
+    settling st;
+    td_wireshark version;
+    volatile gint *packets;     /* the progress counter, NULL none */
+    unsigned batch;             /* packets not counted there yet */
+    bool holds_packets;         /* a file read was one wiretap reads for packets */
+} feeding;
+
+static void start(td_capture *c, feeding *f, const td_prefs *prefs, td_wireshark version, volatile gint *packets,
+                  const td_capture_sink *sink)
+{
+    c->opened = true;
+    c->cfg = prefs->engine;
+    if (prefs->keep_history)
+        c->cfg.flight.series = c->cfg.nagle.series = c->series = td_series_book_new();
+    c->engine = td_engine_new(&c->cfg);
+    f->streams = td_streams_new(version);
+    f->fragments = td_fragments_new();
+    f->st = (settling){ c, sink, f->streams };
+    f->version = version;
+    f->packets = packets;
+    c->settler = td_settler_new(c->engine, &prefs->hosts, sink ? on_settled : NULL, &f->st);
+    /* streamed records: a flow written and past the history is never read again, so
+     * memory holds the flows open at once and the history, whatever the capture's length */
+    if (sink)
+        td_settler_release(c->settler, on_released, &f->st);
+}
+
+static void feed_frame(td_capture *c, feeding *f, const td_frame *frame)
+{
+    feed(c, f->streams, f->fragments, f->version, frame);
+    if (f->packets && ++f->batch == PROGRESS_BATCH) {
+        g_atomic_int_add(f->packets, (gint)f->batch);
+        f->batch = 0;
+    }
+}
+
+/* A file read: its frames counted, what it could not decode noted, and closed. */
+static void close_source(td_capture *c, feeding *f, td_reader *reader)
+{
+    c->counts.frames += td_reader_frames(reader);
+    if (!c->undecoded_link)
+        c->undecoded_link = g_strdup(td_reader_undecoded_link(reader));
+    f->holds_packets |= td_reader_holds_packets(reader);
+    td_reader_close(reader);
+}
+
+static void finish(td_capture *c, feeding *f, char *error)
+{
+    if (f->packets)
+        g_atomic_int_add(f->packets, (gint)f->batch);
+    c->error = error;
+    c->not_a_capture = !f->holds_packets || (error && c->counts.segments == 0 && c->counts.quotes == 0);
+    td_fragments_free(f->fragments);
+    td_settler_finish(c->settler, &c->hosts, &c->diagnoses);    /* may still release flows: streams after */
+    td_streams_free(f->streams);
+    c->counts.late = td_engine_late(c->engine);
+}
+
 td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_folder, guint count,
                                       const td_prefs *prefs, td_wireshark version, volatile gint *packets,
                                       const td_capture_sink *sink)
@@ -123,12 +187,9 @@ td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_f
     source *sources = g_new0(source, count);
     bool several = count > 1;
     guint opened = 0;
-    td_streams *streams;
-    td_fragments *fragments;
+    feeding f = { 0 };
     char *error = NULL;
-    unsigned batch = 0;
     uint32_t merged_frames = 0;
-    bool holds_packets = false;
 
     for (guint i = 0; i < count; i++) {
         char *failure = NULL;
@@ -160,50 +221,102 @@ td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_f
         g_free(sources);
         return c;
     }
-    c->opened = true;
-    c->cfg = prefs->engine;
-    if (prefs->keep_history)
-        c->cfg.flight.series = c->cfg.nagle.series = c->series = td_series_book_new();
-    c->engine = td_engine_new(&c->cfg);
-    streams = td_streams_new(version);
-    settling st = { c, sink, streams };
-    c->settler = td_settler_new(c->engine, &prefs->hosts, sink ? on_settled : NULL, &st);
-    /* streamed records: a flow written and past the history is never read again, so
-     * memory holds the flows open at once and the history, whatever the capture's length */
-    if (sink)
-        td_settler_release(c->settler, on_released, &st);
-    fragments = td_fragments_new();
+    start(c, &f, prefs, version, packets, sink);
     for (int i; (i = earliest(sources, count)) >= 0;) {
         td_frame frame = sources[i].next;
         /* a merged capture numbers its frames in the merged order, as the file
          * mergecap writes would; a single file keeps wiretap's numbers */
         if (several)
             frame.number = ++merged_frames;
-        feed(c, streams, fragments, version, &frame);
+        feed_frame(c, &f, &frame);
         advance(&sources[i], several, &error);
-        if (packets && ++batch == PROGRESS_BATCH) {
-            g_atomic_int_add(packets, (gint)batch);
-            batch = 0;
-        }
     }
-    if (packets)
-        g_atomic_int_add(packets, (gint)batch);
-    c->error = error;
-    for (guint i = 0; i < count; i++) {
-        if (!sources[i].reader)
-            continue;
-        c->counts.frames += td_reader_frames(sources[i].reader);
-        if (!c->undecoded_link)
-            c->undecoded_link = g_strdup(td_reader_undecoded_link(sources[i].reader));
-        holds_packets |= td_reader_holds_packets(sources[i].reader);
-        td_reader_close(sources[i].reader);
-    }
-    c->not_a_capture = !holds_packets || (error && c->counts.segments == 0 && c->counts.quotes == 0);
+    for (guint i = 0; i < count; i++)
+        if (sources[i].reader)
+            close_source(c, &f, sources[i].reader);
     g_free(sources);
-    td_fragments_free(fragments);
-    td_settler_finish(c->settler, &c->hosts, &c->diagnoses);    /* may still release flows: streams after */
-    td_streams_free(streams);
-    c->counts.late = td_engine_late(c->engine);
+    finish(c, &f, error);
+    return c;
+}
+
+/* How often --follow looks for the ring's next file, and for a stop meanwhile. */
+#define FOLLOW_POLL_US 200000
+
+/* Reads one file of a followed ring whole, its frames numbered on from the files
+ * before; true when it could be opened. The newest file after a stop is what dumpcap
+ * had written of it: a record cut short at its end is no error. */
+static bool follow_file(td_capture *c, feeding *f, const td_prefs *prefs, const td_capture_sink *sink,
+                        td_wireshark version, volatile gint *packets, const char *path, bool newest,
+                        uint32_t *frames, char **error)
+{
+    char *failure = NULL;
+    td_reader *reader = td_reader_open(path, &failure);
+    td_frame frame;
+
+    if (!reader) {
+        if (!*error)
+            *error = g_strdup_printf("%s: %s", path, failure);
+        g_free(failure);
+        return false;
+    }
+    td_reader_read_to_end(reader);
+    if (!c->opened)
+        start(c, f, prefs, version, packets, sink);
+    while (td_reader_next(reader, &frame, &failure)) {
+        frame.number = ++*frames;
+        feed_frame(c, f, &frame);
+    }
+    if (failure && !newest && !*error)
+        *error = g_strdup_printf("%s: %s", path, failure);
+    g_free(failure);
+    close_source(c, f, reader);
+    return true;
+}
+
+td_capture *td_capture_follow(const char *ring, const td_prefs *prefs, td_wireshark version,
+                              volatile gint *packets, const td_capture_sink *sink)
+{
+    td_capture *c = g_new0(td_capture, 1);
+    feeding f = { 0 };
+    GHashTable *read = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);   /* paths */
+    char *error = NULL;
+    uint32_t frames = 0;
+    bool stopping = false;
+
+    c->path = g_strdup(ring);
+    while (!stopping) {
+        char *failure = NULL;
+        GPtrArray *files;
+        guint complete;
+
+        /* a stop seen before the listing: the newest file is read too, as it is */
+        stopping = td_reader_stop_requested();
+        files = td_ring_files(ring, &failure);
+        if (!files) {
+            error = failure;
+            break;
+        }
+        /* dumpcap has finished a file once it writes the next */
+        complete = stopping ? files->len : (files->len ? files->len - 1 : 0);
+        for (guint i = 0; i < complete; i++) {
+            const char *path = g_ptr_array_index(files, i);
+            if (g_hash_table_contains(read, path))
+                continue;
+            follow_file(c, &f, prefs, sink, version, packets, path, stopping && i + 1 == files->len, &frames,
+                        &error);
+            g_hash_table_add(read, g_strdup(path));
+        }
+        g_ptr_array_free(files, TRUE);
+        if (!stopping)
+            g_usleep(FOLLOW_POLL_US);
+    }
+    g_hash_table_destroy(read);
+    if (!c->opened) {
+        c->error = error ? error : g_strdup_printf("no file of the ring %s was read", ring);
+        c->not_a_capture = true;
+        return c;
+    }
+    finish(c, &f, error);
     return c;
 }
 

@@ -65,6 +65,12 @@ td_capture *td_capture_analyse(const char *path, const td_prefs *prefs, td_wires
 td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_folder, guint count,
                                       const td_prefs *prefs, td_wireshark version, volatile gint *packets,
                                       const td_capture_sink *sink);
+/* A dumpcap ring buffer followed as it is written (dumpcap -b ... -w RING): its files
+ * read as one capture in the order dumpcap wrote them, each once dumpcap has gone on
+ * to the next; until a stop is requested (SIGINT, SIGTERM), when the newest is read
+ * as far as it was written, and the capture ends. Waits for the ring's first file. */
+td_capture *td_capture_follow(const char *ring, const td_prefs *prefs, td_wireshark version,
+                              volatile gint *packets, const td_capture_sink *sink);
 /* Whether the flow settled before the end of the file (its record went to the sink). */
 bool td_capture_settled_early(const td_capture *c, const td_flow *flow);
 void td_capture_free(td_capture *capture);

@@ -78,3 +78,77 @@ void td_inputs_free(td_inputs *in)
     g_ptr_array_free(in->errors, TRUE);
     g_free(in);
 }
+
+/* A ring file's name: STEM_NNNNN_YYYYMMDDHHMMSS and EXT (dumpcap -b -w STEM.EXT);
+ * its number, or -1 when the name is not one. */
+static gint64 ring_number(const char *name, const char *stem, const char *ext)
+{
+    size_t stem_len = strlen(stem), ext_len = strlen(ext), len = strlen(name);
+    const char *p = name + stem_len + 1, *digits = p;
+
+    if (len < stem_len + 1 + ext_len || strncmp(name, stem, stem_len) != 0 || name[stem_len] != '_' ||
+        strcmp(name + len - ext_len, ext) != 0)
+        return -1;
+    while (g_ascii_isdigit(*p))
+        p++;
+    if (p - digits < 5 || *p != '_')
+        return -1;
+    for (int i = 1; i <= 14; i++)
+        if (!g_ascii_isdigit(p[i]))
+            return -1;
+    if (p + 15 != name + len - ext_len)
+        return -1;
+    return g_ascii_strtoll(digits, NULL, 10);
+}
+
+typedef struct ring_file {
+    gint64 number;
+    char *path;
+} ring_file;
+
+static int by_number(const void *a, const void *b)
+{
+    const ring_file *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+GPtrArray *td_ring_files(const char *ring, char **error)
+{
+    char *folder = g_path_get_dirname(ring), *base = g_path_get_basename(ring);
+    char *dot = strrchr(base, '.');
+    char *ext = g_strdup(dot && dot != base ? dot : "");
+    GArray *found = g_array_new(FALSE, FALSE, sizeof(ring_file));
+    GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+    DIR *dir = opendir(folder);
+    struct dirent *entry;
+
+    if (dot && dot != base)
+        *dot = '\0';
+    if (!dir) {
+        *error = g_strdup_printf("%s: %s", folder, g_strerror(errno));
+        g_ptr_array_free(paths, TRUE);
+        paths = NULL;
+    }
+    while (dir && (entry = readdir(dir))) {
+        ring_file f = { ring_number(entry->d_name, base, ext), NULL };
+        if (f.number < 0)
+            continue;
+        f.path = g_build_filename(folder, entry->d_name, NULL);
+        g_array_append_val(found, f);
+    }
+    if (dir)
+        closedir(dir);
+    g_array_sort(found, by_number);
+    for (guint i = 0; i < found->len; i++) {
+        char *path = g_array_index(found, ring_file, i).path;
+        if (paths)
+            g_ptr_array_add(paths, path);
+        else
+            g_free(path);
+    }
+    g_array_free(found, TRUE);
+    g_free(folder);
+    g_free(base);
+    g_free(ext);
+    return paths;
+}

@@ -1,4 +1,5 @@
-/* The files the command's arguments name: a file as given, a directory walked. */
+/* The files the command's arguments name: a file as given, a directory walked, or
+ * the files of a dumpcap ring buffer as they appear (--follow). */
 #ifndef TCPDIAG_CMD_INPUTS_H
 #define TCPDIAG_CMD_INPUTS_H
 
@@ -21,5 +22,11 @@ typedef struct td_inputs {
  * standard input, a missing file) as it is, for the reader to judge. */
 td_inputs *td_inputs_collect(char **args, int count);
 void td_inputs_free(td_inputs *inputs);
+
+/* The files of a dumpcap ring buffer present now, in the order dumpcap wrote them:
+ * for `dumpcap -b ... -w DIR/STEM.EXT`, DIR/STEM_NNNNN_YYYYMMDDHHMMSS.EXT by their
+ * number NNNNN (paths, g_free'd with the array); NULL and *error when DIR cannot be
+ * read. */
+GPtrArray *td_ring_files(const char *ring, char **error);
 
 #endif

@@ -1,5 +1,5 @@
 /* tcpdiag: the plugin's diagnosis straight from capture files, without tshark.
- *   tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge]
+ *   tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge | --follow]
  *           [--report FILE.html] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...
  * Files are analysed in parallel (-j) and printed in the order given. A file that
  * cannot be read gets a message on stderr and makes the exit status 1; the other
@@ -69,6 +69,7 @@ typedef struct result {
 typedef struct run {
     const td_input *files;
     guint count;
+    bool follow;                /* --follow: the one file named is a dumpcap ring, read as it is written */
     const char **merged;        /* --merge: every file, analysed as one capture (count is 1) */
     bool *merged_in_folder;     /* ...and whether it was found in a folder */
     guint merged_count;
@@ -168,10 +169,12 @@ static void analyse(run *r, guint i)
      * and the HTML report keep their end-of-run form */
     bool records = !r->summary && !r->report && r->format != TD_FORMAT_TEXT;
     td_capture_sink sink = { record_settled, &fr };
-    td_capture *c = r->merged ? td_capture_analyse_merged(r->merged, r->merged_in_folder, r->merged_count, r->prefs,
-                                                          WIRESHARK, &r->packets, records ? &sink : NULL)
-                              : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets,
-                                                   records ? &sink : NULL);
+    td_capture *c = r->follow   ? td_capture_follow(r->files[i].path, r->prefs, WIRESHARK, &r->packets,
+                                                    records ? &sink : NULL)
+                    : r->merged ? td_capture_analyse_merged(r->merged, r->merged_in_folder, r->merged_count,
+                                                            r->prefs, WIRESHARK, &r->packets, records ? &sink : NULL)
+                                : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets,
+                                                     records ? &sink : NULL);
     result *res = &r->results[i];
     td_file_summary *summary = r->summary ? td_file_summary_of(c) : NULL;
     GPtrArray *findings = NULL;
@@ -303,7 +306,7 @@ static void wait_for(run *r, guint i)
 }
 
 static const char usage_line[] =
-    "usage: tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge]\n"
+    "usage: tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge | --follow]\n"
     "               [--report FILE.html] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...\n";
 
 static void print_help(void)
@@ -321,7 +324,8 @@ static void print_help(void)
            "      --flows            the text report's per-flow table with every flow (by default,\n"
            "                         only flows with a cause)\n"
            "      --merge            the files are one capture in time order (dumpcap ring buffers):\n"
-           "                         analyse them as one, as mergecap would make it\n"
+           "                         analyse them as one, as mergecap would make it\n"           "      --follow           FILE is a dumpcap ring being written (dumpcap -b ... -w FILE):\n"
+           "                         read its files as they are finished, as one capture, until ^C\n"
            "      --report FILE.html write one self-contained HTML page (the findings ranked, a chart\n"
            "                         of why for each slow flow) instead of the per-file output\n"
            "  -o, --option NAME:VALUE  set a tcpdiag preference as tshark -o does,\n"
@@ -474,6 +478,7 @@ int main(int argc, char **argv)
         { "slow", no_argument, NULL, 's' },
         { "flows", no_argument, NULL, 'f' },
         { "merge", no_argument, NULL, 'm' },
+        { "follow", no_argument, NULL, 'w' },
         { "report", required_argument, NULL, 'R' },
         { NULL, 0, NULL, 0 },
     };
@@ -484,7 +489,7 @@ int main(int argc, char **argv)
     td_inputs *inputs;
     pthread_t *workers;
     guint nworkers, skipped, not_read = 0;
-    bool slow = false, every_flow = false, merge = false, format_given = false;
+    bool slow = false, every_flow = false, merge = false, format_given = false, follow = false;
 
     td_prefs_defaults(&prefs);
     opterr = 0;     /* the messages below say what is wrong and how to do it */
@@ -523,6 +528,9 @@ int main(int argc, char **argv)
         case 'm':
             merge = true;
             break;
+        case 'w':
+            follow = true;
+            break;
         case 'R':
             r.report = optarg;
             break;
@@ -539,6 +547,8 @@ int main(int argc, char **argv)
     }
     if (optind == argc)
         return usage_error("no capture file given");
+    if (follow && (merge || argc - optind != 1 || strcmp(argv[optind], "-") == 0))
+        return usage_error("--follow reads one dumpcap ring: give the name given to dumpcap -w (no --merge)");
     if (slow && every_flow)
         return usage_error("--slow and --flows ask for different flows: give one of them");
     if (r.report && (r.summary || slow || every_flow || format_given))
@@ -555,6 +565,7 @@ int main(int argc, char **argv)
     td_reader_init();
     r.files = (const td_input *)(void *)inputs->files->data;
     r.count = inputs->files->len;
+    r.follow = follow;
     if (merge && r.count > 1) {
         r.merged = g_new(const char *, r.count);
         r.merged_in_folder = g_new(bool, r.count);

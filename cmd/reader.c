@@ -57,6 +57,7 @@ struct td_reader {
     wtap *wth;
     slot slots[BATCH];
     unsigned batch;         /* records read ahead at most: BATCH, or 1 from a pipe */
+    bool to_end;            /* stop requests are not for it (td_reader_read_to_end) */
     unsigned filled, next;  /* slots read ahead, and the next one handed out */
     bool ended;             /* wiretap has no more: the batch is the last */
     char *end_error;        /* ...because of this error (NULL: a clean end) */
@@ -122,6 +123,11 @@ td_reader *td_reader_open(const char *path, char **error)
     pthread_mutex_unlock(&wiretap_lock);
     g_free(err_info);
     return r;
+}
+
+void td_reader_read_to_end(td_reader *r)
+{
+    r->to_end = true;
 }
 
 bool td_reader_holds_packets(td_reader *r)
@@ -192,7 +198,7 @@ static void read_batch(td_reader *r)
     r->filled = r->next = 0;
     while (r->filled < r->batch) {
         slot *s = &r->slots[r->filled];
-        if (td_reader_stop_requested()) {
+        if (td_reader_stop_requested() && !r->to_end) {
             r->ended = true;
             return;
         }
@@ -206,7 +212,7 @@ static void read_batch(td_reader *r)
 #endif
         if (!ok) {
             r->ended = true;
-            if (err && !td_reader_stop_requested())     /* a read a stop interrupted ends cleanly */
+            if (err && (r->to_end || !td_reader_stop_requested()))     /* a read a stop interrupted ends cleanly */
                 r->end_error = describe(err, err_info);
             g_free(err_info);
             return;

@@ -21,6 +21,9 @@ bool td_reader_stop_requested(void);
 
 /* NULL and a message (g_free it) when the file cannot be read. */
 td_reader *td_reader_open(const char *path, char **error);
+/* The reader reads its file to the end whatever stop is requested: a ring's file that
+ * --follow reads after ^C (what dumpcap had written of it). */
+void td_reader_read_to_end(td_reader *reader);
 /* False for a file Wireshark opens for its content rather than for packets
  * (JSON, images and other media, Ruby marshal, systemd journal): wiretap reads
  * even a short text file as one such record. */

@@ -244,6 +244,9 @@ def test_options_take_their_value_attached_or_apart():
     (["-o", "tcpdiag.max_flows:many", PCAP], '"many" is not a decimal number'),
     (["-o", "tcpdiag.stall_min_ms:-5", PCAP], '"-5" is not a decimal number'),
     (["-o", "tcpdiag.stall_min_ms:4294967296", PCAP], "from 0 to 4294967295"),
+    (["--follow", PCAP, OTHER], "--follow reads one dumpcap ring"),
+    (["--follow", "--merge", PCAP], "--follow reads one dumpcap ring"),
+    (["--follow", "-"], "--follow reads one dumpcap ring"),
 ])
 def test_usage_errors_exit_2_and_say_what_is_wrong(args, says):
     proc = command.run(args, check=False)
@@ -251,6 +254,15 @@ def test_usage_errors_exit_2_and_say_what_is_wrong(args, says):
     assert proc.stdout == ""
     assert proc.stderr.startswith("tcpdiag: ") and says in proc.stderr.splitlines()[0], proc.stderr
     assert "usage: tcpdiag" in proc.stderr
+
+
+def test_follow_of_a_ring_in_a_missing_folder_says_so(tmp_path):
+    """--follow lists the ring's folder for its files: one that cannot be read is the
+    file's error (exit status 1), not a wait for ever."""
+    proc = command.run(["--follow", "-F", "json", tmp_path / "gone" / "ring.pcapng"], check=False)
+    assert proc.returncode == 1
+    assert "No such file or directory" in proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1])["file.status"] == "unreadable"
 
 
 def test_double_dash_ends_the_options(tmp_path):

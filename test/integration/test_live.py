@@ -170,6 +170,32 @@ def wait_until(predicate, seconds):
         time.sleep(0.05)
 
 
+def run_client(lab):
+    """The client's downloads and tiny request, each with the moment it began and
+    ended; the downloads checked against the file served."""
+    client = subprocess.Popen(["ip", "netns", "exec", lab["client_ns"], sys.executable, "-c", CLIENT, SERVER_ADDR,
+                               str(PORT), str(DOWNLOADS), str(PAUSE), str(LAST_GAP)],
+                              stdout=subprocess.PIPE, text=True)
+    lab["started"].append(client)
+    events = []
+    read_lines(client.stdout, events)
+    assert client.wait(30) == 0
+    events = [(t, json.loads(line)) for t, line in events]
+    done = [e for _, e in events if e["event"] == "done"]
+    assert len(done) == DOWNLOADS + 1
+    for d in done[:DOWNLOADS]:
+        assert d["status"].endswith("200 OK") and d["body"] == FILE_SIZE, d
+    return events, done
+
+
+def flow_records(out):
+    """Flow records so far of tcpdiag's output lines, by client port, with the moment
+    each arrived."""
+    recs = ((t, json.loads(line)) for t, line in list(out))
+    return {r["tcpdiag.flow.client_port"]: (t, r) for t, r in recs
+            if r["record"] == "flow" and r["tcpdiag.flow.server_port"] == PORT}
+
+
 @pytest.fixture(scope="module")
 def live(lab):
     """One live run: dumpcap on the client's veth piped into tcpdiag while the
@@ -191,24 +217,10 @@ def live(lab):
     out = []
     threading.Thread(target=read_lines, args=(tcpdiag.stdout, out), daemon=True).start()
 
-    client = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-c", CLIENT, SERVER_ADDR, str(PORT),
-                               str(DOWNLOADS), str(PAUSE), str(LAST_GAP)],
-                              stdout=subprocess.PIPE, text=True)
-    started.append(client)
-    events = []
-    read_lines(client.stdout, events)
-    assert client.wait(30) == 0
-    events = [(t, json.loads(line)) for t, line in events]
-    done = [e for _, e in events if e["event"] == "done"]
-    assert len(done) == DOWNLOADS + 1
-    for d in done[:DOWNLOADS]:
-        assert d["status"].endswith("200 OK") and d["body"] == FILE_SIZE, d
+    events, done = run_client(lab)
 
     def arrived():
-        """Flow records so far, by client port, with the moment each arrived."""
-        recs = ((t, json.loads(line)) for t, line in list(out))
-        return {r["tcpdiag.flow.client_port"]: (t, r) for t, r in recs
-                if r["record"] == "flow" and r["tcpdiag.flow.server_port"] == PORT}
+        return flow_records(out)
 
     ports = [d["port"] for d in done[:DOWNLOADS]]
     wait_until(lambda: set(ports[:-1]) <= arrived().keys(), WAIT)
@@ -276,3 +288,61 @@ def test_stopping_the_capture_ends_the_run_cleanly_with_the_file_record(live):
     assert live["tiny"]["port"] in live["records"]
     assert set(live["records"]) == {d["port"] for d in live["downloads"]} | {live["tiny"]["port"]}
     assert len(live["files"]) == 1 and live["files"][0]["file.flows"] == DOWNLOADS + 1, live["files"]
+
+
+@pytest.fixture(scope="module")
+def ring(lab, tmp_path_factory):
+    """The same downloads captured into a dumpcap ring buffer of one-second files
+    (dumpcap -b duration:1 -w ring.pcapng) that tcpdiag --follow reads as they are
+    written; dumpcap is stopped, then tcpdiag by SIGINT, as a user ends the run."""
+    folder = tmp_path_factory.mktemp("ring")
+    name = folder / "ring.pcapng"
+    ns, started = lab["client_ns"], lab["started"]
+    dumpcap = subprocess.Popen(["ip", "netns", "exec", ns, "dumpcap", "-q", "-i", lab["client_if"], "-f", "tcp",
+                                "-s", "128", "-b", "duration:1", "-w", str(name)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    started.append(dumpcap)
+    assert "Capturing on" in dumpcap.stderr.readline()
+    tcpdiag = subprocess.Popen([str(command.command_path()), "--follow", "-F", "json",
+                                "-o", f"tcpdiag.settle_window_s:{WINDOW}", str(name)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started.append(tcpdiag)
+    out = []
+    threading.Thread(target=read_lines, args=(tcpdiag.stdout, out), daemon=True).start()
+    _, done = run_client(lab)
+    ports = [d["port"] for d in done[:DOWNLOADS]]
+    wait_until(lambda: set(ports) <= flow_records(out).keys(), WAIT)
+    stopped = time.monotonic()
+    dumpcap.send_signal(signal.SIGINT)
+    dumpcap_rc = dumpcap.wait(30)
+    tcpdiag.send_signal(signal.SIGINT)
+    tcpdiag_rc = tcpdiag.wait(30)
+    time.sleep(0.2)                             # the reader thread takes the last lines
+    return {"downloads": done[:DOWNLOADS], "tiny": done[DOWNLOADS], "records": flow_records(out),
+            "stopped": stopped, "files": sorted(folder.glob("ring_*.pcapng")),
+            "lines": [json.loads(line) for _, line in out],
+            "dumpcap": dumpcap_rc, "tcpdiag": (tcpdiag_rc, tcpdiag.stderr.read())}
+
+
+def test_a_followed_ring_gives_records_while_dumpcap_writes_it(ring):
+    """Each download's record comes while dumpcap still writes the ring: the file
+    holding the packet that settles it is read once dumpcap goes on to the next."""
+    assert len(ring["files"]) > 2, ring["files"]
+    for k, d in enumerate(ring["downloads"]):
+        assert d["port"] in ring["records"], f"download {k + 1} gave no record"
+        assert ring["records"][d["port"]][0] < ring["stopped"], f"download {k + 1} came after dumpcap stopped"
+
+
+def test_a_followed_ring_reads_as_its_files_merged(ring):
+    """^C ends the run cleanly, the newest file read as dumpcap left it: every flow
+    has its record, the same as --merge gives on the finished ring, and the one file
+    record counts them all."""
+    assert ring["dumpcap"] == 0
+    assert ring["tcpdiag"][0] == 0, ring["tcpdiag"]
+    followed = {r["tcp.stream"]: dict(r, file=None) for r in ring["lines"] if r["record"] == "flow"}
+    merged = {r["tcp.stream"]: dict(r, file=None)
+              for r in command.flows(*ring["files"], options=["--merge", "-o", f"tcpdiag.settle_window_s:{WINDOW}"])}
+    assert followed == merged
+    assert {d["port"] for d in ring["downloads"] + [ring["tiny"]]} <= set(ring["records"])
+    files = [r for r in ring["lines"] if r["record"] == "file"]
+    assert len(files) == 1 and files[0]["file.flows"] == len(followed)
