@@ -62,6 +62,8 @@ struct td_diagnoses {
     td_diagnosis  lone_syn;     /* every flow that was one SYN */
     td_diagnosis *flows;        /* the other flows', in flow order */
     uint32_t     *slot;         /* by flow index: its place in flows, LONE_SYN_SLOT or NOT_DIAGNOSED */
+    GHashTable   *slot_of;      /* ...or, for a settle point's flows (td_diagnose_flows), index → slot + 1
+                                   (a gsize: LONE_SYN_SLOT + 1 must not wrap to NULL) */
     guint     nflows;
     uint32_t *stall_active;     /* by stall index */
 };
@@ -917,13 +919,30 @@ static void diagnose_lone_syn(td_diagnosis *d)
 /* Flows that were more than one SYN (each needs a diagnosis of its own). */
 static guint with_data(const td_engine *engine)
 {
+    const td_flow *flow;
     guint count = 0;
 
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
-        count += flow && flow->more;
-    }
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++)
+        count += flow->more != NULL;
     return count;
+}
+
+static void set_slot(td_diagnoses *d, guint index, uint32_t slot)
+{
+    if (d->slot_of)
+        g_hash_table_insert(d->slot_of, GUINT_TO_POINTER(index), GSIZE_TO_POINTER((gsize)slot + 1));
+    else
+        d->slot[index] = slot;
+}
+
+/* A flow's slot: its place in flows, LONE_SYN_SLOT or NOT_DIAGNOSED. */
+static uint32_t slot_of(const td_diagnoses *d, guint index)
+{
+    if (d->slot_of) {
+        gpointer found = g_hash_table_lookup(d->slot_of, GUINT_TO_POINTER(index));
+        return found ? (uint32_t)(GPOINTER_TO_SIZE(found) - 1) : NOT_DIAGNOSED;
+    }
+    return index < d->nflows ? d->slot[index] : NOT_DIAGNOSED;
 }
 
 /* Whether any flow listed in only (every flow when only is NULL) is more than one SYN. */
@@ -951,9 +970,14 @@ static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, co
 
     d->engine = engine;
     d->nflows = nflows;
-    d->slot = g_new(uint32_t, MAX(nflows, 1));
-    for (guint i = 0; i < nflows; i++)
-        d->slot[i] = NOT_DIAGNOSED;
+    /* a point's few flows by index; the end's every flow in a table */
+    if (only)
+        d->slot_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+    else {
+        d->slot = g_new(uint32_t, MAX(nflows, 1));
+        for (guint i = 0; i < nflows; i++)
+            d->slot[i] = NOT_DIAGNOSED;
+    }
     diagnose_lone_syn(&d->lone_syn);
     GHashTable *by_host = stalls_by_host(stalls);
 
@@ -962,11 +986,11 @@ static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, co
     d->stall_active = g_new0(uint32_t, MAX(td_stalls_count(stalls), 1));
     /* flows that were one SYN read no group and no stall (diagnose_lone_syn): a point
      * where only such flows settle (a flood's, after the idle timeout) reads no other flow */
+    const td_flow *flow;
     guint read = some_carried_data(engine, only, n) ? nflows : 0;
-    for (guint i = 0; i < read; i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
+    for (guint i = 0; i < read && (flow = td_engine_next_flow(engine, &i)); i++) {
         /* what no later flow may read any more (settle.h) */
-        if (!flow || flow->forgotten)
+        if (flow->forgotten)
             continue;
         if (td_stalls_count(stalls))
             count_active(d, stalls, by_host, flow);
@@ -984,14 +1008,13 @@ static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, co
     d->flows = g_new0(td_diagnosis, MAX(only ? n : with_data(engine), 1));
     for (guint k = 0; k < (only ? n : nflows); k++) {
         guint i = only ? only[k] : k;
-        const td_flow *flow = td_engine_flow_at(engine, i);
+        flow = only ? td_engine_flow_at(engine, i) : td_engine_next_flow(engine, &k);
         if (!flow)
             continue;
-        if (!flow->more) {
-            d->slot[i] = LONE_SYN_SLOT;
+        i = flow->index;
+        set_slot(d, i, flow->more ? more : LONE_SYN_SLOT);
+        if (!flow->more)
             continue;
-        }
-        d->slot[i] = more;
         gather(flow, &x);
         find_groups(clients, pairs, senders, flow, &x);
         diagnose_flow(engine, hosts, flow, &x, &d->flows[more++]);
@@ -1014,8 +1037,10 @@ td_diagnoses *td_diagnose_flows(const td_engine *engine, const td_hosts *hosts, 
 
 void td_diagnoses_keep(td_diagnoses *d, const td_flow *flow, const td_diagnosis *given)
 {
-    if (flow->index < d->nflows && d->slot[flow->index] < NOT_DIAGNOSED)
-        d->flows[d->slot[flow->index]] = *given;
+    uint32_t slot = slot_of(d, flow->index);
+
+    if (slot < NOT_DIAGNOSED)
+        d->flows[slot] = *given;
 }
 
 void td_diagnoses_free(td_diagnoses *d)
@@ -1024,15 +1049,19 @@ void td_diagnoses_free(td_diagnoses *d)
         return;
     g_free(d->flows);
     g_free(d->slot);
+    if (d->slot_of)
+        g_hash_table_destroy(d->slot_of);
     g_free(d->stall_active);
     g_free(d);
 }
 
 const td_diagnosis *td_diagnosis_of(const td_diagnoses *d, const td_flow *flow)
 {
-    if (flow->index >= d->nflows || d->slot[flow->index] == NOT_DIAGNOSED)
+    uint32_t slot = slot_of(d, flow->index);
+
+    if (slot == NOT_DIAGNOSED)
         return NULL;
-    return d->slot[flow->index] == LONE_SYN_SLOT ? &d->lone_syn : &d->flows[d->slot[flow->index]];
+    return slot == LONE_SYN_SLOT ? &d->lone_syn : &d->flows[slot];
 }
 
 uint32_t td_diagnoses_stall_active(const td_diagnoses *d, guint stall)

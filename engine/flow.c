@@ -726,6 +726,23 @@ const td_flow *td_engine_flow_at(const td_engine *engine, guint index)
     return flow && !flow->released ? flow : NULL;
 }
 
+const td_flow *td_engine_next_flow(const td_engine *engine, guint *index)
+{
+    for (guint i = *index; i < engine->nflows; i++) {
+        const td_flow *flow = flow_at(engine, i);
+        if (!flow) {
+            i |= SLAB_FLOWS - 1;        /* the slab is gone: on to the next */
+            continue;
+        }
+        if (!flow->released) {
+            *index = i;
+            return flow;
+        }
+    }
+    *index = engine->nflows;
+    return NULL;
+}
+
 bool td_flow_roles_known(const td_flow *flow)
 {
     return flow->client >= 0;

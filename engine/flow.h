@@ -187,6 +187,11 @@ uint64_t td_engine_not_kept(const td_engine *engine);
  * gives NULL for a released flow (td_engine_forget). */
 guint td_engine_flow_count(const td_engine *engine);
 const td_flow *td_engine_flow_at(const td_engine *engine, guint index);
+/* The first flow at *index or after it that has not been released, its index in
+ * *index; NULL when there is none. Released slabs are passed over whole, so that a
+ * capture of hours costs the flows kept, not the flows it ever had:
+ *     for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) */
+const td_flow *td_engine_next_flow(const td_engine *engine, guint *index);
 
 const td_config *td_engine_config(const td_engine *engine);
 /* Host-wide stalls, settled by td_engine_finish(). */

@@ -258,15 +258,14 @@ static void settle_client(client_acc *c, const td_hosts_config *cfg)
 
 static void build_clients(td_hosts *h, const td_engine *engine)
 {
-    guint n = td_engine_flow_count(engine);
+    const td_flow *flow;
 
     /* A client is summarised only once one of its flows carried data: a source that
      * only ever sent SYNs (a flood's forged addresses, a scan) has no transfer to
      * compare, and would cost a summary per flow. So first the clients whose flows
      * carried data, then every connection of those clients. */
-    for (guint i = 0; i < n; i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
-        if (!flow || !flow_payload(flow) || !counts_for_client(flow) ||
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
+        if (!flow_payload(flow) || !counts_for_client(flow) ||
             g_hash_table_contains(h->client_by_addr, &flow->addr[flow->client]))
             continue;
         client_acc *c = g_new0(client_acc, 1);
@@ -275,9 +274,8 @@ static void build_clients(td_hosts *h, const td_engine *engine)
         g_hash_table_insert(h->client_by_addr, &c->s.addr, c);
     }
     /* the address first: a flood's sources have no summary, and their SYNs need not be read */
-    for (guint i = 0; h->clients->len && i < n; i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
-        client_acc *c = flow && td_flow_roles_known(flow) ? g_hash_table_lookup(h->client_by_addr, &flow->addr[flow->client])
+    for (guint i = 0; h->clients->len && (flow = td_engine_next_flow(engine, &i)); i++) {
+        client_acc *c = td_flow_roles_known(flow) ? g_hash_table_lookup(h->client_by_addr, &flow->addr[flow->client])
                                                   : NULL;
         if (c && counts_for_client(flow))
             add_client_flow(c, flow);
@@ -410,10 +408,11 @@ static void settle_sender(sender_acc *a)
 
 static void build_senders(td_hosts *h, const td_engine *engine)
 {
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
+    const td_flow *flow;
+
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
         int sender;
-        const td_flight *f = flow && flow->settled && !flow->forgotten ? sender_flight(flow, &sender) : NULL;
+        const td_flight *f = flow->settled && !flow->forgotten ? sender_flight(flow, &sender) : NULL;
         if (!f)
             continue;
         sender_acc *a = g_hash_table_lookup(h->sender_by_addr, &flow->addr[sender]);
