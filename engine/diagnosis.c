@@ -989,12 +989,12 @@ static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, co
     const td_flow *flow;
     guint read = some_carried_data(engine, only, n) ? nflows : 0;
     for (guint i = 0; i < read && (flow = td_engine_next_flow(engine, &i)); i++) {
-        /* what no later flow may read any more (settle.h) */
-        if (flow->forgotten)
-            continue;
+        /* a stall's flows are the stall detector's, which forgets none: counted while
+         * kept (a released flow's record was given with the count of its time) */
         if (td_stalls_count(stalls))
             count_active(d, stalls, by_host, flow);
-        if (!flow->more || !flow->settled)
+        /* what no later flow may read any more (settle.h) */
+        if (flow->forgotten || !flow->more || !flow->settled)
             continue;
         gather(flow, &x);
         find_groups(clients, pairs, senders, flow, &x);

@@ -201,8 +201,9 @@ static void write_undiagnosed(const td_diagnoses *d, GString *out)
     GPtrArray *reasons = g_ptr_array_new();
     unsigned total = 0;
 
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_diagnosis *diag = td_diagnosis_of(d, td_engine_flow_at(engine, i));
+    const td_flow *flow;
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
+        const td_diagnosis *diag = td_diagnosis_of(d, flow);
         guint count;
         if (diag->cause != TD_CAUSE_UNKNOWN)
             continue;
@@ -239,10 +240,13 @@ void td_text_not_kept(const td_engine *engine, GString *out)
 td_tally td_text_tally(const td_diagnoses *d)
 {
     const td_engine *engine = td_diagnoses_engine(d);
-    td_tally t = { .flows = td_engine_flow_count(engine) };
+    td_tally t = { 0 };
+    const td_flow *flow;
 
-    for (guint i = 0; i < t.flows; i++) {
-        td_cause cause = (td_cause)td_diagnosis_of(d, td_engine_flow_at(engine, i))->cause;
+    /* the flows kept: a front end that released flows (settle.h) gave their records */
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
+        td_cause cause = (td_cause)td_diagnosis_of(d, flow)->cause;
+        t.flows++;
         if (cause == TD_CAUSE_NONE)
             t.healthy++;
         else if (cause == TD_CAUSE_APP_LIMITED)
@@ -261,8 +265,8 @@ GPtrArray *td_text_findings(const td_diagnoses *d)
     GHashTable *by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     GPtrArray *findings = g_ptr_array_new_with_free_func(finding_free);
 
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
+    const td_flow *flow;
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
         td_cause cause = (td_cause)td_diagnosis_of(d, flow)->cause;
         if (cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN)
             add_to_finding(by_key, findings, d, flow);
@@ -378,8 +382,8 @@ void td_text_flows_where(const td_diagnoses *d, bool (*keep)(td_cause cause), co
         g_string_append(out, "(no capture analysed)\n");
         return;
     }
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
+    const td_flow *flow;
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
         td_cause cause = (td_cause)td_diagnosis_of(d, flow)->cause;
         td_options_audit audit;
         char missing[64] = "unknown", plateau[32];

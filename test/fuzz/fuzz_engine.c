@@ -7,6 +7,7 @@
 #include "advice.h"
 #include "options.h"
 #include "segment.h"
+#include "settle.h"
 #include "text.h"
 
 enum { RECORD_BYTES = 16 };
@@ -68,8 +69,8 @@ static void check_hosts(const td_engine *engine, const td_hosts *hosts)
         if (s->offloaded_flows + s->capped_flows > td_engine_flow_count(engine))
             __builtin_trap();
     }
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
+    const td_flow *flow;
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
         const td_client_summary *c = td_hosts_client_of(hosts, flow);
         if (c && !td_addr_equal(&c->addr, &flow->addr[flow->client]))
             __builtin_trap();
@@ -80,7 +81,7 @@ static void check_hosts(const td_engine *engine, const td_hosts *hosts)
 
 /* Every flow gets one cause in range, a summary that fits a label, and a fix
  * exactly when there is a cause to fix; the report covers them all. */
-static void check_diagnosis(const td_engine *engine)
+static void check_diagnosis(const td_engine *engine, bool released_any)
 {
     td_hosts_config hosts_cfg;
     td_hosts_config_defaults(&hosts_cfg);
@@ -89,11 +90,11 @@ static void check_diagnosis(const td_engine *engine)
     GString *report = g_string_new(NULL);
     char summary[4 * TD_SUMMARY_MAX], text[256];
 
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
+    const td_flow *flow;
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
         const td_diagnosis *diag = td_diagnosis_of(d, flow);
         bool fixable = diag->cause != TD_CAUSE_NONE && diag->cause != TD_CAUSE_UNKNOWN;
-        if (diag->cause >= TD_CAUSE_COUNT || diag->reference > TD_REF_OWN_RATE)
+        if (diag->cause >= TD_CAUSE_COUNT || diag->reference > TD_REF_EMPTY_PATH)   /* the last reference */
             __builtin_trap();
         td_advice_summary(d, flow, summary, sizeof summary);
         if (strlen(summary) > TD_SUMMARY_MAX)
@@ -114,8 +115,10 @@ static void check_diagnosis(const td_engine *engine)
         if (sum != flow->last_ns - flow->first_ns || diag->lost_ns > td_time_budget_active(budget))
             __builtin_trap();
     }
-    /* the flows waiting through a stall never outnumber the flows open when it ended */
-    for (guint i = 0; i < td_stalls_count(td_engine_stalls(engine)); i++)
+    /* the flows waiting through a stall never outnumber the flows open when it ended
+     * (counted among the flows kept: with flows released, only the stall's own time
+     * had them all) */
+    for (guint i = 0; !released_any && i < td_stalls_count(td_engine_stalls(engine)); i++)
         if (td_diagnoses_stall_active(d, i) < td_stalls_at(td_engine_stalls(engine), i)->flows_hit)
             __builtin_trap();
     check_hosts(engine, hosts);
@@ -123,6 +126,23 @@ static void check_diagnosis(const td_engine *engine)
     td_hosts_free(hosts);
     g_string_free(report, TRUE);
     td_diagnoses_free(d);
+}
+
+/* A flow settled before the end (settle.c): final, with a diagnosis in range. */
+static void check_settled(const td_diagnoses *d, const td_hosts *hosts, const td_flow *flow, void *ctx)
+{
+    const td_diagnosis *diag = td_diagnosis_of(d, flow);
+    (void)hosts;
+    (void)ctx;
+    if (!flow->settled || !diag || diag->cause >= TD_CAUSE_COUNT)
+        __builtin_trap();
+}
+
+static void released(const td_flow *flow, void *ctx)
+{
+    (void)ctx;
+    if (!flow->settled)
+        __builtin_trap();       /* only a flow whose verdict was given goes */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -141,19 +161,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* decode() makes times of at most 65 ms: thresholds of a few ms make stalls reachable */
     cfg.stall.min_ms = size > 3 ? data[3] % 16 : 2;
     cfg.stall.min_flows = size > 4 ? data[4] % 4 : 2;
+    /* Flows settling while packets come (settle.c): decode()'s milliseconds become
+     * seconds so that windows and idle timeouts of 0 to 2 s are reached, and with
+     * release the flows past the history are freed, as the command's records do. */
+    bool settling = size > 5 && (data[5] & 1);
+    cfg.settle.window_s = size > 5 ? (unsigned)(data[5] >> 1) % 3 : 120;
+    cfg.settle.idle_s = size > 6 ? data[6] % 3u : 300;
+    td_hosts_config hosts_cfg;
+    td_hosts_config_defaults(&hosts_cfg);
     td_engine *engine = td_engine_new(&cfg);
+    td_settler *settler = td_settler_new(engine, &hosts_cfg, check_settled, NULL);
+    if (settling && size > 6 && (data[6] & 4))
+        td_settler_release(settler, released, NULL);
     for (size_t at = 0, frame = 1; at + RECORD_BYTES <= size; at += RECORD_BYTES, frame++) {
         decode(data + at, (uint32_t)frame, &rec);
+        if (settling)
+            rec.time_ns *= 1000;
         if (data[at + 14] & 1)
             td_engine_add_quoted(engine, &rec);
-        else
+        else {
             td_engine_add(engine, &rec, &sender);
+            td_settler_clock(settler, rec.time_ns);
+        }
     }
-    td_engine_finish(engine);
+    td_hosts *settled_hosts;
+    td_diagnoses *settled;
+    td_settler_finish(settler, &settled_hosts, &settled);
+    const td_flow *flow;
+    guint kept = 0;
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++, kept++)
+        if (!td_diagnosis_of(settled, flow))
+            __builtin_trap();           /* every flow kept has its verdict */
+    td_diagnoses_free(settled);
+    td_hosts_free(settled_hosts);
+    td_settler_free(settler);
     check_stalls(engine, &cfg);
-    check_diagnosis(engine);
-    for (guint i = 0; i < td_engine_flow_count(engine); i++) {
-        const td_flow *flow = td_engine_flow_at(engine, i);
+    check_diagnosis(engine, td_engine_flow_count(engine) > kept);
+    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
         int64_t a, b;
         td_flow_vantage(flow, &cfg);
         td_flow_handshake_halves(flow, &a, &b);
