@@ -31,3 +31,12 @@ def records(*files, jobs=1, options=()):
 def flows(*files, jobs=1, options=()):
     """The NDJSON records of the files, one dict per flow; options: more arguments."""
     return [r for r in records(*files, jobs=jobs, options=options) if r["record"] == "flow"]
+
+
+def peak_kib(args):
+    """The command's peak resident memory in KiB (GNU time's, from a small parent: a
+    child started from Python would inherit Python's high-water mark across exec), its
+    output thrown away."""
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", str(command_path()), *map(str, args)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300, check=True)
+    return int(proc.stderr.split()[-1])

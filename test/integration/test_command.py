@@ -594,13 +594,6 @@ def test_merge_of_a_folder_leaves_out_what_is_not_a_capture(tmp_path):
     assert named.returncode == 1 and "zz.bin" in named.stderr
 
 
-def peak_kib(args):
-    """The command's peak resident memory (GNU time's), its output thrown away."""
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", str(command.command_path()), *map(str, args)],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300, check=True)
-    return int(proc.stderr.split()[-1])
-
-
 @pytest.mark.skipif("ASAN_OPTIONS" in os.environ,
                     reason="ASan's quarantine holds every freed record string: its peaks are not the command's")
 def test_records_leave_as_they_are_made(tmp_path):
@@ -611,6 +604,6 @@ def test_records_leave_as_they_are_made(tmp_path):
     flood = tmp_path / "flood.pcap"
     subprocess.run([command.ROOT / "test" / "bench" / "make-synflood", flood, "--flows", "100000"], check=True,
                    capture_output=True)
-    summary = peak_kib(["--summary", flood])
+    summary = command.peak_kib(["--summary", flood])
     for form in ("json", "csv", "ek"):
-        assert peak_kib(["-F", form, flood]) <= 1.2 * summary, form
+        assert command.peak_kib(["-F", form, flood]) <= 1.2 * summary, form

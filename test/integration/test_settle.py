@@ -132,13 +132,6 @@ def repeated_download(path, copies, every_s):
                 out.write(frame)
 
 
-def peak_kib(args):
-    """The command's peak resident memory (GNU time's), its output thrown away."""
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", str(command.command_path()), *map(str, args)],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300, check=True)
-    return int(proc.stderr.split()[-1])
-
-
 @pytest.mark.skipif("ASAN_OPTIONS" in os.environ,
                     reason="ASan's quarantine holds what is freed: its peaks are not the command's")
 def test_memory_stays_flat_over_hours_of_capture(tmp_path):
@@ -150,8 +143,8 @@ def test_memory_stays_flat_over_hours_of_capture(tmp_path):
     short, long_ = tmp_path / "short.pcap", tmp_path / "long.pcap"
     repeated_download(short, 2000, 2)
     repeated_download(long_, 8000, 2)
-    json_short, json_long = peak_kib(["-F", "json", short]), peak_kib(["-F", "json", long_])
-    text_short, text_long = peak_kib([short]), peak_kib([long_])
+    json_short, json_long = command.peak_kib(["-F", "json", short]), command.peak_kib(["-F", "json", long_])
+    text_short, text_long = command.peak_kib([short]), command.peak_kib([long_])
     assert json_long <= 1.1 * json_short, (json_short, json_long)
     assert text_long - text_short > 3 * (json_long - json_short), (text_short, text_long, json_short, json_long)
     flows = command.flows(long_)
