@@ -243,9 +243,9 @@ td_capture *td_capture_analyse_merged(const char *const *paths, const bool *in_f
 #define FOLLOW_POLL_US 200000
 
 /* Reads one file of a followed ring whole, its frames numbered on from the files
- * before; true when it could be opened. The newest file after a stop is what dumpcap
- * had written of it: a record cut short at its end is no error. */
-static bool follow_file(td_capture *c, feeding *f, const td_prefs *prefs, const td_capture_sink *sink,
+ * before. The newest file after a stop is what dumpcap had written of it: a record
+ * cut short at its end is no error. */
+static void follow_file(td_capture *c, feeding *f, const td_prefs *prefs, const td_capture_sink *sink,
                         td_wireshark version, volatile gint *packets, const char *path, bool newest,
                         uint32_t *frames, char **error)
 {
@@ -257,7 +257,7 @@ static bool follow_file(td_capture *c, feeding *f, const td_prefs *prefs, const 
         if (!*error)
             *error = g_strdup_printf("%s: %s", path, failure);
         g_free(failure);
-        return false;
+        return;
     }
     td_reader_read_to_end(reader);
     if (!c->opened)
@@ -270,7 +270,6 @@ static bool follow_file(td_capture *c, feeding *f, const td_prefs *prefs, const 
         *error = g_strdup_printf("%s: %s", path, failure);
     g_free(failure);
     close_source(c, f, reader);
-    return true;
 }
 
 td_capture *td_capture_follow(const char *ring, const td_prefs *prefs, td_wireshark version,

@@ -112,11 +112,18 @@ static void drain_to_stdout(const GString *chunk)
 /* Whether file i's records can leave as they are made: it is the file the printing
  * thread waits for, every one before it is out, and it is printed. Then its worker
  * writes them (the printing thread only waits), the progress line cleared first. */
+/* json, csv and ek give a flow's record as it settles; the text report, the summary
+ * and the HTML report keep their end-of-run form. */
+static bool gives_records(const run *r)
+{
+    return !r->summary && !r->report && r->format != TD_FORMAT_TEXT;
+}
+
 static bool takes_printing_turn(run *r, guint i, const td_capture *c)
 {
     bool turn;
 
-    if (r->summary || r->report || r->format == TD_FORMAT_TEXT || left_out(r, i, c->not_a_capture))
+    if (!gives_records(r) || left_out(r, i, c->not_a_capture))
         return false;
     pthread_mutex_lock(&r->lock);
     turn = r->results[i].streaming = r->printing == i;
@@ -165,16 +172,12 @@ static void analyse(run *r, guint i)
     }
     GString *text = g_string_new("");
     file_records fr = { r, i, { text, NULL } };
-    /* json, csv and ek give a flow's record as it settles; the text report, the summary
-     * and the HTML report keep their end-of-run form */
-    bool records = !r->summary && !r->report && r->format != TD_FORMAT_TEXT;
-    td_capture_sink sink = { record_settled, &fr };
-    td_capture *c = r->follow   ? td_capture_follow(r->files[i].path, r->prefs, WIRESHARK, &r->packets,
-                                                    records ? &sink : NULL)
+    td_capture_sink records = { record_settled, &fr };
+    const td_capture_sink *sink = gives_records(r) ? &records : NULL;
+    td_capture *c = r->follow   ? td_capture_follow(r->files[i].path, r->prefs, WIRESHARK, &r->packets, sink)
                     : r->merged ? td_capture_analyse_merged(r->merged, r->merged_in_folder, r->merged_count,
-                                                            r->prefs, WIRESHARK, &r->packets, records ? &sink : NULL)
-                                : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets,
-                                                     records ? &sink : NULL);
+                                                            r->prefs, WIRESHARK, &r->packets, sink)
+                                : td_capture_analyse(r->files[i].path, r->prefs, WIRESHARK, &r->packets, sink);
     result *res = &r->results[i];
     td_file_summary *summary = r->summary ? td_file_summary_of(c) : NULL;
     GPtrArray *findings = NULL;

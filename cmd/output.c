@@ -207,6 +207,22 @@ static void clear(collector *col)
     g_array_set_size(col->items, 0);
 }
 
+static collector *collector_new(render_kind kind)
+{
+    collector *col = g_new(collector, 1);
+
+    *col = (collector){ g_array_new(FALSE, FALSE, sizeof(item)), kind, g_string_new("") };
+    return col;
+}
+
+static void collector_free(collector *col)
+{
+    clear(col);
+    g_array_free(col->items, TRUE);
+    g_string_free(col->scratch, TRUE);
+    g_free(col);
+}
+
 /* The command reads a capture once, to its end: every value is final. */
 static void collect_flow(collector *col, const td_capture *c, const td_flow *flow)
 {
@@ -516,34 +532,35 @@ static const record_writer *writer_of(td_format format)
 void td_output_records(td_format format, const td_capture *c, td_flows_shown shown, td_records *records)
 {
     const record_writer *w = writer_of(format);
-    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), w ? w->kind : RENDER_JSON, g_string_new("") };
+    const td_flow *flow;
+    collector *col;
 
-    for (guint i = 0; w && c->engine && i < td_engine_flow_count(c->engine); i++) {
-        const td_flow *flow = td_engine_flow_at(c->engine, i);
-        /* a released flow's record left when it settled */
-        if (!flow || td_capture_settled_early(c, flow) || !td_output_shows(c, flow, shown))
+    if (!w || !c->engine)
+        return;
+    col = collector_new(w->kind);
+    /* a flow released (settle.h) gave its record when it settled, as did every flow
+     * settled before the end */
+    for (guint i = 0; (flow = td_engine_next_flow(c->engine, &i)); i++) {
+        if (td_capture_settled_early(c, flow) || !td_output_shows(c, flow, shown))
             continue;
-        w->write(&col, c, flow, records->out);
+        w->write(col, c, flow, records->out);
         record_done(records);
     }
-    clear(&col);
-    g_array_free(col.items, TRUE);
-    g_string_free(col.scratch, TRUE);
+    collector_free(col);
 }
 
 void td_output_settled(td_format format, const td_capture *c, const td_flow *flow, td_flows_shown shown,
                        td_records *records)
 {
     const record_writer *w = writer_of(format);
-    collector col = { g_array_new(FALSE, FALSE, sizeof(item)), w ? w->kind : RENDER_JSON, g_string_new("") };
+    collector *col;
 
-    if (w && td_output_shows(c, flow, shown)) {
-        w->write(&col, c, flow, records->out);
-        td_records_flush(records);
-    }
-    clear(&col);
-    g_array_free(col.items, TRUE);
-    g_string_free(col.scratch, TRUE);
+    if (!w || !td_output_shows(c, flow, shown))
+        return;
+    col = collector_new(w->kind);
+    w->write(col, c, flow, records->out);
+    td_records_flush(records);
+    collector_free(col);
 }
 
 void td_output_csv_file(const td_capture *c, GString *out)

@@ -1007,12 +1007,10 @@ static td_diagnoses *diagnose(const td_engine *engine, const td_hosts *hosts, co
     g_hash_table_foreach(senders, group_sort, NULL);
     d->flows = g_new0(td_diagnosis, MAX(only ? n : with_data(engine), 1));
     for (guint k = 0; k < (only ? n : nflows); k++) {
-        guint i = only ? only[k] : k;
-        flow = only ? td_engine_flow_at(engine, i) : td_engine_next_flow(engine, &k);
+        flow = only ? td_engine_flow_at(engine, only[k]) : td_engine_next_flow(engine, &k);
         if (!flow)
             continue;
-        i = flow->index;
-        set_slot(d, i, flow->more ? more : LONE_SYN_SLOT);
+        set_slot(d, flow->index, flow->more ? more : LONE_SYN_SLOT);
         if (!flow->more)
             continue;
         gather(flow, &x);

@@ -60,6 +60,13 @@ static td_flow *flow_at(const td_engine *engine, guint index)
     return slab ? &slab[index & (SLAB_FLOWS - 1)] : NULL;
 }
 
+/* A flow of the table that has not been released, NULL otherwise. */
+static td_flow *kept_at(const td_engine *engine, guint index)
+{
+    td_flow *flow = index < engine->nflows ? flow_at(engine, index) : NULL;
+    return flow && !flow->released ? flow : NULL;
+}
+
 td_engine *td_engine_new(const td_config *cfg)
 {
     td_engine *engine = g_new0(td_engine, 1);
@@ -146,8 +153,7 @@ static void flow_init(td_flow *flow, const td_engine *engine, const td_record *r
 /* A slot for the next flow kept, at index td_engine_flow_count(). */
 static td_flow *flow_slot(td_engine *engine)
 {
-    if ((engine->nflows & (SLAB_FLOWS - 1)) == 0)
-{
+    if ((engine->nflows & (SLAB_FLOWS - 1)) == 0) {
         g_ptr_array_add(engine->slabs, g_new0(td_flow, SLAB_FLOWS));
         g_array_set_size(engine->slab_released, engine->slabs->len);
     }
@@ -650,18 +656,18 @@ static void settle(td_engine *engine, td_flow *flow)
 
 void td_engine_settle(td_engine *engine, guint index)
 {
-    td_flow *flow = index < engine->nflows ? flow_at(engine, index) : NULL;
+    td_flow *flow = kept_at(engine, index);
 
-    if (flow && !flow->released)
+    if (flow)
         settle(engine, flow);
 }
 
 void td_engine_forget(td_engine *engine, guint index, bool release)
 {
-    td_flow *flow = index < engine->nflows ? flow_at(engine, index) : NULL;
+    td_flow *flow = kept_at(engine, index);
     guint16 *released;
 
-    if (!flow || flow->released)
+    if (!flow)
         return;
     flow->forgotten = true;
     if (!release)
@@ -689,8 +695,8 @@ void td_engine_pair_stalls(td_engine *engine)
 void td_engine_finish(td_engine *engine)
 {
     for (guint i = 0; i < engine->nflows; i++) {
-        td_flow *flow = flow_at(engine, i);
-        if (flow && !flow->released)
+        td_flow *flow = kept_at(engine, i);
+        if (flow)
             settle(engine, flow);
     }
     if (engine->held) {
@@ -721,9 +727,7 @@ guint td_engine_flow_count(const td_engine *engine)
 
 const td_flow *td_engine_flow_at(const td_engine *engine, guint index)
 {
-    const td_flow *flow = index < engine->nflows ? flow_at(engine, index) : NULL;
-
-    return flow && !flow->released ? flow : NULL;
+    return kept_at(engine, index);
 }
 
 const td_flow *td_engine_next_flow(const td_engine *engine, guint *index)

@@ -26,8 +26,9 @@ struct td_settler {
     GArray *kept;               /* guint indices settled and not forgotten yet, in the order they settled */
     void (*released)(const td_flow *flow, void *ctx);  /* td_settler_release: set to give memory back */
     void *released_ctx;
-    GHashTable *given;          /* flow index → td_diagnosis* given at its point (flows with data) */
-    GHashTable *early;          /* flow indices settled before the end (a set) */
+    /* flow index → the td_diagnosis* given at its point, of every flow settled before the
+     * end (NULL for a lone SYN's, which all share one: diagnosis.c) */
+    GHashTable *given;
 };
 
 td_settler *td_settler_new(td_engine *engine, const td_hosts_config *hosts_cfg, td_settled_fn settled, void *ctx)
@@ -51,7 +52,6 @@ td_settler *td_settler_new(td_engine *engine, const td_hosts_config *hosts_cfg, 
     s->due = g_array_new(FALSE, FALSE, sizeof(guint));
     s->kept = g_array_new(FALSE, FALSE, sizeof(guint));
     s->given = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    s->early = g_hash_table_new(g_direct_hash, g_direct_equal);
     return s;
 }
 
@@ -63,7 +63,6 @@ void td_settler_free(td_settler *s)
     g_array_free(s->due, TRUE);
     g_array_free(s->kept, TRUE);
     g_hash_table_destroy(s->given);
-    g_hash_table_destroy(s->early);
     g_free(s);
 }
 
@@ -114,15 +113,14 @@ static void forget_past(td_settler *s)
         if (s->released) {
             s->released(flow, s->released_ctx);
             g_hash_table_remove(s->given, GUINT_TO_POINTER(i));
-            g_hash_table_remove(s->early, GUINT_TO_POINTER(i));
         }
         td_engine_forget(s->engine, i, s->released != NULL);
     }
     g_array_set_size(s->kept, kept);
 }
 
-/* The flows due settle, are diagnosed against the flows settled within the history, and are handed
- * over; each keeps its diagnosis for the end. */
+/* The flows due settle, are diagnosed against the flows settled within the history,
+ * and are handed over; each keeps its diagnosis for the end. */
 static void point(td_settler *s)
 {
     td_hosts *hosts;
@@ -139,9 +137,8 @@ static void point(td_settler *s)
     for (guint k = 0; k < s->due->len; k++) {
         guint i = g_array_index(s->due, guint, k);
         const td_flow *flow = td_engine_flow_at(s->engine, i);
-        g_hash_table_add(s->early, GUINT_TO_POINTER(i));
-        if (flow->more)
-            g_hash_table_insert(s->given, GUINT_TO_POINTER(i), g_memdup2(td_diagnosis_of(d, flow), sizeof(td_diagnosis)));
+        g_hash_table_insert(s->given, GUINT_TO_POINTER(i),
+                            flow->more ? g_memdup2(td_diagnosis_of(d, flow), sizeof(td_diagnosis)) : NULL);
         if (s->settled)
             s->settled(d, hosts, flow, s->ctx);
     }
@@ -174,10 +171,11 @@ void td_settler_finish(td_settler *s, td_hosts **hosts, td_diagnoses **diagnoses
     *diagnoses = td_diagnose(s->engine, *hosts);
     g_hash_table_iter_init(&iter, s->given);
     while (g_hash_table_iter_next(&iter, &key, &value))
-        td_diagnoses_keep(*diagnoses, td_engine_flow_at(s->engine, GPOINTER_TO_UINT(key)), value);
+        if (value)
+            td_diagnoses_keep(*diagnoses, td_engine_flow_at(s->engine, GPOINTER_TO_UINT(key)), value);
 }
 
 bool td_settler_settled_early(const td_settler *s, const td_flow *flow)
 {
-    return g_hash_table_contains(s->early, GUINT_TO_POINTER(flow->index));
+    return g_hash_table_contains(s->given, GUINT_TO_POINTER(flow->index));
 }
