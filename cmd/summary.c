@@ -3,7 +3,7 @@
 
 #include <inttypes.h>
 
-#include "advice.h"
+#include "units.h"
 
 /* Findings are listed up to this many, so that the summary of a folder of captures
  * fits on a screen; the rest are counted. */

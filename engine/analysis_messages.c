@@ -1,7 +1,7 @@
 /* The wording of the analyses' and per-host rules' expert Notes (see analysis_messages.h). */
 #include "analysis_messages.h"
 
-#include "advice.h"
+#include "units.h"
 
 void td_message_sender_limited(const td_flight *f, const td_plateau *p, GString *out)
 {

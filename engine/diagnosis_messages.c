@@ -2,6 +2,7 @@
 #include "diagnosis_messages.h"
 
 #include "advice.h"
+#include "units.h"
 #include "stall.h"
 
 void td_message_finding(const td_diagnoses *d, const td_finding *f, guint rank, guint count, GString *out)

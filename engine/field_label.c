@@ -4,7 +4,7 @@
 #include <math.h>
 #include <glib.h>
 
-#include "advice.h"
+#include "units.h"
 
 bool td_field_label_text(const td_field_value *v, char *text, size_t size)
 {

@@ -1,7 +1,7 @@
 /* The wording of the set-up expert items: ECN and TCP options (see setup_messages.h). */
 #include "setup_messages.h"
 
-#include "advice.h"
+#include "units.h"
 
 td_expert_id td_message_ecn_outcome(const td_flow *flow, GString *out)
 {

@@ -6,82 +6,37 @@
 
 #include "addr.h"
 #include "advice.h"
+#include "units.h"
 #include "options.h"
 
 typedef td_finding finding;
 
-static bool ecn_cause(const td_diagnosis *diag, const td_flow *flow)
+/* Whose finding it is (each cause's who): the party whose fix it is. */
+static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const char **role)
 {
-    const td_flight *f = diag->sender < 0 ? NULL : td_flow_flight(flow, diag->sender);
-    if (diag->cause == TD_CAUSE_ECN_LOSS_REACTION)
-        return true;
-    return diag->cause == TD_CAUSE_WINDOW_COLLAPSE && f && td_cc_ecn_driven(&f->cc);
+    td_cause_view v;
+    const td_cause_ops *ops;
+
+    td_cause_view_of(d, flow, &v);
+    ops = td_cause_ops_of((td_cause)v.diag->cause);
+    return ops->who ? ops->who(&v, role) : td_cause_endpoint(&v, v.diag->sender, role);
 }
 
-static const char *role_of(const td_flow *flow, int endpoint)
+/* An ECN finding is the client's: its lottery is said. */
+static bool about_ecn(const td_diagnoses *d, const td_flow *flow)
 {
-    if (!td_flow_roles_known(flow))
-        return "host";
-    return endpoint == flow->client ? "client" : "server";
+    td_cause_view v;
+    const td_cause_ops *ops;
+
+    td_cause_view_of(d, flow, &v);
+    ops = td_cause_ops_of((td_cause)v.diag->cause);
+    return ops->about_ecn && ops->about_ecn(&v);
 }
 
-/* Whose finding it is: the client for what its connections met on the path (an ECN
- * or path MTU black hole, options stripped, a queue) and for its own waits, the sender
- * whose small segments Nagle held, the stalled host, the side that left window scaling
- * out, the receiver of a held or closed window, the peer that went away, the server for what
- * its connections met there (its listen queue, its think time, its losses, its
- * distance), and the sender for everything it does itself. */
-static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const td_diagnosis *diag,
-                             const char **role)
+/* The application's own pauses, not the network's. */
+static bool by_application(td_cause cause)
 {
-    const td_stalls *stalls = td_engine_stalls(td_diagnoses_engine(d));
-    td_options_audit audit;
-    unsigned retransmissions;
-    int endpoint = diag->sender;
-
-    switch ((td_cause)diag->cause) {
-    case TD_CAUSE_HOST_STALL:
-        *role = "host";
-        return &td_stalls_at(stalls, td_stalls_hit(stalls, flow->index)->stall)->host;
-    case TD_CAUSE_ECN_BLACKHOLE:
-    case TD_CAUSE_PMTU_BLACKHOLE:
-    case TD_CAUSE_OPTIONS_STRIPPED:
-        endpoint = flow->client;
-        break;
-    case TD_CAUSE_MISSING_OPTIONS:
-        td_options_audit_flow(flow, &audit);
-        endpoint = (audit.left_out_by_client & TD_OPT_WSCALE) ? flow->client : td_flow_server(flow);
-        break;
-    case TD_CAUSE_RECEIVE_WINDOW:
-    case TD_CAUSE_ZERO_WINDOW:
-        endpoint = diag->sender < 0 ? -1 : 1 - diag->sender;
-        break;
-    case TD_CAUSE_DEAD_PEER:
-        endpoint = td_time_budget_unanswered(td_flow_time_budget(flow), &retransmissions);
-        endpoint = endpoint < 0 ? -1 : 1 - endpoint;
-        break;
-    case TD_CAUSE_CLIENT_DELAY:
-    case TD_CAUSE_QUEUEING_DELAY:
-        endpoint = flow->client;
-        break;
-    case TD_CAUSE_NAGLE_DELAYED_ACK:
-        endpoint = td_nagle_held_sender(td_flow_nagle(flow));
-        break;
-    case TD_CAUSE_HANDSHAKE_RETRY:
-    case TD_CAUSE_RETRANSMISSION_TIMEOUT:
-    case TD_CAUSE_SERVER_DELAY:
-    case TD_CAUSE_ROUND_TRIP_BOUND:
-        endpoint = td_flow_roles_known(flow) ? td_flow_server(flow) : diag->sender;
-        break;
-    default:
-        if (ecn_cause(diag, flow))
-            endpoint = flow->client;
-        break;
-    }
-    if (endpoint < 0)
-        endpoint = 0;
-    *role = role_of(flow, endpoint);
-    return &flow->addr[endpoint];
+    return td_cause_ops_of(cause)->flags & TD_CAUSE_BY_APPLICATION;
 }
 
 static void finding_free(gpointer data)
@@ -95,8 +50,8 @@ static gint by_cost(gconstpointer a, gconstpointer b)
 {
     const finding *x = *(finding *const *)a, *y = *(finding *const *)b;
     /* the network's findings first: an application's own pauses cost nothing on the path */
-    if ((x->cause == TD_CAUSE_APP_LIMITED) != (y->cause == TD_CAUSE_APP_LIMITED))
-        return x->cause == TD_CAUSE_APP_LIMITED ? 1 : -1;
+    if (by_application(x->cause) != by_application(y->cause))
+        return by_application(x->cause) ? 1 : -1;
     if (x->lost_ns != y->lost_ns)
         return x->lost_ns < y->lost_ns ? 1 : -1;
     if (x->flows->len != y->flows->len)
@@ -108,7 +63,7 @@ static void add_to_finding(GHashTable *by_key, GPtrArray *findings, const td_dia
 {
     const td_diagnosis *diag = td_diagnosis_of(d, flow);
     const char *role;
-    const td_addr *who = who_of(d, flow, diag, &role);
+    const td_addr *who = who_of(d, flow, &role);
     char address[64], *key;
     finding *f;
 
@@ -146,7 +101,7 @@ void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, cons
     td_addr_format(f->who, address, sizeof address);
     td_advice_evidence(d, f->worst, evidence, sizeof evidence);
     g_string_append_printf(out, "%s (%s): ", address, f->role);
-    if (ecn_cause(worst, f->worst)) {
+    if (about_ecn(d, f->worst)) {
         /* an ECN cause is the client's: its lottery */
         const td_client_summary *client = td_hosts_client_of(hosts, f->worst);
         if (client)
@@ -156,7 +111,7 @@ void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, cons
     }
     if (n > 1)
         g_string_append_printf(out, "%u flows; %s: ", n,
-                               f->cause == TD_CAUSE_APP_LIMITED ? "for one of them" : "the one that lost most");
+                               by_application(f->cause) ? "for one of them" : "the one that lost most");
     g_string_append(out, text);
     td_advice_cost(worst, cost, sizeof cost);
     /* a part of the flow's own time (no reference) is lost; a slowdown is what it was */
@@ -249,7 +204,7 @@ td_tally td_text_tally(const td_diagnoses *d)
         t.flows++;
         if (cause == TD_CAUSE_NONE)
             t.healthy++;
-        else if (cause == TD_CAUSE_APP_LIMITED)
+        else if (by_application(cause))
             t.by_application++;     /* a flow its own application held back is no network fault */
         else if (cause != TD_CAUSE_UNKNOWN)
             t.slow++;

@@ -12,7 +12,6 @@
 #include "tree-tcpdiag.h"
 #include "state-tcpdiag.h"
 #include "analysis_messages.h"
-#include "advice.h"
 
 static bool at_flow_start(const td_flow *flow, uint32_t frame)
 {

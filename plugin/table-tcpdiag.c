@@ -24,6 +24,7 @@
 #include "tcpdiag.h"
 #include "state-tcpdiag.h"
 #include "advice.h"
+#include "units.h"
 #include "text.h"
 
 enum flow_column {

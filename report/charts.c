@@ -4,7 +4,7 @@
 #include "charts.h"
 
 #include "addr.h"
-#include "advice.h"
+#include "units.h"
 #include "ecn.h"
 #include "field_values.h"
 #include "median.h"
@@ -240,10 +240,9 @@ static double own_level_before_cut(const td_series *rounds)
 /* ECN reaction, window collapse, path loss: the flight per round trip and the
  * signals, with the level it is measured against. */
 static void congestion_chart(td_chart *c, const td_chart_source *src, const td_flow *flow, int sender,
-                             const GArray *groups, td_cause cause)
+                             const GArray *groups, bool ecn)
 {
     const td_flight *f = td_flow_flight(flow, sender);
-    bool ecn = cause != TD_CAUSE_PATH_LOSS;
 
     add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
     add_signals(c, groups, flow->first_ns);
@@ -433,44 +432,30 @@ static td_chart *exchanges_chart(const td_chart_source *src, const td_flow *flow
     return c;
 }
 
-static const char *cause_title(td_cause cause)
-{
-    switch (cause) {
-    case TD_CAUSE_WINDOW_COLLAPSE:
-    case TD_CAUSE_ECN_LOSS_REACTION:
-        return "Flight per round trip, with CE marks, ECN echoes, CWRs and losses";
-    case TD_CAUSE_PATH_LOSS:         return "Flight per round trip and losses";
-    case TD_CAUSE_SLOW_START_RESTART:
-        return "Flight per round trip: after each pause it starts again from about the initial window, below the "
-               "flight the earlier bursts got through";
-    case TD_CAUSE_SENDER_LIMITED:
-    case TD_CAUSE_ZERO_WINDOW:
-    case TD_CAUSE_RECEIVE_WINDOW:    return "Flight per round trip against the receive window";
-    case TD_CAUSE_OPTIONS_STRIPPED:
-    case TD_CAUSE_MISSING_OPTIONS:
-        return "Window used against the 64 KiB ceiling; window scaling lets it grow past, as far as the "
-               "receiver's buffer allows (the ceiling throughput is what 64 KiB carry per handshake round trip)";
-    case TD_CAUSE_OFFLOAD_CAPPED:    return "Segment size over time";
-    case TD_CAUSE_PMTU_BLACKHOLE:
-        return "Segment size over time against the size the handshake allowed: the full-size segments died, "
-               "the smaller ones got through";
-    case TD_CAUSE_APP_LIMITED:       return "Flight per round trip: the gaps are the application's";
-    case TD_CAUSE_NAGLE_DELAYED_ACK:
-        return "Each small segment's hold, from the data before it to its release after the peer's ACK, against "
-               "the path's round trip: the delayed ACK's interval on top of it, exchange after exchange";
-    case TD_CAUSE_QUEUEING_DELAY:
-        return "Each exchange's round trip (the network's time in it) against the empty path's: the rest waited "
-               "in the queue the other flows kept full (shaded while they sent)";
-    default:                         return "Flight per round trip";
-    }
-}
+/* Each chart model's title, unless its cause gives its own (td_cause_ops.chart_title). */
+static const char *const MODEL_TITLES[] = {
+    [TD_CHART_FLIGHT] = "Flight per round trip",
+    [TD_CHART_CONGESTION_ECN] = "Flight per round trip, with CE marks, ECN echoes, CWRs and losses",
+    [TD_CHART_CONGESTION_LOSS] = "Flight per round trip and losses",
+    [TD_CHART_PLATEAU] = "Flight per round trip against the receive window",
+    [TD_CHART_CEILING] = "Window used against the 64 KiB ceiling; window scaling lets it grow past, as far as the "
+                         "receiver's buffer allows (the ceiling throughput is what 64 KiB carry per handshake round "
+                         "trip)",
+    [TD_CHART_RESTART] = "Flight per round trip: after each pause it starts again from about the initial window, "
+                         "below the flight the earlier bursts got through",
+    [TD_CHART_SIZES] = "Segment size over time",
+    [TD_CHART_BLACKHOLE] = "Segment size over time against the size the handshake allowed: the full-size segments "
+                           "died, the smaller ones got through",
+    [TD_CHART_HOLDS] = "Each small segment's hold, from the data before it to its release after the peer's ACK, "
+                       "against the path's round trip: the delayed ACK's interval on top of it, exchange after "
+                       "exchange",
+    [TD_CHART_EXCHANGES] = "Each exchange's round trip (the network's time in it) against the empty path's: the rest "
+                           "waited in the queue the other flows kept full (shaded while they sent)",
+};
 
-/* Causes read from the flow's time budget: their evidence is where the time went
- * (the budget bar), not the flight, which for a wait or a silence is flat or empty;
- * a zero window's flight against the receive window shows the reader's pace. */
-static bool told_by_budget(td_cause cause)
+static const char *chart_title(const td_cause_ops *ops)
 {
-    return td_cause_read_from_budget(cause) && cause != TD_CAUSE_ZERO_WINDOW;
+    return ops->chart_title ? ops->chart_title : MODEL_TITLES[ops->chart];
 }
 
 td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, const char **why)
@@ -480,68 +465,52 @@ td_chart *td_chart_for_flow(const td_chart_source *src, const td_flow *flow, con
     return td_chart_for_cause(src, flow, diag->sender, (td_cause)diag->cause, why);
 }
 
-td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, int sender, td_cause cause,
-                             const char **why)
+/* Segment sizes over time: an offload cap, or a path MTU black hole. */
+static td_chart *sizes_over_time(const td_chart_source *src, const td_flow *flow, int sender,
+                                 const td_dir_series *ds, const td_cause_ops *ops, const char **why)
 {
-    const td_flight *f = sender >= 0 ? td_flow_flight(flow, sender) : NULL;
-    const td_dir_series *ds = td_series_of(src->series, f);
+    td_chart *c;
+
+    if (!td_series_len(&ds->sizes)) {
+        *why = "no chart: no segment of this flow was recorded";
+        return NULL;
+    }
+    c = chart_new(TD_CHART_XY, "segment size", FLOW_TIME);
+    c->title = g_strdup(chart_title(ops));
+    if (ops->chart == TD_CHART_BLACKHOLE)
+        blackhole_chart(c, flow, sender, ds);
+    else
+        sizes_chart(c, src, flow, sender, ds);
+    return c;
+}
+
+/* The flight per round trip, with what the model draws beside it. */
+static td_chart *flight_per_round(const td_chart_source *src, const td_flow *flow, int sender,
+                                  const td_flight *f, const td_dir_series *ds, const td_cause_ops *ops,
+                                  const char **why)
+{
     td_chart *c;
     GArray *groups;
 
-    *why = NULL;
-    if (cause == TD_CAUSE_ECN_BLACKHOLE) {
-        *why = "no chart: the evidence is the handshake (the SYNs with ECN setup dropped, the retry without)";
-        return NULL;
-    }
-    if (cause == TD_CAUSE_NAGLE_DELAYED_ACK)
-        return holds_chart(src, flow, cause_title(cause), why);
-    if (cause == TD_CAUSE_QUEUEING_DELAY)
-        return exchanges_chart(src, flow, cause_title(cause), why);
-    if (told_by_budget(cause)) {
-        *why = "no chart: the evidence is where the time went (the time budget below)";
-        return NULL;
-    }
-    if (!ds) {
-        *why = f ? "no chart: this flow's history was not kept (the report's memory budget was spent)"
-                 : "no chart: the flow carried no data";
-        return NULL;
-    }
-    if (cause == TD_CAUSE_OFFLOAD_CAPPED || cause == TD_CAUSE_PMTU_BLACKHOLE) {
-        if (!td_series_len(&ds->sizes)) {
-            *why = "no chart: no segment of this flow was recorded";
-            return NULL;
-        }
-        c = chart_new(TD_CHART_XY, "segment size", FLOW_TIME);
-        c->title = g_strdup(cause_title(cause));
-        if (cause == TD_CAUSE_PMTU_BLACKHOLE)
-            blackhole_chart(c, flow, sender, ds);
-        else
-            sizes_chart(c, src, flow, sender, ds);
-        return c;
-    }
     if (!td_series_len(&ds->rounds)) {
         *why = "no chart: no round trip could be measured on this flow";
         return NULL;
     }
     c = chart_new(TD_CHART_XY, "bytes in flight", FLOW_TIME);
-    c->title = g_strdup(cause_title(cause));
+    c->title = g_strdup(chart_title(ops));
     groups = grouped(&ds->rounds);
-    switch (cause) {
-    case TD_CAUSE_WINDOW_COLLAPSE:
-    case TD_CAUSE_ECN_LOSS_REACTION:
-    case TD_CAUSE_PATH_LOSS:
-        congestion_chart(c, src, flow, sender, groups, cause);
+    switch (ops->chart) {
+    case TD_CHART_CONGESTION_ECN:
+    case TD_CHART_CONGESTION_LOSS:
+        congestion_chart(c, src, flow, sender, groups, ops->chart == TD_CHART_CONGESTION_ECN);
         break;
-    case TD_CAUSE_SENDER_LIMITED:
-    case TD_CAUSE_ZERO_WINDOW:
-    case TD_CAUSE_RECEIVE_WINDOW:
+    case TD_CHART_PLATEAU:
         plateau_chart(c, flow, f, groups);
         break;
-    case TD_CAUSE_OPTIONS_STRIPPED:
-    case TD_CAUSE_MISSING_OPTIONS:
+    case TD_CHART_CEILING:
         ceiling_chart(c, flow, groups);
         break;
-    case TD_CAUSE_SLOW_START_RESTART:
+    case TD_CHART_RESTART:
         add_ranges(c, groups, flow->first_ns, "flight", "flight per round trip");
         add_level(c, "known", f->restart.restart_known,
                   bytes_label("the flight an earlier burst got through", f->restart.restart_known, f->mss));
@@ -553,6 +522,38 @@ td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, in
     }
     g_array_free(groups, TRUE);
     return c;
+}
+
+td_chart *td_chart_for_cause(const td_chart_source *src, const td_flow *flow, int sender, td_cause cause,
+                             const char **why)
+{
+    const td_cause_ops *ops = td_cause_ops_of(cause);
+    const td_flight *f = sender >= 0 ? td_flow_flight(flow, sender) : NULL;
+    const td_dir_series *ds = td_series_of(src->series, f);
+
+    *why = NULL;
+    switch (ops->chart) {
+    case TD_CHART_NONE_HANDSHAKE:
+        *why = "no chart: the evidence is the handshake (the SYNs with ECN setup dropped, the retry without)";
+        return NULL;
+    case TD_CHART_NONE_BUDGET:
+        *why = "no chart: the evidence is where the time went (the time budget below)";
+        return NULL;
+    case TD_CHART_HOLDS:
+        return holds_chart(src, flow, chart_title(ops), why);
+    case TD_CHART_EXCHANGES:
+        return exchanges_chart(src, flow, chart_title(ops), why);
+    default:
+        break;
+    }
+    if (!ds) {
+        *why = f ? "no chart: this flow's history was not kept (the report's memory budget was spent)"
+                 : "no chart: the flow carried no data";
+        return NULL;
+    }
+    if (ops->chart == TD_CHART_SIZES || ops->chart == TD_CHART_BLACKHOLE)
+        return sizes_over_time(src, flow, sender, ds, ops, why);
+    return flight_per_round(src, flow, sender, f, ds, ops, why);
 }
 
 /* Whether a flow has the host as an endpoint and was open during one of its silences. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "units.h"
 #include "charts.h"
 #include "svg.h"
 #include "escape.h"
@@ -197,91 +198,18 @@ static void figure_item(GString *out, const figures *f, td_field_id id, const ch
     g_string_append(out, "</span></li>");
 }
 
-typedef struct shown_figure {
-    td_field_id id;
-    const char *unit;
-} shown_figure;
-
-/* The figures a cause's chart is read with, after the diagnosis' own. */
-static const shown_figure DIAG_FIGURES[] = {
+/* The figures a cause's chart is read with, after the diagnosis' own (the cause's
+ * td_cause_ops.figures). */
+static const td_cause_figure DIAG_FIGURES[] = {
     { TD_F_DIAG_LOST, NULL }, { TD_F_DIAG_SLOWDOWN, "x" }, { TD_F_DIAG_FRAME, NULL },
     { TD_F_FLIGHT_THROUGHPUT, NULL }, { TD_F_FLIGHT_MSS, "B" },
 };
-static const shown_figure CC_FIGURES[] = {
-    { TD_F_CC_CE, NULL }, { TD_F_CC_ECE_EPISODES, NULL }, { TD_F_CC_CWR, NULL }, { TD_F_CC_LOSSES, NULL },
-    { TD_F_CC_REACTION, NULL }, { TD_F_CC_COLLAPSE_FLOOR, "B" }, { TD_F_CC_COLLAPSE_FLOOR_MSS, "MSS" },
-    { TD_F_CC_COLLAPSE_ROUNDS, NULL },
-};
-static const shown_figure LOSS_FIGURES[] = {
-    { TD_F_CC_LOSSES, NULL }, { TD_F_FLIGHT_RETRANSMISSIONS, NULL }, { TD_F_CC_LOSS_RATIO, NULL },
-};
-static const shown_figure PLATEAU_FIGURES[] = {
-    { TD_F_FLIGHT_PLATEAU, "B" }, { TD_F_FLIGHT_PLATEAU_MSS, "MSS" }, { TD_F_FLIGHT_PLATEAU_ROUNDS, NULL },
-    { TD_F_FLIGHT_PLATEAU_START, NULL }, { TD_F_FLIGHT_RWND, "B" }, { TD_F_FLIGHT_HEADROOM, "B" },
-    { TD_F_FLIGHT_CEILING, NULL },
-};
-static const shown_figure OFFLOAD_FIGURES[] = {
-    { TD_F_OFFLOAD_MSS, "B" }, { TD_F_OFFLOAD_CAP, "B" }, { TD_F_OFFLOAD_CAP_MSS, "MSS" }, { TD_F_OFFLOAD_MAX, "B" },
-    { TD_F_OFFLOAD_MEDIAN, "B" }, { TD_F_SENDER_OFFLOADED_FLOWS, NULL }, { TD_F_SENDER_OFFLOADED_MEDIAN_THROUGHPUT, NULL },
-};
-static const shown_figure OPTIONS_FIGURES[] = {
-    { TD_F_OPTS_MISSING, NULL }, { TD_F_OPTS_WINDOW_CEILING, "B" }, { TD_F_FLOW_IRTT, NULL },
-    { TD_F_OPTS_CEILING_THROUGHPUT, NULL }, { TD_F_FLIGHT_MAX, "B" },
-};
-static const shown_figure STALL_FIGURES[] = {
-    { TD_F_STALL_HOST, NULL }, { TD_F_STALL_DURATION, NULL }, { TD_F_STALL_WAITED, NULL },
-    { TD_F_STALL_FLOWS_HIT, NULL }, { TD_F_STALL_FRAME, NULL },
-};
-static const shown_figure APP_FIGURES[] = {
-    { TD_F_FLIGHT_APP_SHARE, "%" },
-};
-
-static const shown_figure TIME_FIGURES[] = {
-    { TD_F_TIME_ACTIVE, NULL }, { TD_F_TIME_SETUP, NULL }, { TD_F_TIME_CLIENT_DELAY, NULL },
-    { TD_F_TIME_SERVER_DELAY, NULL }, { TD_F_TIME_STALL, NULL }, { TD_F_TIME_SYN_RETRANSMISSIONS, NULL },
-};
-
-/* Read from the budget too, with their own evidence beside it: the holds, and who
- * filled the queue. */
-static const shown_figure NAGLE_FIGURES[] = {
-    { TD_F_TIME_NAGLE_HOLDS, NULL }, { TD_F_TIME_NAGLE_WAIT, NULL }, { TD_F_TIME_EXCHANGES, NULL },
-    { TD_F_TIME_ACTIVE, NULL }, { TD_F_FLOW_IRTT, NULL },
-};
-static const shown_figure QUEUE_FIGURES[] = {
-    { TD_F_DIAG_QUEUE_FILLED_BY, NULL }, { TD_F_TIME_EXCHANGES, NULL }, { TD_F_TIME_TRANSFER, NULL },
-    { TD_F_TIME_ACTIVE, NULL }, { TD_F_FLOW_IRTT, NULL },
-};
-
-static const shown_figure *cause_figures(td_cause cause, size_t *n)
-{
-#define FIGURES(a) (*n = G_N_ELEMENTS(a), a)
-    if (cause == TD_CAUSE_NAGLE_DELAYED_ACK)
-        return FIGURES(NAGLE_FIGURES);
-    if (cause == TD_CAUSE_QUEUEING_DELAY)
-        return FIGURES(QUEUE_FIGURES);
-    if (td_cause_read_from_budget(cause))
-        return FIGURES(TIME_FIGURES);
-    switch (cause) {
-    case TD_CAUSE_WINDOW_COLLAPSE:
-    case TD_CAUSE_ECN_LOSS_REACTION: return FIGURES(CC_FIGURES);
-    case TD_CAUSE_PATH_LOSS:         return FIGURES(LOSS_FIGURES);
-    case TD_CAUSE_SENDER_LIMITED:
-    case TD_CAUSE_RECEIVE_WINDOW:    return FIGURES(PLATEAU_FIGURES);
-    case TD_CAUSE_OFFLOAD_CAPPED:    return FIGURES(OFFLOAD_FIGURES);
-    case TD_CAUSE_OPTIONS_STRIPPED:
-    case TD_CAUSE_MISSING_OPTIONS:   return FIGURES(OPTIONS_FIGURES);
-    case TD_CAUSE_HOST_STALL:        return FIGURES(STALL_FIGURES);
-    case TD_CAUSE_PMTU_BLACKHOLE:    return FIGURES(TIME_FIGURES);
-    case TD_CAUSE_APP_LIMITED:       return FIGURES(APP_FIGURES);
-    default:                         *n = 0; return NULL;
-    }
-#undef FIGURES
-}
 
 static void figure_list(GString *out, const td_html_capture *c, const td_flow *flow, const td_diagnosis *diag)
 {
-    size_t ncause, nwanted = 0;
-    const shown_figure *by_cause = cause_figures((td_cause)diag->cause, &ncause);
+    const td_figure_set *set = td_cause_ops_of((td_cause)diag->cause)->figures;
+    size_t ncause = set ? set->n : 0, nwanted = 0;
+    const td_cause_figure *by_cause = set ? set->items : NULL;
     td_field_id wanted[G_N_ELEMENTS(DIAG_FIGURES) + 16];
     const char *dir = diag->sender >= 0 ? td_flow_fields_dir(flow, diag->sender) : NULL;
     figures f;

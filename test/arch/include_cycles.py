@@ -10,7 +10,7 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-FOLDERS = ("engine", "plugin", "cmd", "report")
+FOLDERS = ("engine", "engine/causes", "plugin", "cmd", "report")
 
 
 def modules(root):

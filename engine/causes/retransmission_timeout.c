@@ -1,0 +1,53 @@
+/* retransmission-timeout: silences ended by retransmissions that were answered:
+ * timeouts, not fast recovery, where the flow's time went. */
+#include "cause.h"
+
+static bool holds(const td_judge *j)
+{
+    unsigned retransmissions;
+    const td_time_budget *b = td_flow_time_budget(j->flow);
+
+    return td_cause_dominates(j, td_time_budget_silence_ns(b)) && td_time_budget_unanswered(b, &retransmissions) < 0;
+}
+
+static void cost(const td_judge *j, td_diagnosis *d)
+{
+    td_cost_against_own_time(d, j, td_time_budget_silence_ns(td_flow_time_budget(j->flow)), TD_REF_NONE);
+}
+
+static uint32_t evidence_frame(const td_judge *j)
+{
+    return td_flow_time_budget(j->flow)->longest_frame[TD_SPAN_STALL];
+}
+
+static void evidence(const td_cause_view *v, char *buf, size_t size)
+{
+    const td_time_budget *b = td_flow_time_budget(v->flow);
+    char silence[64], longest[64];
+
+    td_cause_span_words(b, td_time_budget_silence_ns(b), TD_SPAN_STALL, silence, longest, sizeof silence);
+    g_snprintf(buf, size, "Silent for %s until retransmissions (timeouts, not fast recovery; %s)", silence, longest);
+}
+
+static td_advice advice(const td_cause_view *v G_GNUC_UNUSED)
+{
+    return (td_advice) {
+        "Find the loss (capture at both ends); tail loss is what RACK and TLP recover (Linux "
+        "net.ipv4.tcp_recovery); requests lost into a full accept queue point at the server's backlog",
+        "nstat TcpExtTCPTimeouts (Linux) or netstat -s retransmit timeouts on the sender grows with these "
+        "flows" };
+}
+
+const td_cause_ops td_cause_retransmission_timeout = {
+    .id = TD_CAUSE_RETRANSMISSION_TIMEOUT,
+    .name = "retransmission-timeout",
+    .flags = TD_CAUSE_FROM_BUDGET | TD_CAUSE_COST_SAID,
+    .holds = holds,
+    .cost = cost,
+    .evidence_frame = evidence_frame,
+    .evidence = evidence,
+    .who = td_cause_at_server,
+    .advice = advice,
+    .chart = TD_CHART_NONE_BUDGET,
+    .figures = &td_budget_figures,
+};
