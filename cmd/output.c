@@ -27,11 +27,6 @@ static bool has_cause(td_cause cause)
     return cause != TD_CAUSE_NONE;
 }
 
-static bool is_slow(td_cause cause)
-{
-    return cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN;
-}
-
 /* A chunk: large enough that writing it costs one system call among many records,
  * small beside any capture's flow state. */
 enum { RECORDS_CHUNK = 64 * 1024 };
@@ -55,7 +50,7 @@ bool td_output_shows(const td_capture *c, const td_flow *flow, td_flows_shown sh
 {
     td_cause cause = (td_cause)td_diagnosis_of(c->diagnoses, flow)->cause;
 
-    return shown == TD_SHOW_ALL || (shown == TD_SHOW_WITH_CAUSE ? has_cause(cause) : is_slow(cause));
+    return shown == TD_SHOW_ALL || (shown == TD_SHOW_WITH_CAUSE ? has_cause(cause) : td_cause_is_finding(cause));
 }
 
 /* The per-flow table with the rows asked for; a healthy capture of 250 flows would
@@ -70,7 +65,7 @@ static void flows_table(const td_capture *c, td_flows_shown shown, GString *out)
         td_text_flows_where(c->diagnoses, has_cause, "healthy, cause none; --flows shows every flow", out);
         break;
     case TD_SHOW_SLOW:
-        td_text_flows_where(c->diagnoses, is_slow, "not slow, cause none or unknown (--slow)", out);
+        td_text_flows_where(c->diagnoses, td_cause_is_finding, "not slow, cause none or unknown (--slow)", out);
         break;
     }
 }

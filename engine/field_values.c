@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "findings.h"
 #include "ccid.h"
 #include "community_id.h"
 #include "options.h"
@@ -91,11 +92,6 @@ const char *td_flow_fields_dir(const td_flow *flow, int sender)
     return name ? name : sender == 0 ? "fwd" : "rev";
 }
 
-static bool is_finding(td_cause cause)
-{
-    return cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN;
-}
-
 /* The longest host stall that hit the flow, inside the diagnosis. */
 static void stall_items(const emitter *e, const td_diagnoses *d, const td_flow *flow)
 {
@@ -159,7 +155,7 @@ static void diag_items(const emitter *e, const td_diagnoses *d, const td_flow *f
         td_causes_list(diag->causes, causes, sizeof causes);
         str(e, TD_F_DIAG_CAUSES, causes);
     }
-    if (is_finding((td_cause)diag->cause)) {
+    if (td_cause_is_finding((td_cause)diag->cause)) {
         str(e, TD_F_DIAG_REFERENCE, td_reference_name((td_reference)diag->reference));
         if (diag->peers)
             unum(e, TD_F_DIAG_PEERS, diag->peers);

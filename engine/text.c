@@ -9,19 +9,6 @@
 #include "units.h"
 #include "options.h"
 
-typedef td_finding finding;
-
-/* Whose finding it is (each cause's who): the party whose fix it is. */
-static const td_addr *who_of(const td_diagnoses *d, const td_flow *flow, const char **role)
-{
-    td_cause_view v;
-    const td_cause_ops *ops;
-
-    td_cause_view_of(d, flow, &v);
-    ops = td_cause_ops_of((td_cause)v.diag->cause);
-    return ops->who ? ops->who(&v, role) : td_cause_endpoint(&v, v.diag->sender, role);
-}
-
 /* An ECN finding is the client's: its lottery is said. */
 static bool about_ecn(const td_diagnoses *d, const td_flow *flow)
 {
@@ -31,64 +18,6 @@ static bool about_ecn(const td_diagnoses *d, const td_flow *flow)
     td_cause_view_of(d, flow, &v);
     ops = td_cause_ops_of((td_cause)v.diag->cause);
     return ops->about_ecn && ops->about_ecn(&v);
-}
-
-/* The application's own pauses, not the network's. */
-static bool by_application(td_cause cause)
-{
-    return td_cause_ops_of(cause)->flags & TD_CAUSE_BY_APPLICATION;
-}
-
-static void finding_free(gpointer data)
-{
-    finding *f = data;
-    g_ptr_array_free(f->flows, TRUE);
-    g_free(f);
-}
-
-static gint by_cost(gconstpointer a, gconstpointer b)
-{
-    const finding *x = *(finding *const *)a, *y = *(finding *const *)b;
-    /* the network's findings first: an application's own pauses cost nothing on the path */
-    if (by_application(x->cause) != by_application(y->cause))
-        return by_application(x->cause) ? 1 : -1;
-    if (x->lost_ns != y->lost_ns)
-        return x->lost_ns < y->lost_ns ? 1 : -1;
-    if (x->flows->len != y->flows->len)
-        return x->flows->len < y->flows->len ? 1 : -1;
-    return x->cause - y->cause;
-}
-
-static void add_to_finding(GHashTable *by_key, GPtrArray *findings, const td_diagnoses *d, const td_flow *flow)
-{
-    const td_diagnosis *diag = td_diagnosis_of(d, flow);
-    const char *role;
-    const td_addr *who = who_of(d, flow, &role);
-    char address[64], *key;
-    finding *f;
-
-    td_addr_format(who, address, sizeof address);
-    key = g_strdup_printf("%d|%s", diag->cause, address);
-    f = g_hash_table_lookup(by_key, key);
-    if (!f) {
-        f = g_new0(finding, 1);
-        f->cause = (td_cause)diag->cause;
-        f->who = who;
-        f->role = role;
-        f->flows = g_ptr_array_new();
-        f->worst_lost_ns = -1;
-        g_hash_table_insert(by_key, key, f);
-        g_ptr_array_add(findings, f);
-    } else {
-        g_free(key);
-    }
-    g_ptr_array_add(f->flows, (gpointer)flow);
-    if (diag->lost_ns > 0)
-        f->lost_ns += diag->lost_ns;
-    if (!f->worst || diag->lost_ns > f->worst_lost_ns) {
-        f->worst = flow;
-        f->worst_lost_ns = diag->lost_ns;
-    }
 }
 
 void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, const td_finding *f, GString *out)
@@ -111,7 +40,7 @@ void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, cons
     }
     if (n > 1)
         g_string_append_printf(out, "%u flows; %s: ", n,
-                               by_application(f->cause) ? "for one of them" : "the one that lost most");
+                               td_cause_by_application(f->cause) ? "for one of them" : "the one that lost most");
     g_string_append(out, text);
     td_advice_cost(worst, cost, sizeof cost);
     /* a part of the flow's own time (no reference) is lost; a slowdown is what it was */
@@ -121,7 +50,7 @@ void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, cons
     g_string_append_c(out, '.');
 }
 
-static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const finding *f, unsigned rank,
+static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const td_finding *f, unsigned rank,
                           GString *out)
 {
     const td_diagnosis *worst = td_diagnosis_of(d, f->worst);
@@ -192,48 +121,9 @@ void td_text_not_kept(const td_engine *engine, GString *out)
                                not_kept, td_engine_config(engine)->max_flows);
 }
 
-td_tally td_text_tally(const td_diagnoses *d)
-{
-    const td_engine *engine = td_diagnoses_engine(d);
-    td_tally t = { 0 };
-    const td_flow *flow;
-
-    /* the flows kept: a front end that released flows (settle.h) gave their records */
-    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
-        td_cause cause = (td_cause)td_diagnosis_of(d, flow)->cause;
-        t.flows++;
-        if (cause == TD_CAUSE_NONE)
-            t.healthy++;
-        else if (by_application(cause))
-            t.by_application++;     /* a flow its own application held back is no network fault */
-        else if (cause != TD_CAUSE_UNKNOWN)
-            t.slow++;
-        else
-            t.undiagnosed++;
-    }
-    return t;
-}
-
-GPtrArray *td_text_findings(const td_diagnoses *d)
-{
-    const td_engine *engine = td_diagnoses_engine(d);
-    GHashTable *by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    GPtrArray *findings = g_ptr_array_new_with_free_func(finding_free);
-
-    const td_flow *flow;
-    for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++) {
-        td_cause cause = (td_cause)td_diagnosis_of(d, flow)->cause;
-        if (cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN)
-            add_to_finding(by_key, findings, d, flow);
-    }
-    g_ptr_array_sort(findings, by_cost);
-    g_hash_table_destroy(by_key);
-    return findings;
-}
-
 void td_text_headline(const td_diagnoses *d, GString *out)
 {
-    td_tally t = td_text_tally(d);
+    td_tally t = td_findings_tally(d);
     char application[64] = "";
 
     if (t.by_application)
@@ -244,8 +134,8 @@ void td_text_headline(const td_diagnoses *d, GString *out)
 
 void td_text_diagnosis(const td_diagnoses *d, const td_hosts *hosts, GString *out)
 {
-    GPtrArray *findings = td_text_findings(d);
-    td_tally t = td_text_tally(d);
+    GPtrArray *findings = td_findings(d);
+    td_tally t = td_findings_tally(d);
 
     g_string_append(out, "tcpdiag: ");
     td_text_headline(d, out);

@@ -8,37 +8,15 @@
 
 #include <glib.h>
 #include "diagnosis.h"
+#include "findings.h"
 #include "hosts.h"
 
 /* The rule that frames each report, as tshark frames its -z reports. */
 #define TD_REPORT_RULE "=================================================================================="
 
-/* One finding: a cause, and who it is about (the party whose fix it is), with its
- * flows. The report writes one paragraph per finding; the plugin gives each one
- * Expert Information Warning. */
-typedef struct td_finding {
-    td_cause cause;
-    const td_addr *who;
-    const char *role;               /* client, server or host */
-    GPtrArray *flows;               /* const td_flow*, in capture order */
-    int64_t lost_ns;                /* summed over the flows whose loss is known */
-    const td_flow *worst;           /* the flow that lost most (the example) */
-    int64_t worst_lost_ns;
-} td_finding;
-
-/* The findings of a diagnosed engine, ranked by cost as the report lists them
- * (td_finding*; g_ptr_array_free(findings, TRUE) frees them). */
-GPtrArray *td_text_findings(const td_diagnoses *d);
 /* A finding's sentence as the report's paragraph opens with it, without its rank:
  * who (role), the flows, the evidence of the one that lost most and its cost. */
 void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, const td_finding *f, GString *out);
-/* The capture's flows by verdict, as the headline counts them: slow (a network
- * cause), held back by their application, healthy, and not diagnosed (cause unknown). */
-typedef struct td_tally {
-    unsigned flows, slow, by_application, healthy, undiagnosed;
-} td_tally;
-
-td_tally td_text_tally(const td_diagnoses *d);
 /* The report's first line without its "tcpdiag: " ("diagnosis of 20 flows: 1 slow,
  * 19 healthy, 0 not diagnosed"), without a newline. */
 void td_text_headline(const td_diagnoses *d, GString *out);

@@ -31,11 +31,6 @@ static GPtrArray *findings;
 static GArray *rank_of_flow;
 static uint32_t first_frame_of_capture;
 
-static bool is_finding(td_cause cause)
-{
-    return cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN;
-}
-
 static void forget_findings(void)
 {
     if (findings)
@@ -57,7 +52,7 @@ static void index_findings(const td_diagnoses *d)
         return;
     forget_findings();
     findings_of = d;
-    findings = td_text_findings(d);
+    findings = td_findings(d);
     rank_of_flow = g_array_new(FALSE, TRUE, sizeof(uint32_t));
     g_array_set_size(rank_of_flow, flows);
     for (guint rank = 1; rank <= findings->len; rank++) {
@@ -95,7 +90,7 @@ static bool answer_at(const td_diagnoses *d, const td_flow *flow, uint32_t frame
         return false;
     index_findings(d);
     *a = (answer){ .headline = frame == first_frame_of_capture, .cause = (td_cause)diag->cause };
-    if (!is_finding(a->cause) || frame != (diag->evidence_frame ? diag->evidence_frame : flow->first_frame))
+    if (!td_cause_is_finding(a->cause) || frame != (diag->evidence_frame ? diag->evidence_frame : flow->first_frame))
         return true;
     place = g_array_index(rank_of_flow, uint32_t, flow->index);
     a->rank = place & ~RANK_LEAD;
@@ -124,7 +119,7 @@ void tcpdiag_diag_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, ui
             tcpdiag_add_time(tree, tvb, TD_F_DIAG_FINDING_LOST, a.lead->lost_ns);
     }
     if (a.headline) {
-        td_tally tally = td_text_tally(d);
+        td_tally tally = td_findings_tally(d);
         GString *headline = g_string_new(NULL);
         td_text_headline(d, headline);
         tcpdiag_add_string(tree, tvb, TD_F_CAPTURE_HEADLINE, headline->str);

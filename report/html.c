@@ -230,11 +230,6 @@ static void figure_list(GString *out, const td_html_capture *c, const td_flow *f
 
 /* ---- a capture's section ---- */
 
-static bool slow(td_cause cause)
-{
-    return cause != TD_CAUSE_NONE && cause != TD_CAUSE_UNKNOWN;
-}
-
 static void endpoints(GString *out, const td_flow *flow)
 {
     char buf[128];
@@ -456,10 +451,10 @@ void td_html_section(const td_html_capture *c, GString *out, GPtrArray *rows)
         g_string_free(headline, TRUE);
         return;
     }
-    findings = td_text_findings(c->diagnoses);
+    findings = td_findings(c->diagnoses);
     for (guint i = 0; i < findings->len; i++) {
         const td_finding *f = g_ptr_array_index(findings, i);
-        if (slow(f->cause) && f->lost_ns > 0)
+        if (td_cause_is_finding(f->cause) && f->lost_ns > 0)
             lost += f->lost_ns;
     }
     td_text_headline(c->diagnoses, headline);
