@@ -133,9 +133,9 @@ static void start(td_capture *c, feeding *f, const td_prefs *prefs, td_wireshark
 {
     c->opened = true;
     c->cfg = prefs->engine;
-    if (prefs->keep_history)
-        c->cfg.flight.series = c->cfg.nagle.series = c->series = td_series_book_new();
     c->engine = td_engine_new(&c->cfg);
+    if (prefs->keep_history)
+        td_engine_keep_history(c->engine, c->series = td_series_book_new());
     f->streams = td_streams_new(version);
     f->fragments = td_fragments_new();
     f->st = (settling){ c, sink, f->streams };

@@ -39,8 +39,6 @@ typedef struct td_flight_config {
     unsigned restart_idle_ms;       /* a pause this long can restart slow start (restart.h)... */
     unsigned restart_share_pct;     /* ...when the next round's flight is at most this share of
                                        the flight the path was known to carry */
-    /* Where the HTML report's history goes (series.h); NULL, the default: none is kept. */
-    struct td_series_book *series;
     /* Keep each round's first segment and flight for td_flight_round_at (the plugin's
      * per-packet tcpdiag.flight.round); off by default: the command prints no packet. */
     bool round_log;

@@ -83,7 +83,6 @@ void td_flight_config_defaults(td_flight_config *cfg)
     cfg->collapse_min_rounds = 10;
     cfg->restart_idle_ms = 200;
     cfg->restart_share_pct = 25;
-    cfg->series = NULL;
     cfg->round_log = false;
 }
 
@@ -129,9 +128,11 @@ static const analysis *next_analysis(const td_flight *f, const analysis *a)
 #define EACH_ANALYSIS(f, a) \
     for (const analysis *a = next_analysis(f, analyses); a; a = next_analysis(f, a + 1))
 
-void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason)
+void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason,
+                     td_series_book *history)
 {
     memset(f, 0, sizeof *f);
+    f->history = history;
     if (ctx) {
         f->ctx = *ctx;
         f->lag_ns = ctx->ack_lag_ns;
@@ -272,8 +273,8 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     EACH_ANALYSIS(f, a)
         if (a->ops->on_round)
             a->ops->on_round(&f->dir, state_of(f, a), f->rounds, f->round_flight, ns, cfg);
-    if (cfg->series)
-        record_round(f, at_ns, cfg->series);
+    if (f->history)
+        record_round(f, at_ns, f->history);
     f->rounds++;
     f->rounds_since_event++;
     f->round_ns_total += ns;
@@ -556,8 +557,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
     EACH_ANALYSIS(f, a)
         if (a->ops->on_segment)
             a->ops->on_segment(&f->dir, state_of(f, a), rec);
-    if (cfg->series)
-        td_series_segment(cfg->series, f, rec->time_ns, rec->payload_len);
+    if (f->history)
+        td_series_segment(f->history, f, rec->time_ns, rec->payload_len);
     if (!measuring(f))
         return;
     if (!started) {

@@ -72,6 +72,9 @@ typedef struct td_flight {
         struct { TD_DIR_MEMBERS };
     };
 
+    /* the report's history (series.h), which keeps each round and segment, NULL none */
+    struct td_series_book *history;
+
     /* sequence space as the sender knows it, beyond nxt and una */
     uint32_t edge;
     bool     have_edge;
@@ -118,8 +121,10 @@ typedef struct td_flight {
 void td_flight_config_defaults(td_flight_config *cfg);
 
 /* A direction's first data segment: start measuring with what the flow knows,
- * or record why its flight cannot be measured (ctx == NULL). */
-void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason);
+ * or record why its flight cannot be measured (ctx == NULL). history: where the
+ * report's history goes (td_engine_keep_history), NULL none. */
+void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason,
+                     struct td_series_book *history);
 void td_flight_free(td_flight *f);
 
 /* An ACK from this direction's receiver, and a data segment of its sender. */

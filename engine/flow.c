@@ -20,6 +20,7 @@ enum { HELD_SYNS = 1 << 16 };
 
 struct td_engine {
     const td_config *cfg;
+    td_series_book *history;    /* the report's (td_engine_keep_history), NULL none */
     GPtrArray  *slabs;          /* td_flow[SLAB_FLOWS] each */
     guint       nflows;
     /* Wireshark numbers streams in first-appearance order, so stream k is almost
@@ -416,7 +417,7 @@ static td_flight *flight_begin(const td_engine *engine, const td_flow *flow, con
                                            (td_ecn_outcome)flow->ecn_outcome, rec, &ctx);
     td_flight *flight = g_new(td_flight, 1);
 
-    td_flight_begin(flight, why ? NULL : &ctx, why);
+    td_flight_begin(flight, why ? NULL : &ctx, why, engine->history);
     return flight;
 }
 
@@ -463,7 +464,7 @@ static void stall_record(td_engine *engine, td_flow *flow, const td_record *rec,
  * server's, or its first) and where the flow begins to close. */
 static void budget_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
 {
-    td_series_book *book = engine->cfg->flight.series;
+    td_series_book *book = engine->history;
     td_time_budget *b;
     int8_t last_data_sender;
     int client;
@@ -503,7 +504,8 @@ static void nagle_record(td_engine *engine, td_flow *flow, const td_record *rec,
     f = flow->more->flight[sender];
     if (f)
         full = MAX(f->mss, f->ctx.peer_mss > MAX_OPTION_BYTES ? f->ctx.peer_mss - MAX_OPTION_BYTES : 0);
-    td_nagle_record(&flow->more->nagle, rec, sender, flow->client, &flow->more->hs, full, &engine->cfg->nagle);
+    td_nagle_record(&flow->more->nagle, rec, sender, flow->client, &flow->more->hs, full, &engine->cfg->nagle,
+                    engine->history);
 }
 
 static void pmtu_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
@@ -662,6 +664,11 @@ void td_engine_settle(td_engine *engine, guint index)
         settle(engine, flow);
 }
 
+void td_engine_keep_history(td_engine *engine, td_series_book *history)
+{
+    engine->history = history;
+}
+
 void td_engine_forget(td_engine *engine, guint index, bool release)
 {
     td_flow *flow = kept_at(engine, index);
@@ -670,7 +677,8 @@ void td_engine_forget(td_engine *engine, guint index, bool release)
     if (!flow)
         return;
     flow->forgotten = true;
-    if (!release)
+    /* the history is keyed by the addresses of the flow's analyses: they stay */
+    if (!release || engine->history)
         return;
     free_more(flow);
     if (flow->stream != flow->index)

@@ -168,6 +168,12 @@ void td_engine_settle(td_engine *engine, guint index);
  * what it needed (the command's streamed records). Packets that still come for a
  * released flow count as late. */
 void td_engine_forget(td_engine *engine, guint index, bool release);
+/* The report's history (series.h) goes into history from here on, kept under the
+ * addresses of each flow's analyses (its flights, its Nagle sides, its budget): a
+ * flow of an engine that keeps one is therefore never released (td_engine_forget
+ * forgets it without release). The caller owns history and frees it after the engine. */
+struct td_series_book;
+void td_engine_keep_history(td_engine *engine, struct td_series_book *history);
 /* Packets that came for a flow after it settled. */
 uint64_t td_engine_late(const td_engine *engine);
 /* Pairs the host silences seen so far with the flows that waited (td_engine_stalls):

@@ -10,7 +10,6 @@
 void td_nagle_config_defaults(td_nagle_config *cfg)
 {
     cfg->min_ack_delay_ms = 30;
-    cfg->series = NULL;
 }
 
 /* Released right after the ACK reached the sender: within the capture point's round
@@ -21,7 +20,7 @@ static bool released_at_once(int64_t after_ack_ns, int64_t to_sender, int64_t pa
 }
 
 void td_nagle_record(td_nagle *n, const td_record *rec, int sender, int client, const td_handshake *hs,
-                     uint32_t mss, const td_nagle_config *cfg)
+                     uint32_t mss, const td_nagle_config *cfg, td_series_book *history)
 {
     td_nagle_side *me = &n->side[sender], *peer = &n->side[1 - sender];
     int64_t to_me, to_peer, t = rec->time_ns;
@@ -53,8 +52,8 @@ void td_nagle_record(td_nagle *n, const td_record *rec, int sender, int client, 
         if (!me->holds++)
             me->first_frame = me->late_ack_frame;
         me->held_ns += t - me->sent_ns;
-        if (cfg->series)
-            td_series_hold(cfg->series, me, t, t - me->sent_ns);
+        if (history)
+            td_series_hold(history, me, t, t - me->sent_ns);
     }
     me->late_ack_ns = 0;
     me->hi = end;

@@ -27,7 +27,6 @@ struct td_series_book;
 
 typedef struct td_nagle_config {
     unsigned min_ack_delay_ms;  /* an ACK this much later than the round trip was delayed */
-    struct td_series_book *series;  /* the report's history (series.h): each hold, NULL none */
 } td_nagle_config;
 
 void td_nagle_config_defaults(td_nagle_config *cfg);
@@ -50,9 +49,10 @@ typedef struct td_nagle {
 
 /* One record of the flow from endpoint `sender`; client: the client's endpoint, -1
  * unknown; hs: the flow's handshake so far; mss: a segment shorter than this is short
- * of a full one (0 unknown). */
+ * of a full one (0 unknown); history: the report's (series.h), which keeps each hold,
+ * NULL none. */
 void td_nagle_record(td_nagle *n, const td_record *rec, int sender, int client, const td_handshake *hs,
-                     uint32_t mss, const td_nagle_config *cfg);
+                     uint32_t mss, const td_nagle_config *cfg, struct td_series_book *history);
 /* The endpoint whose segments were held longest in all, -1 none. */
 int td_nagle_held_sender(const td_nagle *n);
 

@@ -35,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_engine *engine;
     td_streams *streams;
     td_fragments *fragments = td_fragments_new();
+    td_series_book *history = td_series_book_new();
     td_diagnoses *d;
     td_hosts *hosts;
     GString *text = g_string_new(NULL);
@@ -43,8 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int sender;
 
     td_config_defaults(&cfg);
-    cfg.flight.series = td_series_book_new();
     engine = td_engine_new(&cfg);
+    td_engine_keep_history(engine, history);
     version = size ? (td_wireshark)(data[0] % (TD_WIRESHARK_4_6 + 1)) : TD_WIRESHARK_4_0;
     streams = td_streams_new(version);
     for (size_t at = 1; at + FRAME_HEADER <= size;) {
@@ -100,14 +101,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     td_text_diagnosis_framed(d, hosts, text);
     td_text_flows(d, text);
     td_text_hosts_framed(hosts, text);
-    td_html_capture page = { "fuzz.pcap", 1, engine, d, hosts, cfg.flight.series, NULL };
+    td_html_capture page = { "fuzz.pcap", 1, engine, d, hosts, history, NULL };
     g_string_truncate(text, 0);
     td_html_section(&page, text, NULL);
     /* nothing from the frames makes markup: the page's only elements are its own */
     if (strstr(text->str, "<script") || strstr(text->str, "<img"))
         __builtin_trap();
     g_string_free(text, TRUE);
-    td_series_book_free(cfg.flight.series);
+    td_series_book_free(history);
     td_hosts_free(hosts);
     td_diagnoses_free(d);
     td_streams_free(streams);

@@ -3,6 +3,7 @@
 #include <glib.h>
 #include <string.h>
 #include "advice.h"
+#include "units.h"
 #include "downloads.h"
 #include "text.h"
 #include "segment.h"

@@ -83,7 +83,7 @@ static void split_requests(conv *c, int n, int64_t ack_ms, uint32_t second, unsi
 
     conv_start(c);
     c->cfg.nagle.min_ack_delay_ms = delayed_ms;     /* the engine reads its configuration there */
-    c->cfg.flight.series = c->cfg.nagle.series = book;  /* the report's history, NULL none */
+    td_engine_keep_history(c->engine, book);    /* the report's history, NULL none */
     c->scaled = true;
     handshake(c, 0, 0, 20);
     for (int i = 0; i < n; i++) {
@@ -164,7 +164,7 @@ static void behind_a_download(conv *bulk, conv *chat, td_series_book *book)
     enum { LAST_MS = 2900, CHAT_START_MS = 300, EXCHANGE_MS = 200, EXCHANGES = 12 };
 
     conv_start(bulk);
-    bulk->cfg.flight.series = bulk->cfg.nagle.series = book;
+    td_engine_keep_history(bulk->engine, book);
     bulk->scaled = true;
     handshake(bulk, 0, 0, 20);
     send(bulk, true, 20, TD_TH_ACK | TD_TH_PSH, 100);

@@ -14,7 +14,7 @@ static void direction(td_flight *f, td_seen_from seen)
     ctx.seen_from = seen;
     ctx.peer_mss = ANNOUNCED;
     ctx.rcv_wscale = 7;
-    td_flight_begin(f, &ctx, NULL);
+    td_flight_begin(f, &ctx, NULL, NULL);
     f->mss = MSS;
 }
 
@@ -221,7 +221,7 @@ static uint32_t mss_shown(bool announced, uint32_t len, unsigned segments)
     ctx.seen_from = TD_SEEN_RECEIVER;
     ctx.peer_mss = announced ? ANNOUNCED : 0;
     ctx.timestamps = announced;
-    td_flight_begin(f, &ctx, NULL);
+    td_flight_begin(f, &ctx, NULL, NULL);
     memset(&rec, 0, sizeof rec);
     rec.options.present = TD_OPT_TS;
     for (unsigned i = 0; i < segments; i++) {
