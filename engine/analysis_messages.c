@@ -67,6 +67,12 @@ void td_message_offload_capped(const td_flight *f, GString *out)
                            f->mss ? (double)r->cap / f->mss : 0.0, cap_cause_text(r->cap_cause));
 }
 
+void td_message_ecn_lottery(const td_client_summary *client, GString *out)
+{
+    g_string_append_printf(out, "%u of %u connections asked for ECN, %u negotiated it", client->ecn_requested,
+                           client->conns, client->ecn_negotiated);
+}
+
 void td_message_ecn_slower(const td_client_summary *client, GString *out)
 {
     char host[64], slow[32], fast[32];

@@ -23,6 +23,9 @@ void td_message_window_collapse(const td_flight *f, GString *out);
 void td_message_offload_capped(const td_flight *f, GString *out);
 /* TD_E_HOST_ECN_SLOWER: the client's ECN flows against its others. */
 void td_message_ecn_slower(const td_client_summary *client, GString *out);
+/* A client's ECN lottery: "K of N connections asked for ECN, M negotiated it" (the
+ * client's subtree and its Statistics row). */
+void td_message_ecn_lottery(const td_client_summary *client, GString *out);
 /* TD_E_SENDER_OFFLOAD_UNUSED: a flow of sender s without offload. */
 void td_message_offload_unused(const td_sender_summary *s, GString *out);
 

@@ -33,16 +33,23 @@ void td_message_in_finding(const td_diagnoses *d, const td_flow *flow, guint ran
     g_string_append_printf(out, "In finding %u: %s", rank, summary);
 }
 
-void td_message_host_stall(const td_diagnoses *d, guint stall, GString *out)
+void td_message_stall_silence(const td_diagnoses *d, guint stall, GString *out)
 {
     const td_stall *s = td_stalls_at(td_engine_stalls(td_diagnoses_engine(d)), stall);
-    char host[64], silent[32];
+    char silent[32];
 
-    td_addr_format(&s->host, host, sizeof host);
     td_format_duration(s->end_ns - s->start_ns, silent, sizeof silent);
-    g_string_append_printf(out, "Host stall: %s sent nothing on any flow for %s while %u of its %u open flows "
-                           "waited on it (since frame %u)", host, silent, s->flows_hit,
-                           td_diagnoses_stall_active(d, stall), s->last_frame);
+    g_string_append_printf(out, "sent nothing on any flow for %s while %u of its %u open flows waited on it (since "
+                           "frame %u)", silent, s->flows_hit, td_diagnoses_stall_active(d, stall), s->last_frame);
+}
+
+void td_message_host_stall(const td_diagnoses *d, guint stall, GString *out)
+{
+    char host[64];
+
+    td_addr_format(&td_stalls_at(td_engine_stalls(td_diagnoses_engine(d)), stall)->host, host, sizeof host);
+    g_string_append_printf(out, "Host stall: %s ", host);
+    td_message_stall_silence(d, stall, out);
 }
 
 void td_message_capture(const td_diagnoses *d, GString *out)

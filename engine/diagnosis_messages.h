@@ -18,7 +18,10 @@ void td_message_finding(const td_diagnoses *d, const td_finding *f, guint rank, 
 void td_message_fix(const td_diagnoses *d, const td_finding *f, GString *out);
 /* TD_E_FINDING_FLOW_*: a flow of finding rank other than its lead. */
 void td_message_in_finding(const td_diagnoses *d, const td_flow *flow, guint rank, GString *out);
-/* TD_E_HOST_STALLED: the engine's stall number stall. */
+/* What the stalled host did: "sent nothing on any flow for T while N of its M open flows
+ * waited on it (since frame F)"; the Statistics table's words for the stall too. */
+void td_message_stall_silence(const td_diagnoses *d, guint stall, GString *out);
+/* TD_E_HOST_STALLED: the engine's stall number stall, "Host stall: HOST " and its silence. */
 void td_message_host_stall(const td_diagnoses *d, guint stall, GString *out);
 /* TD_E_CAPTURE: the capture's headline. */
 void td_message_capture(const td_diagnoses *d, GString *out);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "analysis_messages.h"
 #include "findings.h"
 #include "ccid.h"
 #include "community_id.h"
@@ -518,13 +519,16 @@ static void direction_items(const emitter *flow_e, const td_flow_view *view, con
 static void client_items(const emitter *e, const td_client_summary *c)
 {
     char host[64], share[96];
+    GString *lottery = g_string_new(NULL);
 
-    if (headings(e))
+    if (headings(e)) {
         td_addr_format(&c->addr, host, sizeof host);
-    else
+        td_message_ecn_lottery(c, lottery);
+    } else {
         host[0] = '\0';
-    open_group(e, TD_GROUP_CLIENT, -1, "Client %s: %u of %u connections asked for ECN, %u negotiated it", host,
-         c->ecn_requested, c->conns, c->ecn_negotiated);
+    }
+    open_group(e, TD_GROUP_CLIENT, -1, "Client %s: %s", host, lottery->str);
+    g_string_free(lottery, TRUE);
     unum(e, TD_F_HOST_CONNS, c->conns);
     unum(e, TD_F_HOST_ECN_REQUESTED, c->ecn_requested);
     unum(e, TD_F_HOST_ECN_NEGOTIATED, c->ecn_negotiated);

@@ -25,6 +25,8 @@
 #include "state-tcpdiag.h"
 #include "advice.h"
 #include "units.h"
+#include "analysis_messages.h"
+#include "diagnosis_messages.h"
 #include "text.h"
 
 enum flow_column {
@@ -234,14 +236,13 @@ static void add_stall_rows(stat_tap_table *table, const td_diagnoses *d)
 
     for (guint i = 0; i < td_stalls_count(stalls); i++) {
         const td_stall *stall = td_stalls_at(stalls, i);
-        char host[64], silent[32], detail[160];
+        char host[64];
+        GString *silence = g_string_new(NULL);
 
         td_addr_format(&stall->host, host, sizeof host);
-        td_format_duration(stall->end_ns - stall->start_ns, silent, sizeof silent);
-        g_snprintf(detail, sizeof detail, "sent nothing on any flow for %s while %u of its %u open flows "
-                   "waited on it (silent since frame %u)", silent, stall->flows_hit,
-                   td_diagnoses_stall_active(d, i), stall->last_frame);
-        add_host_row(table, host, "stalled host", "host-stall", stall->flows_hit, stall->resume_frame, detail);
+        td_message_stall_silence(d, i, silence);
+        add_host_row(table, host, "stalled host", "host-stall", stall->flows_hit, stall->resume_frame, silence->str);
+        g_string_free(silence, TRUE);
     }
 }
 
@@ -320,9 +321,11 @@ static void add_client_rows(stat_tap_table *table, const td_hosts *hosts, GHashT
         format_known_rate(c->other_median_rate, other, sizeof other);
         if (c->ecn_slowdown > 0)
             g_snprintf(slowdown, sizeof slowdown, " (ECN %.2fx slower)", c->ecn_slowdown);
-        g_snprintf(detail, sizeof detail, "%u of %u connections asked for ECN, %u negotiated it; median rate ECN %s, "
-                   "others %s%s; %u of %u SYNs without wscale, sack or ts", c->ecn_requested, c->conns,
-                   c->ecn_negotiated, ecn, other, slowdown, c->opts_missing, c->opts_known);
+        GString *lottery = g_string_new(NULL);
+        td_message_ecn_lottery(c, lottery);
+        g_snprintf(detail, sizeof detail, "%s; median rate ECN %s, others %s%s; %u of %u SYNs without wscale, sack or "
+                   "ts", lottery->str, ecn, other, slowdown, c->opts_missing, c->opts_known);
+        g_string_free(lottery, TRUE);
         add_host_row(table, host, "client", finding, c->conns, client_frame(frames, c), detail);
     }
 }
