@@ -29,25 +29,32 @@ static const char *reference_phrase(const td_diagnosis *diag, char *buf, size_t 
     return NULL;
 }
 
-void td_advice_cost(const td_diagnosis *diag, char *buf, size_t size)
+void td_advice_cost(const td_diagnosis *diag, const char *subject, char *buf, size_t size)
 {
     char phrase[64], lost[32];
     const char *reference = reference_phrase(diag, phrase, sizeof phrase);
 
+    /* a part of the flow's own time (no reference) is lost; a slowdown is what it was */
     if (!reference || diag->slowdown <= 0) {
         if (diag->lost_ns > 0) {
             td_format_duration(diag->lost_ns, lost, sizeof lost);
-            g_snprintf(buf, size, "%s of its time", lost);
+            if (subject)
+                g_snprintf(buf, size, "%s lost %s of its time", subject, lost);
+            else
+                g_snprintf(buf, size, "%s of its time lost", lost);
         } else {
-            g_strlcpy(buf, "nothing in this capture to compare it with", size);
+            g_snprintf(buf, size, "%s%snothing in this capture to compare it with", subject ? subject : "",
+                       subject ? " lost " : "");
         }
         return;
     }
     if (diag->lost_ns > 0) {
         td_format_duration(diag->lost_ns, lost, sizeof lost);
-        g_snprintf(buf, size, "%.1fx slower than %s (%s lost)", diag->slowdown, reference, lost);
+        g_snprintf(buf, size, "%s%s%.1fx slower than %s (%s lost)", subject ? subject : "", subject ? " was " : "",
+                   diag->slowdown, reference, lost);
     } else {
-        g_snprintf(buf, size, "%.1fx slower than %s", diag->slowdown, reference);
+        g_snprintf(buf, size, "%s%s%.1fx slower than %s", subject ? subject : "", subject ? " was " : "",
+                   diag->slowdown, reference);
     }
 }
 
@@ -69,7 +76,7 @@ void td_advice_summary(const td_diagnoses *d, const td_flow *flow, char *buf, si
         g_strlcpy(buf, evidence, MIN(size, (size_t)TD_SUMMARY_MAX + 1));
         return;
     }
-    td_advice_cost(diag, cost, sizeof cost);
+    td_advice_cost(diag, NULL, cost, sizeof cost);
     g_snprintf(buf, (gulong)MIN(size, (size_t)TD_SUMMARY_MAX + 1), "%s; %s", evidence, cost);
 }
 

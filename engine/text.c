@@ -23,7 +23,7 @@ static bool about_ecn(const td_diagnoses *d, const td_flow *flow)
 void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, const td_finding *f, GString *out)
 {
     const td_diagnosis *worst = td_diagnosis_of(d, f->worst);
-    char address[64], evidence[TD_SUMMARY_MAX + 1], cost[128];
+    char address[64], evidence[TD_SUMMARY_MAX + 1], cost[160];
     const char *text = evidence;
     unsigned n = f->flows->len;
 
@@ -42,11 +42,10 @@ void td_text_finding_sentence(const td_diagnoses *d, const td_hosts *hosts, cons
         g_string_append_printf(out, "%u flows; %s: ", n,
                                td_cause_by_application(f->cause) ? "for one of them" : "the one that lost most");
     g_string_append(out, text);
-    td_advice_cost(worst, cost, sizeof cost);
-    /* a part of the flow's own time (no reference) is lost; a slowdown is what it was */
-    if (worst->slowdown > 0)
-        g_string_append_printf(out, "; %s %s %s", n > 1 ? "it" : "that flow",
-                               worst->reference == TD_REF_NONE ? "lost" : "was", cost);
+    if (worst->slowdown > 0) {
+        td_advice_cost(worst, n > 1 ? "it" : "that flow", cost, sizeof cost);
+        g_string_append_printf(out, "; %s", cost);
+    }
     g_string_append_c(out, '.');
 }
 

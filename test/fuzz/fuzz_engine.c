@@ -102,7 +102,7 @@ static void check_diagnosis(const td_engine *engine, bool released_any)
         if ((td_advice_fix(d, flow) != NULL) != fixable || (td_advice_confirm(d, flow) != NULL) != fixable)
             __builtin_trap();
         td_causes_list(diag->causes, text, sizeof text);
-        td_advice_cost(diag, text, sizeof text);
+        td_advice_cost(diag, NULL, text, sizeof text);
         /* the time budget's parts add up to the flow's duration, none negative, and no
          * flow loses more time than it was active */
         const td_time_budget *budget = td_flow_time_budget(flow);
