@@ -7,13 +7,12 @@
 
 void td_message_finding(const td_diagnoses *d, const td_finding *f, guint rank, guint count, GString *out)
 {
-    char who[64], lost[32] = "", summary[TD_SUMMARY_MAX + 1];
+    char who[64], lost[64] = "", summary[TD_SUMMARY_MAX + 1];
 
     td_addr_format(f->who, who, sizeof who);
     if (f->lost_ns > 0) {
         g_strlcpy(lost, ", ", sizeof lost);
-        td_format_duration(f->lost_ns, lost + 2, sizeof lost - 2);
-        g_strlcat(lost, " lost", sizeof lost);
+        td_finding_lost_words(f, lost + 2, sizeof lost - 2);
     }
     td_advice_summary(d, f->worst, summary, sizeof summary);
     g_string_append_printf(out, "Finding %u of %u: %s (%s), %u flow%s%s: %s", rank, count, who, f->role,

@@ -58,6 +58,9 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         PACKET(PLAIN) },
     [TD_F_DIAG_FINDING_LOST] = { "tcpdiag.diag.finding_lost", TD_TYPE_DURATION, "Time the finding lost",
         "Summed over its flows whose loss is known; absent when nothing known was lost", PACKET(DURATION) },
+    [TD_F_DIAG_FINDING_SPAN] = { "tcpdiag.diag.finding_span", TD_TYPE_DURATION, "Capture time the finding covered",
+        "The lives of its flows that lost time, joined: present when they ran side by side, so that the time lost "
+        "summed over them is more than the capture time they covered", PACKET(DURATION) },
     [TD_F_CAPTURE_HEADLINE] = { "tcpdiag.capture.headline", TD_TYPE_STRING, "Capture",
         "On the first flow's first packet: the capture's diagnosis in one line, as -z tcpdiag,diagnosis "
         "opens", PACKET(PLAIN) },

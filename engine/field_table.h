@@ -68,7 +68,7 @@ typedef enum td_field_id {
     /* per packet, on the answer packets (the items of plugin/diag-tcpdiag.c): a finding's
      * place and what it is about, the capture's headline and its counts */
     TD_F_DIAG_FINDING, TD_F_DIAG_FINDINGS, TD_F_DIAG_FINDING_WHO, TD_F_DIAG_FINDING_ROLE,
-    TD_F_DIAG_FINDING_FLOWS, TD_F_DIAG_FINDING_LOST,
+    TD_F_DIAG_FINDING_FLOWS, TD_F_DIAG_FINDING_LOST, TD_F_DIAG_FINDING_SPAN,
     TD_F_CAPTURE_HEADLINE, TD_F_CAPTURE_FLOWS, TD_F_CAPTURE_SLOW, TD_F_CAPTURE_APP_LIMITED,
     TD_F_CAPTURE_HEALTHY, TD_F_CAPTURE_UNDIAGNOSED,
     /* tcpdiag.host.stall */

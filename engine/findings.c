@@ -3,6 +3,7 @@
 #include "findings.h"
 
 #include "addr.h"
+#include "units.h"
 
 bool td_cause_is_finding(td_cause cause)
 {
@@ -78,6 +79,56 @@ static void add_to_finding(GHashTable *by_key, GPtrArray *findings, const td_dia
     }
 }
 
+static gint by_start(gconstpointer a, gconstpointer b)
+{
+    int64_t x = (*(const td_flow *const *)a)->first_ns, y = (*(const td_flow *const *)b)->first_ns;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The flows that lost time, their lives [first, last] joined. */
+static int64_t span_of(const td_diagnoses *d, const td_finding *f)
+{
+    GPtrArray *lost = g_ptr_array_new();
+    int64_t span = 0, start = 0, end = 0;
+
+    for (guint i = 0; i < f->flows->len; i++)
+        if (td_diagnosis_of(d, g_ptr_array_index(f->flows, i))->lost_ns > 0)
+            g_ptr_array_add(lost, g_ptr_array_index(f->flows, i));
+    g_ptr_array_sort(lost, by_start);
+    for (guint i = 0; lost->len >= 2 && i < lost->len; i++) {
+        const td_flow *flow = g_ptr_array_index(lost, i);
+        if (i && flow->first_ns <= end) {
+            end = MAX(end, flow->last_ns);
+            continue;
+        }
+        span += end - start;
+        start = flow->first_ns;
+        end = flow->last_ns;
+    }
+    if (lost->len >= 2)
+        span += end - start;
+    g_ptr_array_free(lost, TRUE);
+    return span;
+}
+
+void td_finding_lost_words(const td_finding *f, char *buf, size_t size)
+{
+    char lost[32], span[32];
+
+    if (f->lost_ns <= 0) {
+        g_strlcpy(buf, "", size);
+        return;
+    }
+    td_format_duration(f->lost_ns, lost, sizeof lost);
+    if (f->span_ns > 0 && f->span_ns < f->lost_ns) {
+        td_format_duration(f->span_ns, span, sizeof span);
+        g_snprintf(buf, size, "%s lost over %s", lost, span);
+    } else {
+        g_snprintf(buf, size, "%s lost", lost);
+    }
+}
+
 GPtrArray *td_findings(const td_diagnoses *d)
 {
     const td_engine *engine = td_diagnoses_engine(d);
@@ -88,6 +139,10 @@ GPtrArray *td_findings(const td_diagnoses *d)
     for (guint i = 0; (flow = td_engine_next_flow(engine, &i)); i++)
         if (td_cause_is_finding((td_cause)td_diagnosis_of(d, flow)->cause))
             add_to_finding(by_key, findings, d, flow);
+    for (guint i = 0; i < findings->len; i++) {
+        td_finding *f = g_ptr_array_index(findings, i);
+        f->span_ns = span_of(d, f);
+    }
     g_ptr_array_sort(findings, by_cost);
     g_hash_table_destroy(by_key);
     return findings;

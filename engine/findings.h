@@ -26,12 +26,20 @@ typedef struct td_finding {
     int64_t lost_ns;                /* summed over the flows whose loss is known */
     const td_flow *worst;           /* the flow that lost most (the example) */
     int64_t worst_lost_ns;
+    /* The capture time that the flows which lost time covered, their lives joined: less
+     * than lost_ns when they waited side by side (nine clients retrying their SYNs
+     * together lose nine times the wall-clock time); 0 below two such flows. */
+    int64_t span_ns;
 } td_finding;
 
 /* The findings of a diagnosed engine, ranked by cost: the network's first, then by
  * time lost, by flows, by precedence (td_finding*; g_ptr_array_free(findings, TRUE)
  * frees them). */
 GPtrArray *td_findings(const td_diagnoses *d);
+/* What a finding lost, the one phrase of every front end: "461.77 s lost", and with
+ * flows side by side the capture time it covered, "461.77 s lost over 67.02 s";
+ * empty when nothing known was lost. */
+void td_finding_lost_words(const td_finding *f, char *buf, size_t size);
 
 /* The capture's flows by verdict: slow (a network cause), held back by their
  * application, healthy, and not diagnosed (cause unknown). */

@@ -53,7 +53,7 @@ static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const td
                           GString *out)
 {
     const td_diagnosis *worst = td_diagnosis_of(d, f->worst);
-    char lost[32];
+    char lost[64];
     unsigned n = f->flows->len;
 
     g_string_append_printf(out, "%u. ", rank);
@@ -64,10 +64,9 @@ static void write_finding(const td_diagnoses *d, const td_hosts *hosts, const td
     for (guint i = 0; i < n && i < 8; i++)
         g_string_append_printf(out, " %u", ((const td_flow *)g_ptr_array_index(f->flows, i))->stream);
     g_string_append(out, n > 8 ? " ...)" : ")");
-    if (f->lost_ns > 0) {
-        td_format_duration(f->lost_ns, lost, sizeof lost);
-        g_string_append_printf(out, ", %s lost", lost);
-    }
+    td_finding_lost_words(f, lost, sizeof lost);
+    if (*lost)
+        g_string_append_printf(out, ", %s", lost);
     if (worst->evidence_frame)
         g_string_append_printf(out, "; evidence from frame %u", worst->evidence_frame);
     g_string_append_printf(out, ".\n   Fix: %s.\n   Confirm: %s.\n", td_advice_fix(d, f->worst),

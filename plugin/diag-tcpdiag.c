@@ -117,6 +117,8 @@ void tcpdiag_diag_items(proto_tree *tree, tvbuff_t *tvb, const td_flow *flow, ui
         tcpdiag_add_uint(tree, tvb, TD_F_DIAG_FINDING_FLOWS, a.lead->flows->len);
         if (a.lead->lost_ns > 0)
             tcpdiag_add_time(tree, tvb, TD_F_DIAG_FINDING_LOST, a.lead->lost_ns);
+        if (a.lead->span_ns > 0 && a.lead->span_ns < a.lead->lost_ns)
+            tcpdiag_add_time(tree, tvb, TD_F_DIAG_FINDING_SPAN, a.lead->span_ns);
     }
     if (a.headline) {
         td_tally tally = td_findings_tally(d);

@@ -30,7 +30,7 @@ static const char STYLE[] =
     "figcaption{font-size:.92em}figcaption ul{margin:.3em 0;padding-left:1.2em;columns:2}"
     ".field{color:#777;font-size:.85em}"
     "table{border-collapse:collapse;font-size:.92em}th,td{padding:.15em .6em;text-align:left;"
-    "border-bottom:1px solid #e4e4e4}td.n{text-align:right}"
+    "border-bottom:1px solid #e4e4e4}td.n{text-align:right;white-space:nowrap}"
     "svg.chart,svg.budget{max-width:100%;height:auto;font-size:11px}"
     "svg .grid{stroke:#e6e6e6}svg .tick,svg .legend{fill:#444}svg .axis{fill:#222}"
     "svg .series{fill:none;stroke-width:1.6}svg .flight,svg line.flight{stroke:#1f5fbf}"
@@ -351,7 +351,7 @@ static void finding_item(GString *out, const td_html_capture *c, const td_findin
 {
     const td_diagnosis *worst = td_diagnosis_of(c->diagnoses, f->worst);
     GString *sentence = g_string_new("");
-    char lost[32];
+    char lost[64];
     guint n = f->flows->len;
 
     td_text_finding_sentence(c->diagnoses, c->hosts, f, sentence);
@@ -360,10 +360,9 @@ static void finding_item(GString *out, const td_html_capture *c, const td_findin
     text(out, sentence->str);
     g_string_append_printf(out, "</p><dl class=\"advice\"><dt>Cause</dt><dd>%s; %u flow%s", td_cause_name(f->cause), n,
                            n == 1 ? "" : "s");
-    if (f->lost_ns > 0) {
-        td_format_duration(f->lost_ns, lost, sizeof lost);
-        g_string_append_printf(out, ", %s lost", lost);
-    }
+    td_finding_lost_words(f, lost, sizeof lost);
+    if (*lost)
+        g_string_append_printf(out, ", %s", lost);
     g_string_append(out, "</dd><dt>Evidence</dt><dd><code>tcp.stream == ");
     g_string_append_printf(out, "%u</code>", f->worst->stream);
     if (worst->evidence_frame)
