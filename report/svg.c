@@ -274,7 +274,8 @@ static void draw_xy(const td_chart *c, GString *out)
         g_string_append(out, "\"><title>");
         td_html_escape(out, l->label);
         g_string_append(out, "</title></polyline>");
-        if (l->dots)
+        /* a polyline of one point draws nothing: a lone point shows as a dot */
+        if (l->dots || l->points->len == 1)
             draw_dots(l, &fr, out);
     }
     mark_kinds(c, seen);
