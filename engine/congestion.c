@@ -274,7 +274,8 @@ static void note_collapse(const td_dir *d, td_cc *cc, uint32_t index, uint32_t f
 {
     uint32_t unit = d->mss ? d->mss : 1;
 
-    if (cc->responses < 2 ||
+    /* a flight of no segment is an idle connection, not a collapsed window */
+    if (cc->responses < 2 || !flight ||
         flight > cfg->collapse_mss * unit || index - cc->signal_round > SIGNAL_MEMORY_ROUNDS) {
         cc->run_rounds = 0;
         return;

@@ -54,6 +54,14 @@ static double data_rate(const td_dir_stats *dir)
     return span > 0 ? (double)dir->payload_bytes * 1e9 / (double)span : 0;
 }
 
+/* Whether a direction sent more than one unscaled window holds: a transfer that all
+ * fits in 64 KiB never had to wait for the window to open, whatever its rate (an
+ * 800-byte keep-alive exchange sent in a millisecond was held by nothing). */
+static bool outgrew_window(const td_dir_stats *dir)
+{
+    return dir->payload_bytes > TD_NO_WSCALE_WINDOW;
+}
+
 /* RFC 9293 §3.7.1: without an MSS option the peer assumes 536 (IPv4);
  * RFC 8200 gives IPv6 a 1280-byte minimum MTU, hence 1220. */
 static uint16_t default_mss(const td_addr *addr)
@@ -119,9 +127,11 @@ void td_options_audit_flow(const td_flow *flow, td_options_audit *audit)
     audit->window_ceiling = TD_NO_WSCALE_WINDOW;
     if (td_flow_handshake_halves(flow, &to_server, &to_client) && to_server + to_client > 0) {
         audit->ceiling_throughput = TD_NO_WSCALE_WINDOW * 1e9 / (double)(to_server + to_client);
-        double rate = MAX(data_rate(td_flow_sent(flow, client)), data_rate(td_flow_sent(flow, server)));
+        const td_dir_stats *sent[2] = { td_flow_sent(flow, client), td_flow_sent(flow, server) };
+        double rate = MAX(data_rate(sent[0]), data_rate(sent[1]));
         if (rate > 0)
-            audit->at_ceiling = rate >= TD_AT_CEILING_SHARE * audit->ceiling_throughput ? TD_YES : TD_NO;
+            audit->at_ceiling = (outgrew_window(sent[0]) || outgrew_window(sent[1])) &&
+                                rate >= TD_AT_CEILING_SHARE * audit->ceiling_throughput ? TD_YES : TD_NO;
     }
 }
 

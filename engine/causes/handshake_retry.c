@@ -54,8 +54,20 @@ static void evidence(const td_cause_view *v, char *buf, size_t size)
                    "queue at the server, a firewall, or loss on the path", syns, setup);
 }
 
-static td_advice advice(const td_cause_view *v G_GNUC_UNUSED)
+/* A SYN never answered reached no listening host that would answer it: a closed port
+ * answers with a RST, so silence is a host down or unreachable, or a firewall that
+ * drops; a listen queue that overflowed answers once it has room, so it comes last. */
+static td_advice advice(const td_cause_view *v)
 {
+    td_handshake scratch;
+
+    if (!td_flow_hs(v->flow, &scratch)->synack_frame)
+        return (td_advice) {
+            "Find why no SYN was answered: the server host down or unreachable, or a firewall dropping the SYNs "
+            "(on the path or the server's own); a listen queue full for the whole capture comes last",
+            "From the client's network, another connection to the port is refused (RST), times out (dropped), or "
+            "is answered; on the server, ss -ltn shows whether it listens and nstat -az TcpExtListenDrops "
+            "whether its queue dropped them" };
     return (td_advice) {
         "A full listen queue: raise the server's backlog (listen(), net.core.somaxconn, "
         "net.ipv4.tcp_max_syn_backlog) and accept faster; otherwise find where SYNs or SYN-ACKs die",
