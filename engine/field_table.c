@@ -382,13 +382,13 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "First to last captured TCP segment: the sum of setup, client_wait, server_wait, transfer, stall and idle",
         FLOW(FLOW, DURATION) },
     [TD_F_TIME_ACTIVE] = { "tcpdiag.time.active", TD_TYPE_DURATION, "Active time",
-        "The duration less idle time: what slowdown and time lost are measured on", FLOW(FLOW, DURATION) },
+        "The duration less idle and think time: what slowdown and time lost are measured on", FLOW(FLOW, DURATION) },
     [TD_F_TIME_SETUP] = { "tcpdiag.time.setup", TD_TYPE_DURATION, "Setup",
         "First SYN to the client's ACK of a SYN-ACK (or the first data): SYN and SYN-ACK retries included",
         FLOW(FLOW, DURATION) },
     [TD_F_TIME_CLIENT_WAIT] = { "tcpdiag.time.client_wait", TD_TYPE_DURATION, "Client wait",
-        "The client held the turn before sending new data (its application), network round trips left out",
-        FLOW(FLOW, DURATION) },
+        "The client held the turn while the server waited on it (before its first request, inside a request), "
+        "network round trips left out", FLOW(FLOW, DURATION) },
     [TD_F_TIME_SERVER_WAIT] = { "tcpdiag.time.server_wait", TD_TYPE_DURATION, "Server wait",
         "The server held the turn before sending new data: the request complete to the reply's first byte, "
         "network round trips left out", FLOW(FLOW, DURATION) },
@@ -397,9 +397,11 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
     [TD_F_TIME_STALL] = { "tcpdiag.time.stall", TD_TYPE_DURATION, "Stall",
         "Data outstanding and nothing moving: silences ended by a retransmission, zero window, unanswered "
         "retransmissions", FLOW(FLOW, DURATION) },
+    [TD_F_TIME_THINK] = { "tcpdiag.time.think", TD_TYPE_DURATION, "Think time",
+        "Between two exchanges: the answer in, nothing owed, the client's application or user before its next "
+        "request; never time lost", FLOW(FLOW, DURATION) },
     [TD_F_TIME_IDLE] = { "tcpdiag.time.idle", TD_TYPE_DURATION, "Idle",
-        "Nothing outstanding and no exchange following: before a FIN or RST, the quiet end of the capture",
-        FLOW(FLOW, DURATION) },
+        "Nothing outstanding and no exchange following: before a FIN or RST, the quiet end of the capture", FLOW(FLOW, DURATION) },
     [TD_F_TIME_SYN_RETRANSMISSIONS] = { "tcpdiag.time.syn_retransmissions", TD_TYPE_UINT32, "SYN retransmissions",
         "SYNs the client sent after its first", FLOW(FLOW, PLAIN) },
     [TD_F_TIME_SYNACK_RETRANSMISSIONS] = { "tcpdiag.time.synack_retransmissions", TD_TYPE_UINT32,

@@ -179,7 +179,8 @@ td_field_id td_time_part_field(td_time_part part)
     static const td_field_id parts[TD_TIME_PARTS] = {
         [TD_TIME_SETUP] = TD_F_TIME_SETUP, [TD_TIME_CLIENT_WAIT] = TD_F_TIME_CLIENT_WAIT,
         [TD_TIME_SERVER_WAIT] = TD_F_TIME_SERVER_WAIT, [TD_TIME_TRANSFER] = TD_F_TIME_TRANSFER,
-        [TD_TIME_STALL] = TD_F_TIME_STALL, [TD_TIME_IDLE] = TD_F_TIME_IDLE,
+        [TD_TIME_STALL] = TD_F_TIME_STALL, [TD_TIME_THINK] = TD_F_TIME_THINK,
+        [TD_TIME_IDLE] = TD_F_TIME_IDLE,
     };
     return parts[part];
 }

@@ -35,7 +35,7 @@ void td_budget_config_defaults(td_budget_config *cfg)
 const char *td_time_part_name(td_time_part part)
 {
     static const char *const names[TD_TIME_PARTS] = {
-        "setup", "client_wait", "server_wait", "transfer", "stall", "idle",
+        "setup", "client_wait", "server_wait", "transfer", "stall", "think", "idle",
     };
     return (unsigned)part < TD_TIME_PARTS ? names[part] : "unknown";
 }
@@ -65,7 +65,7 @@ int64_t td_time_budget_duration(const td_time_budget *b)
 
 int64_t td_time_budget_active(const td_time_budget *b)
 {
-    return td_time_budget_duration(b) - b->part_ns[TD_TIME_IDLE];
+    return td_time_budget_duration(b) - b->part_ns[TD_TIME_IDLE] - b->part_ns[TD_TIME_THINK];
 }
 
 /* A receiver that advertised a zero window to a sender with data to send holds it. */
@@ -130,7 +130,7 @@ static void charge_turn(td_time_budget *b, int endpoint, int client, const td_ha
         own = b->open_ns;
     b->part_ns[owner] += own;
     b->open_ns -= own;
-    if (owner != TD_TIME_IDLE && s->turn_answer) {
+    if (owner != TD_TIME_IDLE && owner != TD_TIME_THINK && s->turn_answer) {
         td_time_span span = owner == TD_TIME_CLIENT_WAIT ? TD_SPAN_CLIENT_WAIT : TD_SPAN_SERVER_WAIT;
         b->answer_wait_ns[span] += own;
         note_span(b, span, own);
@@ -225,12 +225,16 @@ static bool unseen_sends(const td_time_side *s)
  * receiver, a lost tail's timeout reads so, not as the sender's wait). */
 static void new_data(td_time_budget *b, int sender, int client, const td_handshake *hs, int64_t t)
 {
+    /* the client's next request after the server's answer: nobody was waiting on it */
+    bool thinks = sender == client && b->last_data_sender >= 0 && b->last_data_sender != client;
+
     if (outstanding(&b->side[sender]))
         charge_open(b, TD_TIME_TRANSFER);
     else if (unseen_sends(&b->side[sender]))
         charge_stall(b);
     else
-        charge_turn(b, sender, client, hs, t, sender == client ? TD_TIME_CLIENT_WAIT : TD_TIME_SERVER_WAIT);
+        charge_turn(b, sender, client, hs, t,
+                    thinks ? TD_TIME_THINK : sender == client ? TD_TIME_CLIENT_WAIT : TD_TIME_SERVER_WAIT);
     if (sender != client && b->last_data_sender >= 0 && b->last_data_sender == client)
         b->exchanges++;
     b->last_data_sender = (int8_t)sender;
@@ -254,6 +258,8 @@ static void retransmission(td_time_budget *b, int sender, int64_t t)
     charge_stall(b);
     if (b->side[sender].retransmissions < UINT16_MAX)
         b->side[sender].retransmissions++;
+    if (b->side[sender].unanswered < UINT16_MAX)
+        b->side[sender].unanswered++;
     hand_turn(&b->side[1 - sender], t, true);
 }
 
@@ -282,6 +288,7 @@ static void note_ack(td_time_budget *b, const td_record *rec, int sender, bool a
     if (!td_seq_after(rec->ack, peer->acked))
         return;
     peer->acked = rec->ack;
+    peer->unanswered = 0;
     if (td_seq_after(rec->ack, peer->hi))
         peer->hi = rec->ack;    /* a FIN's sequence number, or data sent before the capture */
     if (!outstanding(peer)) {
@@ -392,10 +399,10 @@ int td_time_budget_unanswered(const td_time_budget *b, unsigned *count)
        retransmitted more is the one the silence was about. */
     for (int e = 0; e < 2; e++) {
         const td_time_side *s = &b->side[e];
-        bool data = outstanding(s) && s->retransmissions;
+        bool data = outstanding(s) && s->unanswered;
         bool fin = s->fin_retransmitted && td_seq_before(s->acked, s->fin_end);
-        if ((data || fin) && MAX(s->retransmissions, 1u) > *count) {
-            *count = MAX(s->retransmissions, 1u);
+        if ((data || fin) && MAX(s->unanswered, 1u) > *count) {
+            *count = MAX(s->unanswered, 1u);
             who = e;
         }
     }

@@ -8,10 +8,11 @@
  *   setup        first SYN → the client's first ACK of a SYN-ACK (or the first data
  *                segment, or a RST): SYN and SYN-ACK retransmission waits included;
  *                0 for a flow captured without its SYN.
- *   client_wait  the client held the turn and then sent new data: from the packet
- *                that handed it the turn (the server's latest data, or the server's
- *                ACK that covered all the client had sent, or the handshake's end)
- *                to the client's next new data, less the round trip from the capture
+ *   client_wait  the client held the turn while the server waited on it, and then
+ *                sent new data: from the packet that handed it the turn (the
+ *                handshake's end before its first request, or the server's ACK that
+ *                covered all the client had sent, inside a request or an upload) to
+ *                the client's next new data, less the round trip from the capture
  *                point to the client when the handing packet was the server's.
  *   server_wait  the same for the server: typically the request's last byte → the
  *                reply's first byte (acknowledged or not), less the capture point's
@@ -25,6 +26,11 @@
  *                handshake), time while a receiver advertised a zero window to a
  *                sender that has sent data, and the span after unanswered
  *                retransmissions when the flow ends or closes that way (dead peer).
+ *   think        the pause between two exchanges: the server's answer in, nothing
+ *                owed, and the client's application (or its user) taking its time
+ *                before the next request, less the round trip to the client. A person
+ *                reading a page, a browser keeping a connection warm, a user at an
+ *                FTP prompt: never time lost, never a cause, never active time.
  *   idle         nothing outstanding and no exchange following: the span before a
  *                FIN or RST (less the round trip to its sender when the turn came
  *                from its peer), and the quiet end of the capture.
@@ -59,6 +65,7 @@ typedef enum td_time_part {
     TD_TIME_SERVER_WAIT,
     TD_TIME_TRANSFER,
     TD_TIME_STALL,
+    TD_TIME_THINK,
     TD_TIME_IDLE,
     TD_TIME_PARTS
 } td_time_part;
@@ -73,6 +80,7 @@ typedef struct td_time_side {
     bool     seq_known;
     uint32_t fin_end;       /* its FIN's sequence number + 1, once it sent one */
     uint16_t retransmissions;   /* since its data was last all acknowledged */
+    uint16_t unanswered;        /* of them, since the peer's ACK last moved on */
     bool     zero_window;   /* its latest window was 0 */
     bool     sent_data, sent_fin;
     bool     fin_retransmitted;
@@ -148,7 +156,7 @@ static inline int64_t td_time_budget_part(const td_time_budget *b, td_time_part 
 }
 /* The sum of the parts: the flow's first packet → its latest. */
 int64_t td_time_budget_duration(const td_time_budget *b);
-/* The duration less idle time. */
+/* The duration less idle and think time: what the flow spent doing something. */
 int64_t td_time_budget_active(const td_time_budget *b);
 static inline uint32_t td_time_budget_syn_retransmissions(const td_time_budget *b)
 {
@@ -171,7 +179,7 @@ static inline int64_t td_time_budget_silence_ns(const td_time_budget *b)
 }
 /* The endpoint whose data or FIN, retransmitted, the peer never acknowledged by
  * the end of the capture (the peer or the path is gone), -1 none; *count its
- * retransmissions of it. */
+ * retransmissions since the peer's ACK last moved on (those before it were answered). */
 int td_time_budget_unanswered(const td_time_budget *b, unsigned *count);
 /* How the flow stood at its last packet: "reset" (a RST), "closed" (a FIN each way),
  * "half-closed" (one FIN) or "open" (neither: still going, or cut by the capture's

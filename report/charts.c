@@ -650,7 +650,7 @@ static void share_text(double share, char *buf, size_t size)
 static void describe_segment(td_budget_segment *seg)
 {
     const td_field_def *field = &td_fields[td_time_part_field(seg->part)];
-    bool idle = seg->part == TD_TIME_IDLE;
+    bool idle = seg->part == TD_TIME_IDLE || seg->part == TD_TIME_THINK;
     char took[32], share[16];
 
     td_format_duration(seg->ns, took, sizeof took);
@@ -659,7 +659,7 @@ static void describe_segment(td_budget_segment *seg)
     seg->label = g_strdup_printf("%s %s", seg->words, took);
     seg->key = g_strdup_printf("%s (%s)%s", seg->label, share, idle ? ", never counted as lost" : "");
     seg->hover = g_strdup_printf("%s: %s, %s of the duration. %s%s", seg->words, took, share, field->description,
-                                 idle ? ". Idle time is never counted as lost" : "");
+                                 idle ? ". It is never counted as lost" : "");
 }
 
 td_budget_bar *td_budget_bar_of(const td_time_budget *budget)

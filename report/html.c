@@ -52,7 +52,7 @@ static const char STYLE[] =
     "svg .frame{fill:none;stroke:#999}svg .part{stroke:#fff;stroke-width:1}svg .on-bar{fill:#1b1b1b}"
     "svg .setup{fill:#009e73}svg .client_wait{fill:#f0e442}svg .server_wait{fill:#e69f00}"
     "svg .transfer{fill:#0072b2}svg .stall{fill:#333}svg rect.transfer+.on-bar,svg rect.stall+.on-bar{fill:#fff}"
-    "svg .idle{fill:#f2f2f2}svg .hatch{stroke:#999;stroke-width:1}"
+    "svg .idle{fill:#f2f2f2}svg .think{fill:#e8eef8}svg .hatch{stroke:#999;stroke-width:1}"
     "@media print{body{max-width:none}}";
 
 static void text(GString *out, const char *s)

@@ -378,13 +378,13 @@ static void hatch(GString *out, double x, double y, double w, double h)
 }
 
 /* A stretch of the bar, or a part's key in the legend: its part's colour (the CSS of
- * html.c, by td_time_part_name), idle time hatched grey so that it reads as nobody's
+ * html.c, by td_time_part_name), idle and think time hatched so that they read as nobody's
  * wait, in print and without colour too. */
 static void part_rect(GString *out, td_time_part part, double x, double y, double w, double h)
 {
     g_string_append_printf(out, "<rect class=\"part %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
                            td_time_part_name(part), x, y, w, h);
-    if (part == TD_TIME_IDLE)
+    if (part == TD_TIME_IDLE || part == TD_TIME_THINK)
         hatch(out, x, y, w, h);
 }
 

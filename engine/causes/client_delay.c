@@ -1,5 +1,6 @@
-/* client-delay: the client waited before sending while the server had answered
- * (time_budget.c's client waits, less the round trip). */
+/* client-delay: the client kept the server waiting: a connection opened and not used,
+ * or a request paused half-sent (time_budget.c's client waits, less the round trip).
+ * Its pauses after an answer are think time, never a delay (issue 37). */
 #include "cause.h"
 
 static int64_t waited_ns(const td_flow *flow)
@@ -28,16 +29,16 @@ static void evidence(const td_cause_view *v, char *buf, size_t size)
 
     td_cause_span_words(td_flow_time_budget(v->flow), waited_ns(v->flow), TD_SPAN_CLIENT_WAIT, waited, longest,
                         sizeof waited);
-    g_snprintf(buf, size, "The client waited %s before sending (%s) while the server had answered: the client "
-               "application's time", waited, longest);
+    g_snprintf(buf, size, "The client kept the server waiting %s before sending (%s): the client application's "
+               "time", waited, longest);
 }
 
 static td_advice advice(const td_cause_view *v G_GNUC_UNUSED)
 {
     return (td_advice) {
-        "Look at the client application: what it did between the reply and its next request (processing, "
-        "user think time, a slow producer); the server and the network were waiting on it",
-        "Capture on the client: the gap between the reply and the next request is there too" };
+        "Look at the client application: what it did between opening the connection (or starting a request) and "
+        "sending it (a slow producer, a connection opened too early); the server and the network were waiting on it",
+        "Capture on the client: the gap before its request is there too" };
 }
 
 const td_cause_ops td_cause_client_delay = {

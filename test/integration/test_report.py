@@ -280,7 +280,7 @@ def test_stall_timeline_shows_each_wait(tmp_path):
 
 # The time budget's parts in the order the bar draws them (issue 29: setup, the
 # client's and the server's waits, transfer, stalls, idle).
-BUDGET_PARTS = ("setup", "client_wait", "server_wait", "transfer", "stall", "idle")
+BUDGET_PARTS = ("setup", "client_wait", "server_wait", "transfer", "stall", "think", "idle")
 BAR_WIDTH = 740
 # Captures with slow flows of every kind of finding: the seed stories, ECN blackholes
 # (no chart), five causes in one file, and the lab's zero window, tail loss and a

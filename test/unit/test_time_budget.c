@@ -20,7 +20,8 @@ static const td_time_budget *finish(conv *c)
     }
     g_assert_cmpint(sum, ==, flow->last_ns - flow->first_ns);
     g_assert_cmpint(td_time_budget_duration(b), ==, sum);
-    g_assert_cmpint(td_time_budget_active(b), ==, sum - td_time_budget_part(b, TD_TIME_IDLE));
+    g_assert_cmpint(td_time_budget_active(b), ==,
+                    sum - td_time_budget_part(b, TD_TIME_IDLE) - td_time_budget_part(b, TD_TIME_THINK));
     return b;
 }
 
@@ -107,15 +108,64 @@ static void test_client_wait(void)
     send(&c, true, 1040, TD_TH_ACK, 0);
     const td_time_budget *b = finish(&c);
 
+    /* issue 37: the client's pause after the reply, with nothing owed either way, is
+       think time (its application's or user's), not a wait the server sat through */
     assert_part(b, TD_TIME_SETUP, 10);
-    assert_part(b, TD_TIME_CLIENT_WAIT, 1000);
+    assert_part(b, TD_TIME_THINK, 1000);
+    assert_part(b, TD_TIME_CLIENT_WAIT, 0);
     assert_part(b, TD_TIME_SERVER_WAIT, 0);
     assert_part(b, TD_TIME_TRANSFER, 20);   /* each reply's round trip to the client */
     assert_part(b, TD_TIME_IDLE, 10);       /* the close's last ACK */
     g_assert_cmpuint(td_time_budget_exchanges(b), ==, 2);
-    /* the second request also acknowledges all of the first reply: the server's turn
-       it hands over still asks for an answer, and the client's wait was one */
-    g_assert_cmpint(b->answer_wait_ns[TD_SPAN_CLIENT_WAIT], ==, 1000 * MS);
+    g_assert_cmpint(b->answer_wait_ns[TD_SPAN_CLIENT_WAIT], ==, 0);
+    g_assert_cmpint(td_time_budget_active(b), ==, 30 * MS);
+    td_engine_free(c.engine);
+}
+
+/* Captured at the client, 10 ms from the server: the client opens the connection and
+ * sends its first request 800 ms later. A connection opened to be used kept the server
+ * waiting: client wait, and a wait before an answer. */
+static void test_client_wait_before_first_request(void)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 0, 10);
+    send(&c, true, 810, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 820, TD_TH_ACK | TD_TH_PSH, 1000);
+    send(&c, true, 820, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, false, 830, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, true, 830, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_SETUP, 10);
+    assert_part(b, TD_TIME_CLIENT_WAIT, 800);
+    assert_part(b, TD_TIME_THINK, 0);
+    g_assert_cmpint(b->answer_wait_ns[TD_SPAN_CLIENT_WAIT], ==, 800 * MS);
+    td_engine_free(c.engine);
+}
+
+/* Captured at the server, 10 ms from the client: the server greets first (SMTP, FTP),
+ * and the client answers 5 s later, its user at the prompt. The server's greeting was
+ * the exchange; the client's pause after it is think time. */
+static void test_server_speaks_first(void)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 0, 10);
+    send(&c, false, 10, TD_TH_ACK | TD_TH_PSH, 80);        /* the greeting */
+    send(&c, true, 20, TD_TH_ACK, 0);
+    send(&c, true, 5020, TD_TH_ACK | TD_TH_PSH, 20);       /* USER ... */
+    send(&c, false, 5020, TD_TH_ACK | TD_TH_PSH, 40);
+    send(&c, true, 5030, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, false, 5030, TD_TH_ACK | TD_TH_FIN, 0);
+    send(&c, true, 5040, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    /* the greeting left at 10 and the answer arrived at 5020: 5010 ms less the 10 ms
+       round trip to the client */
+    assert_part(b, TD_TIME_THINK, 5000);
+    assert_part(b, TD_TIME_CLIENT_WAIT, 0);
+    g_assert_cmpint(b->answer_wait_ns[TD_SPAN_CLIENT_WAIT], ==, 0);
     td_engine_free(c.engine);
 }
 
@@ -307,6 +357,8 @@ int main(int argc, char **argv)
     g_test_add_func("/time_budget/syn_retries", test_syn_retries);
     g_test_add_func("/time_budget/server_delay", test_server_delay);
     g_test_add_func("/time_budget/client_wait", test_client_wait);
+    g_test_add_func("/time_budget/client_wait_before_first_request", test_client_wait_before_first_request);
+    g_test_add_func("/time_budget/server_speaks_first", test_server_speaks_first);
     g_test_add_func("/time_budget/pause_in_own_stream", test_pause_in_own_stream);
     g_test_add_func("/time_budget/timeout_silence", test_timeout_silence);
     g_test_add_func("/time_budget/unanswered_retransmissions", test_unanswered_retransmissions);
