@@ -83,6 +83,8 @@ static td_cause no_cause(const td_flow *flow, const td_cause_facts *x, const cha
     }
     if (x->limit == TD_LIMIT_UNKNOWN)
         *reason = "a short transfer: fewer than 4 round trips, too few for anything to hold it back";
+    else if (td_time_budget_left_by_peer(td_flow_time_budget(flow)) >= 0)
+        *reason = "the peer left after the data: its side's FIN went unanswered, which cost the application nothing";
     return TD_CAUSE_NONE;
 }
 

@@ -318,6 +318,15 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         asks = true;
         me->hi = end;
         me->sent_data = true;
+        me->wrote_all = rec->payload_len < me->max_payload;
+        me->max_payload = MAX(me->max_payload, rec->payload_len);
+    } else if (fin && me->sent_fin && !rec->payload_len && !outstanding(me) && b->side[1 - sender].wrote_all &&
+               !outstanding(&b->side[1 - sender])) {
+        /* The close is asynchronous: a FIN resent after the peer had sent all it had and
+         * all of it was acknowledged waits on nobody's application, so its silence is
+         * idle, not a stall, and no dead peer. */
+        charge_open(b, TD_TIME_IDLE);
+        me->fin_retransmitted = true;
     } else if ((rec->payload_len && outstanding(me)) || (fin && me->sent_fin)) {
         retransmission(b, sender, rec->time_ns);
         me->fin_retransmitted |= fin;
@@ -400,11 +409,22 @@ int td_time_budget_unanswered(const td_time_budget *b, unsigned *count)
     for (int e = 0; e < 2; e++) {
         const td_time_side *s = &b->side[e];
         bool data = outstanding(s) && s->unanswered;
-        bool fin = s->fin_retransmitted && td_seq_before(s->acked, s->fin_end);
+        bool fin = s->fin_retransmitted && td_seq_before(s->acked, s->fin_end) && !b->side[1 - e].wrote_all;
         if ((data || fin) && MAX(s->unanswered, 1u) > *count) {
             *count = MAX(s->unanswered, 1u);
             who = e;
         }
     }
     return who;
+}
+
+int td_time_budget_left_by_peer(const td_time_budget *b)
+{
+    for (int e = 0; e < 2; e++) {
+        const td_time_side *s = &b->side[e];
+        if (s->fin_retransmitted && td_seq_before(s->acked, s->fin_end) && !outstanding(s) &&
+            b->side[1 - e].wrote_all)
+            return e;
+    }
+    return -1;
 }

@@ -33,7 +33,13 @@
  *                FTP prompt: never time lost, never a cause, never active time.
  *   idle         nothing outstanding and no exchange following: the span before a
  *                FIN or RST (less the round trip to its sender when the turn came
- *                from its peer), and the quiet end of the capture.
+ *                from its peer), the quiet end of the capture, and the close: a FIN
+ *                resent unanswered after all the data was acknowledged, its peer's
+ *                last segment short of a full one (it had sent all it had: RFC 1122
+ *                4.2.3.4, a sender sends a short segment only when nothing else is
+ *                queued), costs the application nothing: the peer left after the data.
+ *                A peer whose data stopped on a full segment may have been cut off
+ *                mid-transfer: its silence stays a stall, and a dead peer.
  *
  * The timeline is cut at events (new data, retransmissions, SYN, FIN, RST); the span
  * since the last event is charged when the next one shows whose it was, except zero
@@ -84,6 +90,9 @@ typedef struct td_time_side {
     bool     zero_window;   /* its latest window was 0 */
     bool     sent_data, sent_fin;
     bool     fin_retransmitted;
+    bool     wrote_all;     /* its latest new data was shorter than its largest: its send queue
+                               emptied there, its application's writes all sent */
+    uint32_t max_payload;   /* its largest new data segment */
     /* Its IPv4 identifications: a sender that numbers its packets one by one (Linux
        does per connection) shows, by a gap, packets it sent that the capture never
        saw. */
@@ -181,6 +190,10 @@ static inline int64_t td_time_budget_silence_ns(const td_time_budget *b)
  * the end of the capture (the peer or the path is gone), -1 none; *count its
  * retransmissions since the peer's ACK last moved on (those before it were answered). */
 int td_time_budget_unanswered(const td_time_budget *b, unsigned *count);
+/* The endpoint whose FIN, resent, its peer never acknowledged after the peer had sent
+ * all it had and all of it was acknowledged: the peer left after the data, which cost
+ * the application nothing; -1 none. */
+int td_time_budget_left_by_peer(const td_time_budget *b);
 /* How the flow stood at its last packet: "reset" (a RST), "closed" (a FIN each way),
  * "half-closed" (one FIN) or "open" (neither: still going, or cut by the capture's
  * end, or by an interrupted run). */

@@ -333,6 +333,71 @@ static void test_trailing_idle(void)
     td_engine_free(c.engine);
 }
 
+/* The client closes a while after the reply and its FIN is resent at +1, +3 and +7 s,
+ * never acknowledged. fin_resends: its FIN and resends from `at`. */
+static void close_unanswered(conv *c, int64_t at)
+{
+    static const int64_t resends[] = { 0, 1000, 3000, 7000 };
+    uint32_t fin = c->nxt[1];
+
+    for (size_t i = 0; i < G_N_ELEMENTS(resends); i++) {
+        td_record rec = conv_segment(c, true, at + resends[i], TD_TH_ACK | TD_TH_FIN, fin, 0, OPEN_WINDOW);
+        int sender;
+        g_assert_nonnull(td_engine_add(c->engine, &rec, &sender));
+    }
+}
+
+/* Captured at the client: a 2500-byte reply ends with a short segment (the server had
+ * sent all it had, RFC 1122 4.2.3.4) and is acknowledged; 60 s later the client closes
+ * and its FIN is never acknowledged (the server left). The close is asynchronous: the
+ * application has its data, so the silences are idle and no peer is dead; that the
+ * peer left is a fact of the flow. */
+static void test_unanswered_fin_after_the_data(void)
+{
+    conv c;
+    unsigned count;
+    conv_start(&c);
+    handshake(&c, 0, 0, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 20, TD_TH_ACK, 1000);
+    send(&c, false, 20, TD_TH_ACK, 1000);
+    send(&c, false, 20, TD_TH_ACK | TD_TH_PSH, 500);
+    send(&c, true, 20, TD_TH_ACK, 0);
+    close_unanswered(&c, 60020);
+    const td_time_budget *b = finish(&c);
+
+    g_assert_cmpint(td_time_budget_unanswered(b, &count), ==, -1);
+    g_assert_cmpint(td_time_budget_left_by_peer(b), ==, td_engine_flow_at(c.engine, 0)->client);
+    assert_part(b, TD_TIME_STALL, 0);
+    /* the 60 s before the FIN less the 10 ms round trip to the client (the budget's
+       rule for every turn), and its resends' 7 s */
+    assert_part(b, TD_TIME_IDLE, 59990 + 7000);
+    td_engine_free(c.engine);
+}
+
+/* The same, but the reply stops on a full segment, as a transfer cut off mid-way does
+ * (captures/lab/next tb-dead-peer: the router dropped everything the server sent): the
+ * capture cannot tell it ended, so the unanswered FIN still says the peer went away. */
+static void test_unanswered_fin_after_a_cut(void)
+{
+    conv c;
+    unsigned count;
+    conv_start(&c);
+    handshake(&c, 0, 0, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(&c, false, 20, TD_TH_ACK, 1000);
+    send(&c, false, 20, TD_TH_ACK, 1000);
+    send(&c, true, 20, TD_TH_ACK, 0);
+    close_unanswered(&c, 12020);
+    const td_time_budget *b = finish(&c);
+
+    g_assert_cmpint(td_time_budget_unanswered(b, &count), ==, td_engine_flow_at(c.engine, 0)->client);
+    g_assert_cmpuint(count, ==, 3);
+    g_assert_cmpint(td_time_budget_left_by_peer(b), ==, -1);
+    assert_part(b, TD_TIME_STALL, 7000);
+    td_engine_free(c.engine);
+}
+
 /* A flow captured mid-transfer: no setup, and the rest still accounted. */
 static void test_mid_flow(void)
 {
@@ -359,6 +424,8 @@ int main(int argc, char **argv)
     g_test_add_func("/time_budget/client_wait", test_client_wait);
     g_test_add_func("/time_budget/client_wait_before_first_request", test_client_wait_before_first_request);
     g_test_add_func("/time_budget/server_speaks_first", test_server_speaks_first);
+    g_test_add_func("/time_budget/unanswered_fin_after_the_data", test_unanswered_fin_after_the_data);
+    g_test_add_func("/time_budget/unanswered_fin_after_a_cut", test_unanswered_fin_after_a_cut);
     g_test_add_func("/time_budget/pause_in_own_stream", test_pause_in_own_stream);
     g_test_add_func("/time_budget/timeout_silence", test_timeout_silence);
     g_test_add_func("/time_budget/unanswered_retransmissions", test_unanswered_retransmissions);
