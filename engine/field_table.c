@@ -401,7 +401,8 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "Between two exchanges: the answer in, nothing owed, the client's application or user before its next "
         "request; never time lost", FLOW(FLOW, DURATION) },
     [TD_F_TIME_IDLE] = { "tcpdiag.time.idle", TD_TYPE_DURATION, "Idle",
-        "Nothing outstanding and no exchange following: before a FIN or RST, the quiet end of the capture", FLOW(FLOW, DURATION) },
+        "Nothing outstanding and no exchange following: before a FIN or RST, the quiet end of the capture, a "
+        "close its peer left unanswered after all the data", FLOW(FLOW, DURATION) },
     [TD_F_TIME_SYN_RETRANSMISSIONS] = { "tcpdiag.time.syn_retransmissions", TD_TYPE_UINT32, "SYN retransmissions",
         "SYNs the client sent after its first", FLOW(FLOW, PLAIN) },
     [TD_F_TIME_SYNACK_RETRANSMISSIONS] = { "tcpdiag.time.synack_retransmissions", TD_TYPE_UINT32,
