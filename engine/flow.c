@@ -319,13 +319,23 @@ static void note_data(td_flow *flow, const td_record *rec, int sender)
         dir->first_ect_frame = rec->frame;
 }
 
+/* A keep-alive probe (RFC 1122 4.2.3.6): SEG.SEQ = SND.NXT - 1, no payload or one
+ * garbage octet. Some stacks send theirs without options; it carries no data, so it
+ * says nothing of a path that strips timestamps. */
+static bool keepalive_probe(const td_flow *flow, const td_record *rec, int sender)
+{
+    const td_time_side *s = &flow->more->budget.side[sender];
+
+    return rec->payload_len <= 1 && s->seq_known && rec->seq + 1 == s->hi && !(rec->tcp_flags & TD_TH_FIN);
+}
+
 /* RFC 7323 §3.2: once negotiated, every segment but a RST carries timestamps. */
 static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
 {
     const td_handshake *hs = &flow->more->hs;
     td_dir_stats *dir = &flow->more->sent[sender];
 
-    if (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST))
+    if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)) || keepalive_probe(flow, rec, sender))
         return;
     if (rec->options.present & TD_OPT_TS)
         dir->sent_ts = true;

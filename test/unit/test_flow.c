@@ -132,6 +132,42 @@ static td_flow *send_ts(fixture *f, bool from_client, int64_t t_ms, uint16_t fla
     return td_engine_add(f->engine, &rec, &ignored);
 }
 
+/* A segment of the flow send_ts opened, without any option: `len` bytes from `seq`. */
+static td_flow *send_bare(fixture *f, bool from_client, int64_t t_ms, uint32_t seq, uint32_t len)
+{
+    td_record rec = segment(from_client, 80, t_ms * MS, TD_TH_ACK, seq, len);
+    int ignored;
+
+    rec.frame = ++f->frame;
+    rec.ack = from_client ? 5001 : 1101;
+    return td_engine_add(f->engine, &rec, &ignored);
+}
+
+/* Timestamps negotiated (RFC 7323 3.2: then every segment but a RST carries them). A
+ * keep-alive probe without them (RFC 1122 4.2.3.6: SND.NXT - 1, no data; some stacks
+ * send theirs bare) is no evidence of a path that strips them; a data segment
+ * without them is. */
+static void test_keepalive_without_timestamps(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    send_ts(f, true, 0, TD_TH_SYN, 1000, 0);
+    send_ts(f, false, 10, TD_TH_SYN | TD_TH_ACK, 5000, 1000);
+    send_ts(f, true, 20, TD_TH_ACK, 1020, 5000);
+    td_record rec = segment(true, 80, 20 * MS, TD_TH_ACK | TD_TH_PSH, 1001, 100);
+    int ignored;
+    rec.frame = ++f->frame;
+    rec.ack = 5001;
+    rec.options.present = TD_OPT_TS;
+    rec.options.ts_valid = true;
+    rec.options.tsval = 1020;
+    rec.options.tsecr = 5000;
+    td_flow *flow = td_engine_add(f->engine, &rec, &ignored);
+    send_bare(f, false, 30, 5001, 0);
+    uint32_t probe = send_bare(f, true, 45030, 1100, 0)->more->sent[flow->client].first_frame_without_ts;
+    g_assert_cmpuint(probe, ==, 0);
+    flow = send_bare(f, true, 45040, 1101, 100);
+    g_assert_cmpuint(flow->more->sent[flow->client].first_frame_without_ts, ==, f->frame);
+}
+
 static void assert_handshake(const td_flow *flow, const td_config *cfg, int64_t to_server_ms,
                              int64_t to_client_ms, td_vantage vantage)
 {
@@ -520,6 +556,7 @@ int main(int argc, char **argv)
     g_test_add_func("/flow/vantage-table", test_vantage_server_and_middle);
     g_test_add_func("/flow/vantage-without-handshake", test_vantage_without_handshake);
     ADD("/flow/retry-crossing-synack", test_retry_crossing_synack);
+    ADD("/flow/keepalive-without-timestamps", test_keepalive_without_timestamps);
     ADD("/flow/retry-crossing-at-server", test_retry_crossing_at_server);
     ADD("/flow/retry-answered-once", test_retry_answered_once);
     ADD("/flow/fallback", test_fallback);
