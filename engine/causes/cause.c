@@ -249,6 +249,16 @@ void td_cost_against_ecn_peers(const td_judge *j, td_diagnosis *d)
     td_cost_against_window(d, j);
 }
 
+void td_cost_silence(const td_judge *j, td_diagnosis *d)
+{
+    td_cost_against_own_time(d, j, td_time_budget_silence_ns(td_flow_time_budget(j->flow)), TD_REF_NONE);
+}
+
+uint32_t td_cause_longest_stall_frame(const td_judge *j)
+{
+    return td_flow_time_budget(j->flow)->longest_frame[TD_SPAN_STALL];
+}
+
 /* ---------------------------------------------------------------- words */
 
 void td_cause_view_of(const td_diagnoses *d, const td_flow *flow, td_cause_view *v)

@@ -96,6 +96,11 @@ void td_cost_against_window(td_diagnosis *d, const td_judge *j);
 /* An ECN flow against the client's flows to the same server without ECN, else (or
  * without ECN) against its window. */
 void td_cost_against_ecn_peers(const td_judge *j, td_diagnosis *d);
+/* The budget's silences (stall less zero-window time), of the flow's own time: a dead
+ * peer's and the timeouts' cost. */
+void td_cost_silence(const td_judge *j, td_diagnosis *d);
+/* The frame that ended the longest stall: where a silence shows. */
+uint32_t td_cause_longest_stall_frame(const td_judge *j);
 
 /* ---- words ---- */
 

@@ -18,16 +18,6 @@ static bool holds(const td_judge *j)
            unanswered(j->flow, &retransmissions) >= 0;
 }
 
-static void cost(const td_judge *j, td_diagnosis *d)
-{
-    td_cost_against_own_time(d, j, td_time_budget_silence_ns(td_flow_time_budget(j->flow)), TD_REF_NONE);
-}
-
-static uint32_t evidence_frame(const td_judge *j)
-{
-    return td_flow_time_budget(j->flow)->longest_frame[TD_SPAN_STALL];
-}
-
 static void evidence(const td_cause_view *v, char *buf, size_t size)
 {
     const td_time_budget *b = td_flow_time_budget(v->flow);
@@ -64,8 +54,8 @@ const td_cause_ops td_cause_dead_peer = {
     .name = "dead-peer",
     .flags = TD_CAUSE_FROM_BUDGET | TD_CAUSE_COST_SAID,
     .holds = holds,
-    .cost = cost,
-    .evidence_frame = evidence_frame,
+    .cost = td_cost_silence,
+    .evidence_frame = td_cause_longest_stall_frame,
     .evidence = evidence,
     .who = who,
     .advice = advice,

@@ -10,16 +10,6 @@ static bool holds(const td_judge *j)
     return td_cause_dominates(j, td_time_budget_silence_ns(b)) && td_time_budget_unanswered(b, &retransmissions) < 0;
 }
 
-static void cost(const td_judge *j, td_diagnosis *d)
-{
-    td_cost_against_own_time(d, j, td_time_budget_silence_ns(td_flow_time_budget(j->flow)), TD_REF_NONE);
-}
-
-static uint32_t evidence_frame(const td_judge *j)
-{
-    return td_flow_time_budget(j->flow)->longest_frame[TD_SPAN_STALL];
-}
-
 static void evidence(const td_cause_view *v, char *buf, size_t size)
 {
     const td_time_budget *b = td_flow_time_budget(v->flow);
@@ -43,8 +33,8 @@ const td_cause_ops td_cause_retransmission_timeout = {
     .name = "retransmission-timeout",
     .flags = TD_CAUSE_FROM_BUDGET | TD_CAUSE_COST_SAID,
     .holds = holds,
-    .cost = cost,
-    .evidence_frame = evidence_frame,
+    .cost = td_cost_silence,
+    .evidence_frame = td_cause_longest_stall_frame,
     .evidence = evidence,
     .who = td_cause_at_server,
     .advice = advice,
