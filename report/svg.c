@@ -399,10 +399,24 @@ static const char *fitting(const td_budget_segment *seg, double width)
     return NULL;
 }
 
+/* Legend columns, at most BAR_COLUMNS, as many as the longest key leaves room for: a
+ * key that says its part is never counted as lost is longer than a third of the bar. */
+static guint legend_columns_of(const td_budget_bar *bar)
+{
+    size_t longest = 0;
+    guint columns = BAR_COLUMNS;
+
+    for (guint i = 0; i < bar->segments->len; i++)
+        longest = MAX(longest, strlen(g_array_index(bar->segments, td_budget_segment, i).key));
+    while (columns > 1 && (double)(longest * CHAR_WIDTH + SWATCH + 8) > (double)TD_BUDGET_BAR_WIDTH / columns)
+        columns--;
+    return columns;
+}
+
 void td_budget_bar_svg(const td_budget_bar *bar, GString *out)
 {
-    guint n = bar->segments->len, rows = (n + BAR_COLUMNS - 1) / BAR_COLUMNS;
-    double column = (double)TD_BUDGET_BAR_WIDTH / BAR_COLUMNS;
+    guint n = bar->segments->len, columns = legend_columns_of(bar), rows = (n + columns - 1) / columns;
+    double column = (double)TD_BUDGET_BAR_WIDTH / columns;
 
     svg_open(out, "budget", BAR_LEGEND_TOP + (double)rows * LEGEND_ROW + 4, bar->title);
     text_at(out, "axis", BAR_LEFT, BAR_TOP - 8, "start", bar->title);
@@ -411,8 +425,8 @@ void td_budget_bar_svg(const td_budget_bar *bar, GString *out)
     for (guint i = 0; i < n; i++) {
         const td_budget_segment *seg = &g_array_index(bar->segments, td_budget_segment, i);
         const char *on_bar;
-        double x = BAR_LEFT + seg->x, lx = BAR_LEFT + (i % BAR_COLUMNS) * column;
-        double ly = BAR_LEGEND_TOP + (double)(i / BAR_COLUMNS) * LEGEND_ROW;
+        double x = BAR_LEFT + seg->x, lx = BAR_LEFT + (i % columns) * column;
+        double ly = BAR_LEGEND_TOP + (double)(i / columns) * LEGEND_ROW;
         g_string_append_printf(out, "<g class=\"segment\" data-part=\"%s\" data-ns=\"%" G_GINT64_FORMAT "\"><title>",
                                td_time_part_name(seg->part), seg->ns);
         td_html_escape(out, seg->hover);

@@ -334,6 +334,7 @@ void td_cause_span_words(const td_time_budget *b, int64_t part_ns, td_time_span 
 static const td_cause_figure BUDGET_FIGURES[] = {
     { TD_F_TIME_ACTIVE, NULL }, { TD_F_TIME_SETUP, NULL }, { TD_F_TIME_CLIENT_DELAY, NULL },
     { TD_F_TIME_SERVER_DELAY, NULL }, { TD_F_TIME_STALL, NULL }, { TD_F_TIME_SYN_RETRANSMISSIONS, NULL },
+    { TD_F_TIME_THINK, NULL },
 };
 const td_figure_set td_budget_figures = TD_FIGURE_SET(BUDGET_FIGURES);
 
