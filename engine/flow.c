@@ -335,14 +335,14 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
     const td_handshake *hs = &flow->more->hs;
     td_dir_stats *dir = &flow->more->sent[sender];
 
-    if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)) || keepalive_probe(flow, rec, sender))
+    if (rec->tcp_flags & (TD_TH_SYN | TD_TH_RST))
         return;
     if (rec->options.present & TD_OPT_TS)
         dir->sent_ts = true;
     if (dir->first_frame_without_ts || !hs->synack_frame || (rec->options.unknown & TD_OPT_TS) ||
         (rec->options.present & TD_OPT_TS))
         return;
-    if ((hs->opts[0].present & TD_OPT_TS) && (hs->opts[1].present & TD_OPT_TS))
+    if ((hs->opts[0].present & TD_OPT_TS) && (hs->opts[1].present & TD_OPT_TS) && !keepalive_probe(flow, rec, sender))
         dir->first_frame_without_ts = rec->frame;
 }
 
