@@ -538,7 +538,7 @@ int main(int argc, char **argv)
             r.report = optarg;
             break;
         case 'V':
-            printf("tcpdiag " VERSION "\n");
+            printf("tcpdiag " VERSION " (built against Wireshark " TD_WIRESHARK_BUILT_AGAINST ")\n");
             return EXIT_ALL_READ;
         case ':':   /* the option was the last argument */
             return usage_error("%s needs a value", argv[optind - 1]);

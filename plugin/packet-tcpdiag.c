@@ -16,8 +16,11 @@
 #include "segment-tcpdiag.h"
 #include "state-tcpdiag.h"
 
+/* About > Plugins shows it: tcpdiag's version and the Wireshark series it was built
+ * for, as `tcpdiag --version` and the Debian package's version give them (0.1.0+ws4.0).
+ * CMakeLists.txt defines it from its project VERSION, the one place it is written. */
 #ifndef VERSION
-#define VERSION "0.1.0"
+#error "VERSION comes from CMakeLists.txt (project VERSION)"
 #endif
 
 WS_DLL_PUBLIC_DEF const char plugin_version[] = VERSION;
