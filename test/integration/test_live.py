@@ -27,9 +27,10 @@ a fixed time:
   begun on "Capturing on" had its first download captured mid-flow, without its
   handshake, so without roles, and its record without client or server port
   (issue 36: a KeyError on tcpdiag.flow.server_port under load);
-- the client's receive buffer holds a whole answer and the server reads its files
-  before it listens, so a client or server starved of CPU by other jobs cannot make
-  a download truly slow (a client descheduled for 300 ms closed its window to zero);
+- the client's receive buffer holds a whole answer, so a client starved of CPU by
+  other jobs cannot close its window (one descheduled for 300 ms made a "healthy"
+  download a true zero-window one), and the server reads its files before it
+  listens, so no disk read lies between a request and its answer;
 - waits are polls with a generous bound, and the reader thread is joined, not
   slept on."""
 import json
