@@ -159,6 +159,12 @@ local function render(diagnosis, selected)
 end
 
 local function open_window()
+    -- Its size is not ours to set: Wireshark 4.0 to 4.6's TextWindow has new(title),
+    -- set, append, prepend, clear, set_atclose, set_editable, get_text, add_button
+    -- (and close), and the GUI's new_text_window(ops_id, title) takes no size
+    -- (epan/wslua/wslua_gui.c). The Qt dialog opens at its .ui size (620x450,
+    -- ui/qt/funnel_text_dialog.ui) or at the size the user last gave the window of
+    -- this title, which it keeps (GeometryStateDialog "Funnel TCP diagnosis").
     local window = TextWindow.new(TITLE)
     local diagnosis = new_diagnosis()
     local selected = 1

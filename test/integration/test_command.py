@@ -371,11 +371,16 @@ def test_a_signal_ends_a_live_run_cleanly():
     try:
         proc.stdin.write(pcap_prefix(lab, 40))
         proc.stdin.flush()
-        # the pipe stays open: tcpdiag has read what there is once the pipe is empty
+        # The pipe stays open. A stop ends the reading at the next record, so the
+        # signal must come once tcpdiag has taken all 40: the pipe empty and its
+        # reader asleep in a read of it (wiretap reads again only when it has used
+        # up what it read). Waited for, not slept on (a fixed 0.5 s was a guess that
+        # a busy machine can outlast).
         deadline = time.monotonic() + 60
-        while pipe_holds(proc.stdin) and time.monotonic() < deadline:
+        while (pipe_holds(proc.stdin) or not reading_an_empty_pipe(proc.pid)) and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.5)
+        assert not pipe_holds(proc.stdin) and reading_an_empty_pipe(proc.pid), \
+            f"tcpdiag is not waiting on its input: {wait_channels(proc.pid)}"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)     # closes stdin only after tcpdiag has answered
     finally:
@@ -393,6 +398,25 @@ def pipe_holds(pipe):
     waiting = array.array("i", [0])
     fcntl.ioctl(pipe.fileno(), termios.FIONREAD, waiting)
     return waiting[0]
+
+
+def wait_channels(pid):
+    """Where in the kernel each thread of the process sleeps (/proc/PID/task/*/wchan)."""
+    channels = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/wchan") as f:
+                channels.append(f.read().strip())
+        except OSError:                 # the thread ended meanwhile
+            pass
+    return channels
+
+
+def reading_an_empty_pipe(pid):
+    """Whether a thread of the process sleeps in a read of an empty pipe: the kernel's
+    pipe_read (anon_pipe_read from Linux 6.15 on; pipe_wait, pipe_wait_readable in
+    older ones)."""
+    return any(c.endswith("pipe_read") or c.startswith("pipe_wait") for c in wait_channels(pid))
 
 
 def tshark_preferences():

@@ -16,7 +16,23 @@ the next connection's first packet, PAUSE (> 1) s later; the tiny request does t
 for the last download. So each download's record must be on tcpdiag's standard
 output before dumpcap is stopped, the first ones even before the client begins the
 connection after next. These are healthy downloads on an idle link: their cause
-must be "none"."""
+must be "none".
+
+On a busy machine (the full suite, other builds beside it) nothing here may rest on
+a fixed time:
+- dumpcap prints "Capturing on ..." before it opens the interface; only its "File:"
+  line comes once the interface is open with its filter (dumpcap.c: capture_loop_start
+  opens the input and sets the filter, opens the output, then reports the file). The
+  client begins only then, so every connection is captured from its SYN: a client
+  begun on "Capturing on" had its first download captured mid-flow, without its
+  handshake, so without roles, and its record without client or server port
+  (issue 36: a KeyError on tcpdiag.flow.server_port under load);
+- the client's receive buffer holds a whole answer, so a client starved of CPU by
+  other jobs cannot close its window (one descheduled for 300 ms made a "healthy"
+  download a true zero-window one), and the server reads its files before it
+  listens, so no disk read lies between a request and its answer;
+- waits are polls with a generous bound, and the reader thread is joined, not
+  slept on."""
 import json
 import os
 import shutil
@@ -36,8 +52,9 @@ PAUSE = 1.5             # s between downloads: more than the settle window
 LAST_GAP = 2.0          # s between the last download and the tiny request
 WINDOW = 1              # tcpdiag.settle_window_s
 PORT = 8080
+SEGMENT = 1500 - 40     # the veth's MTU less the IPv4 and TCP headers: no segment carries more
 CLIENT_ADDR, SERVER_ADDR = "10.77.251.1", "10.77.251.2"
-WAIT = 15               # s for records that should arrive in well under one
+WAIT = 60               # s, a bound: for records that should arrive in well under one
 
 # The server, run in its namespace: HTTP/1.0, one connection at a time, a file of the
 # folder given. The whole answer goes into the socket's send buffer at once (sized to
@@ -47,6 +64,10 @@ SERVER = r"""
 import os, socket, sys
 addr, port, folder = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 SO_SNDBUFFORCE = 32
+files = {}
+for name in os.listdir(folder):         # read before listening: no disk on the answer's path
+    with open(os.path.join(folder, name), "rb") as f:
+        files[name] = f.read()
 listener = socket.create_server((addr, port))
 print("listening", flush=True)
 while True:
@@ -58,8 +79,7 @@ while True:
             if not chunk:
                 break
             request += chunk
-        with open(os.path.join(folder, os.path.basename(request.split()[1].decode())), "rb") as f:
-            body = f.read()
+        body = files[os.path.basename(request.split()[1].decode())]
         answer = f"HTTP/1.0 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
         conn.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, len(answer) + (1 << 16))
         conn.sendall(answer)
@@ -70,16 +90,25 @@ while True:
 
 # The client, run in its namespace: one JSON line per connection, as it begins it
 # ("begin") and once it has read the whole answer ("done", with its port and bytes).
+# Its receive buffer, set before it connects (so the window scale fits it), holds a
+# whole answer several times over (the kernel counts each segment's buffer, not its
+# payload): a client starved of CPU by other jobs never closes its window, and the
+# download stays what the lab means it to be, healthy.
 CLIENT = r"""
 import json, socket, sys, time
 server, port, n, pause, last_gap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+size = int(sys.argv[6])
+SO_RCVBUFFORCE = 33
 
 def say(**kw):
     print(json.dumps(kw), flush=True)
 
 def get(index, path):
     say(event="begin", index=index)
-    s = socket.create_connection((server, port), timeout=10)
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 4 * size + (1 << 20))
+    s.settimeout(60)
+    s.connect((server, port))
     client_port = s.getsockname()[1]
     s.sendall(f"GET /{path} HTTP/1.0\r\nHost: {server}\r\n\r\n".encode())
     received = bytearray()
@@ -168,17 +197,48 @@ def read_lines(stream, into):
         into.append((time.monotonic(), line))
 
 
+def reader(stream, into):
+    """A thread that appends the stream's lines to into until its end."""
+    thread = threading.Thread(target=read_lines, args=(stream, into), daemon=True)
+    thread.start()
+    return thread
+
+
 def wait_until(predicate, seconds):
+    """Poll until the predicate holds, at most seconds (a bound, not a pace): whether
+    it held."""
     deadline = time.monotonic() + seconds
-    while not predicate() and time.monotonic() < deadline:
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.05)
+    return True
+
+
+def start_dumpcap(ns, *args):
+    """dumpcap started in the namespace, returned once it captures: its "File:" line
+    (the output's name, "-" for standard output) comes after it has opened the
+    interface and set the filter, where "Capturing on" comes before. Its standard
+    error is read on, by the thread returned, into the list returned, so it never
+    fills."""
+    dumpcap = subprocess.Popen(["ip", "netns", "exec", ns, "dumpcap", *args],
+                               stdout=subprocess.PIPE if args[-1] == "-" else subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    lines = []
+    stderr_reader = reader(dumpcap.stderr, lines)
+    capturing = wait_until(lambda: any(line.startswith("File: ") for _, line in lines) or dumpcap.poll() is not None,
+                           WAIT)
+    said = "".join(line for _, line in lines)
+    assert capturing and dumpcap.poll() is None, f"dumpcap is not capturing: {said!r}"
+    assert said.startswith("Capturing on"), said
+    return dumpcap, lines, stderr_reader
 
 
 def run_client(lab):
     """The client's downloads and tiny request, each with the moment it began and
     ended; the downloads checked against the file served."""
     client = subprocess.Popen(["ip", "netns", "exec", lab["client_ns"], sys.executable, "-c", CLIENT, SERVER_ADDR,
-                               str(PORT), str(DOWNLOADS), str(PAUSE), str(LAST_GAP)],
+                               str(PORT), str(DOWNLOADS), str(PAUSE), str(LAST_GAP), str(FILE_SIZE)],
                               stdout=subprocess.PIPE, text=True)
     lab["started"].append(client)
     events = []
@@ -193,11 +253,19 @@ def run_client(lab):
 
 
 def flow_records(out):
-    """Flow records so far of tcpdiag's output lines, by client port, with the moment
-    each arrived."""
+    """Flow records so far of tcpdiag's output lines to the server's port, by client
+    port, with the moment each arrived. A flow seen without its handshake has no
+    roles, so no ports: it is none of these (test_every_flow_was_seen_from_its_handshake
+    says whether there was one)."""
     recs = ((t, json.loads(line)) for t, line in list(out))
     return {r["tcpdiag.flow.client_port"]: (t, r) for t, r in recs
-            if r["record"] == "flow" and r["tcpdiag.flow.server_port"] == PORT}
+            if r["record"] == "flow" and r.get("tcpdiag.flow.server_port") == PORT}
+
+
+def without_roles(out):
+    """The flow records of tcpdiag's output lines whose roles are not known."""
+    recs = (json.loads(line) for _, line in list(out))
+    return [r for r in recs if r["record"] == "flow" and r["tcpdiag.flow.roles"] != "known"]
 
 
 @pytest.fixture(scope="module")
@@ -207,53 +275,62 @@ def live(lab):
     WAIT s have passed). What the client did, and tcpdiag's records with the moment
     each arrived on its standard output."""
     ns, started = lab["client_ns"], lab["started"]
-    dumpcap = subprocess.Popen(["ip", "netns", "exec", ns, "dumpcap", "-q", "-i", lab["client_if"],
-                                "-f", "tcp", "-s", "128", "-B", "32", "-w", "-"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    dumpcap, said, said_reader = start_dumpcap(ns, "-q", "-i", lab["client_if"], "-f", "tcp", "-s", "128", "-B", "32",
+                                  "-w", "-")
     started.append(dumpcap)
     tcpdiag = subprocess.Popen([str(command.command_path()), "-F", "json",
                                 "-o", f"tcpdiag.settle_window_s:{WINDOW}", "-"],
                                stdin=dumpcap.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     started.append(tcpdiag)
     dumpcap.stdout.close()                      # tcpdiag alone reads the pipe: dumpcap's end is its EOF
-    line = dumpcap.stderr.readline()
-    assert "Capturing on" in line, f"dumpcap: {line!r}"
     out = []
-    threading.Thread(target=read_lines, args=(tcpdiag.stdout, out), daemon=True).start()
+    out_reader = reader(tcpdiag.stdout, out)
 
     events, done = run_client(lab)
 
     def arrived():
         return flow_records(out)
 
+    # every download settles while the capture goes on (the last one at the tiny
+    # request's first packet, before the client exits): wait for their records
     ports = [d["port"] for d in done[:DOWNLOADS]]
-    wait_until(lambda: set(ports[:-1]) <= arrived().keys(), WAIT)
-    # the last download settles at the tiny request's first packet, before the client exits
-    wait_until(lambda: set(ports) <= arrived().keys(), 3)
+    wait_until(lambda: set(ports) <= arrived().keys(), WAIT)
     stopped = time.monotonic()
     dumpcap.send_signal(signal.SIGINT)
-    dumpcap_rc = dumpcap.wait(30)
-    tcpdiag_rc = tcpdiag.wait(30)
-    time.sleep(0.2)                             # the reader thread takes the last lines
+    dumpcap_rc = dumpcap.wait(WAIT)
+    tcpdiag_rc = tcpdiag.wait(WAIT)
+    for thread in (out_reader, said_reader):    # at their streams' end every line is in
+        thread.join(WAIT)
+        assert not thread.is_alive()
     return {"downloads": done[:DOWNLOADS], "tiny": done[DOWNLOADS],
             "begun": {e["index"]: t for t, e in events if e["event"] == "begin"},
-            "records": arrived(), "stopped": stopped,
+            "records": arrived(), "without_roles": without_roles(out), "stopped": stopped,
             "files": [json.loads(line) for _, line in out if '"record":"file"' in line],
-            "dumpcap": (dumpcap_rc, dumpcap.stderr.read()), "tcpdiag": (tcpdiag_rc, tcpdiag.stderr.read())}
+            "dumpcap": (dumpcap_rc, "".join(line for _, line in said)), "tcpdiag": (tcpdiag_rc, tcpdiag.stderr.read())}
+
+
+def test_every_flow_was_seen_from_its_handshake(live):
+    """The client began once dumpcap captured: every connection's SYN is in the
+    capture, so every flow has its roles (and its ports, which the tests below key
+    on)."""
+    assert live["without_roles"] == [], live["dumpcap"]
 
 
 def test_each_download_is_a_closed_flow_with_the_bytes_the_client_received(live):
     """The server's payload bytes on the wire are what the client received (at least
-    FILE_SIZE for a download), more only by what the server sent again."""
+    FILE_SIZE for a download), more only by what the server sent again: at most a
+    full segment for each retransmission. Not always more: a segment the capture saw
+    only once, below the highest sequence seen (lost before the client's veth and
+    sent again, or delivered out of order by a busy machine's two CPUs late enough
+    to read as sent again), is counted a retransmission and adds no byte. Seen once
+    under the full suite's load: 1 retransmission, s2c bytes = bytes received."""
     for d in live["downloads"] + [live["tiny"]]:
         assert d["port"] in live["records"], (d, live["dumpcap"])
         record = live["records"][d["port"]][1]
         assert record["tcpdiag.flow.state"] == "closed", record
         sent = record["tcpdiag.flow.s2c.bytes"]
-        if record["s2c"]["tcpdiag.flight.retransmissions"] == 0:
-            assert sent == d["bytes"], (record, d, live["dumpcap"])
-        else:
-            assert sent > d["bytes"], (record, d, live["dumpcap"])
+        again = record["s2c"]["tcpdiag.flight.retransmissions"]
+        assert d["bytes"] <= sent <= d["bytes"] + again * SEGMENT, (record, d, live["dumpcap"])
     for d in live["downloads"]:
         assert live["records"][d["port"]][1]["tcpdiag.flow.s2c.bytes"] >= FILE_SIZE
 
@@ -302,30 +379,34 @@ def ring(lab, tmp_path_factory):
     folder = tmp_path_factory.mktemp("ring")
     name = folder / "ring.pcapng"
     ns, started = lab["client_ns"], lab["started"]
-    dumpcap = subprocess.Popen(["ip", "netns", "exec", ns, "dumpcap", "-q", "-i", lab["client_if"], "-f", "tcp",
-                                "-s", "128", "-b", "duration:1", "-w", str(name)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    dumpcap, _, _ = start_dumpcap(ns, "-q", "-i", lab["client_if"], "-f", "tcp", "-s", "128", "-b", "duration:1",
+                               "-w", str(name))
     started.append(dumpcap)
-    assert "Capturing on" in dumpcap.stderr.readline()
     tcpdiag = subprocess.Popen([str(command.command_path()), "--follow", "-F", "json",
                                 "-o", f"tcpdiag.settle_window_s:{WINDOW}", str(name)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     started.append(tcpdiag)
     out = []
-    threading.Thread(target=read_lines, args=(tcpdiag.stdout, out), daemon=True).start()
+    out_reader = reader(tcpdiag.stdout, out)
     _, done = run_client(lab)
     ports = [d["port"] for d in done[:DOWNLOADS]]
     wait_until(lambda: set(ports) <= flow_records(out).keys(), WAIT)
     stopped = time.monotonic()
     dumpcap.send_signal(signal.SIGINT)
-    dumpcap_rc = dumpcap.wait(30)
+    dumpcap_rc = dumpcap.wait(WAIT)
     tcpdiag.send_signal(signal.SIGINT)
-    tcpdiag_rc = tcpdiag.wait(30)
-    time.sleep(0.2)                             # the reader thread takes the last lines
+    tcpdiag_rc = tcpdiag.wait(WAIT)
+    out_reader.join(WAIT)                       # its standard output's end: every line is in
+    assert not out_reader.is_alive()
     return {"downloads": done[:DOWNLOADS], "tiny": done[DOWNLOADS], "records": flow_records(out),
-            "stopped": stopped, "files": sorted(folder.glob("ring_*.pcapng")),
+            "without_roles": without_roles(out), "stopped": stopped,
+            "files": sorted(folder.glob("ring_*.pcapng")),
             "lines": [json.loads(line) for _, line in out],
             "dumpcap": dumpcap_rc, "tcpdiag": (tcpdiag_rc, tcpdiag.stderr.read())}
+
+
+def test_every_followed_flow_was_seen_from_its_handshake(ring):
+    assert ring["without_roles"] == []
 
 
 def test_a_followed_ring_gives_records_while_dumpcap_writes_it(ring):
