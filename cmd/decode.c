@@ -354,10 +354,20 @@ static td_frame_kind decode_piece(cursor *c, ip_layer *ip, td_record *rec)
                              &whole_len);
     if (!whole)
         return TD_FRAME_OTHER;
-    /* the datagram's payload as a frame of its own, read from its start */
+    /* the datagram's payload as a frame of its own, read from its start, past the
+     * extension headers an IPv6 one's may open with (engine/ip.c) */
     td_frame datagram = { f->link, whole, whole_len, whole_len, f->number, f->time_ns };
     ip_layer reassembled = { .payload_at = 0, .reported_end = whole_len, .proto = ip->piece_proto,
                              .dissected = true };
+    if (rec->src.len == 16) {
+        td_ip chain;
+        if (td_ip_read_chain(whole, whole_len, ip->piece_proto, &chain) != TD_IP_READ)
+            return TD_FRAME_MALFORMED;
+        if (td_ip_is_fragment(&chain))
+            return TD_FRAME_OTHER;      /* a piece of a datagram it carries: not put together */
+        reassembled.payload_at = chain.payload_at;
+        reassembled.proto = chain.proto;
+    }
     cursor inner = *c;
     inner.frame = &datagram;
     td_frame_kind kind = decode_ip_payload(&inner, &reassembled, false, rec);

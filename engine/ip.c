@@ -45,10 +45,13 @@
  *   0) holds the rest of the chain and the upper-layer header (RFC 7112), so the
  *   walk goes on through it; a later piece's bytes are from the middle of the
  *   fragmentable part, so the walk ends at the Fragment header, with its next
- *   header as the protocol. An atomic fragment (offset 0, no M) is a whole
- *   datagram (RFC 6946 §4). A chain holds one Fragment header (§4.1); where it
- *   holds more, the first that makes a piece says which (reassembly takes the
- *   datagram there, and reads the rest after).
+ *   header as the protocol. Reassembled, the fragmentable part may open with
+ *   more extension headers (a Destination Options header after the Fragment
+ *   header): Wireshark walks them to TCP, and so does td_ip_read_chain. An
+ *   atomic fragment (offset 0, no M) is a whole datagram (RFC 6946 §4). A chain
+ *   holds one Fragment header (§4.1); where it holds more, the first that makes
+ *   a piece says which (reassembly takes the datagram there, and reads the rest
+ *   after).
  *
  * - A jumbogram (RFC 2675): IPv6's payload length is 0 and the Hop-by-Hop header,
  *   which only follows the IPv6 header (RFC 8200 §4.3), holds a Jumbo Payload
@@ -149,24 +152,20 @@ static uint32_t extension_length(uint8_t next, const uint8_t *x)
     return (x[1] + 1u) * 8;
 }
 
-static td_ip_verdict read_ipv6(const uint8_t *h, size_t captured, td_ip *ip)
+/* The extension headers from h + at on, the first of type next, to the upper
+ * layer; the Jumbo Payload option is looked for when the first is the Hop-by-Hop
+ * header of an IPv6 header with a payload length of 0. */
+static td_ip_verdict walk_chain(const uint8_t *h, size_t captured, uint32_t at, uint8_t next, bool jumbo_possible,
+                                td_ip *ip)
 {
-    uint32_t at = TD_IPV6_HEADER, payload_length;
-    uint8_t next;
-
-    if (captured < TD_IPV6_HEADER)
-        return TD_IP_TRUNCATED;
-    payload_length = get16(h + 4);
-    next = h[6];
-    ip->length = payload_length ? payload_length + TD_IPV6_HEADER : 0;
-    while (is_extension(next)) {
+    for (uint32_t first = at; is_extension(next);) {
         const uint8_t *x = h + at;
         if (captured < at + EXT_MIN_HEADER)
             return TD_IP_TRUNCATED;
         uint32_t len = extension_length(next, x);
         if (captured < at + len)
             return TD_IP_TRUNCATED;
-        if (next == EXT_HOP_BY_HOP && at == TD_IPV6_HEADER && !payload_length)
+        if (next == EXT_HOP_BY_HOP && at == first && jumbo_possible)
             read_jumbo(x, len, ip);
         if (next == EXT_FRAGMENT && !td_ip_is_fragment(ip)) {
             ip->fragment_at = at + FRAGMENT_HEADER;
@@ -186,6 +185,21 @@ static td_ip_verdict read_ipv6(const uint8_t *h, size_t captured, td_ip *ip)
     ip->payload_at = at;
     ip->proto = next;
     return TD_IP_READ;
+}
+
+static td_ip_verdict read_ipv6(const uint8_t *h, size_t captured, td_ip *ip)
+{
+    if (captured < TD_IPV6_HEADER)
+        return TD_IP_TRUNCATED;
+    ip->length = get16(h + 4) ? get16(h + 4) + TD_IPV6_HEADER : 0;
+    return walk_chain(h, captured, TD_IPV6_HEADER, h[6], ip->length == 0, ip);
+}
+
+td_ip_verdict td_ip_read_chain(const uint8_t *bytes, size_t captured, uint8_t next, td_ip *ip)
+{
+    memset(ip, 0, sizeof *ip);
+    ip->version = 6;
+    return walk_chain(bytes, captured, 0, next, false, ip);
 }
 
 td_ip_verdict td_ip_read(const uint8_t *bytes, size_t captured, td_ip *ip)

@@ -57,6 +57,12 @@ typedef struct td_ip {
  * extension chain. */
 td_ip_verdict td_ip_read(const uint8_t *bytes, size_t captured, td_ip *ip);
 
+/* Walks the extension headers that open a reassembled IPv6 datagram's
+ * fragmentable part, the first of type next (the Fragment header's next header),
+ * `captured` bytes of it in memory, to the upper layer: proto and payload_at as
+ * td_ip_read gives them, from bytes. */
+td_ip_verdict td_ip_read_chain(const uint8_t *bytes, size_t captured, uint8_t next, td_ip *ip);
+
 /* A piece of a fragmented datagram (an offset, or more to come); an atomic
  * fragment (RFC 6946: neither) is whole. */
 bool td_ip_is_fragment(const td_ip *ip);

@@ -125,16 +125,19 @@ static int tcp_after(const uint8_t *b, int len, int ip_at, bool *piece)
     return ip_at + (int)ip.payload_at;
 }
 
-/* tcp_after, for an IP header at ip_at carrying the given addresses. */
-static int tcp_after_ip(const uint8_t *b, int len, int ip_at, const td_addr *src, const td_addr *dst, bool *piece)
+/* Moves *ip_at to the next IP header in b, from *ip_at on and within SCAN_LIMIT,
+ * that carries rec's addresses; false when there is none. */
+static bool header_with_addresses(const uint8_t *b, int len, const td_record *rec, int *ip_at)
 {
-    td_addr header_src, header_dst;
+    int first = rec->src.len == 4 ? 0x40 : 0x60;
 
-    *piece = false;
-    if (!td_ip_addresses(b + ip_at, bytes_from(len, ip_at), &header_src, &header_dst) ||
-        !td_addr_equal(&header_src, src) || !td_addr_equal(&header_dst, dst))
-        return -1;
-    return tcp_after(b, len, ip_at, piece);
+    for (; *ip_at <= SCAN_LIMIT && *ip_at + TD_IPV4_MIN_HEADER <= len; ++*ip_at) {
+        td_addr src, dst;
+        if ((b[*ip_at] & 0xf0) == first && td_ip_addresses(b + *ip_at, bytes_from(len, *ip_at), &src, &dst) &&
+            td_addr_equal(&src, &rec->src) && td_addr_equal(&dst, &rec->dst))
+            return true;
+    }
+    return false;
 }
 
 static bool ports_at(const uint8_t *b, int len, int tcp_at, uint16_t sport, uint16_t dport)
@@ -143,17 +146,14 @@ static bool ports_at(const uint8_t *b, int len, int tcp_at, uint16_t sport, uint
 }
 
 /* The IP header with rec's addresses followed by a TCP header with rec's ports in
- * tvb's first bytes; *piece as tcp_after_ip says. */
+ * tvb's first bytes; *piece as tcp_after says. */
 static bool scan(tvbuff_t *tvb, bool frame_buffer, const td_record *rec, located *at, bool *piece)
 {
     int len = scan_length(tvb, frame_buffer);
     const uint8_t *b = len ? tvb_get_ptr(tvb, 0, len) : NULL;
-    int first = rec->src.len == 4 ? 0x40 : 0x60;
 
-    for (int ip_at = 0; b && ip_at <= SCAN_LIMIT && ip_at + TD_IPV4_MIN_HEADER <= len; ip_at++) {
-        if ((b[ip_at] & 0xf0) != first)
-            continue;
-        int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst, piece);
+    for (int ip_at = 0; b && header_with_addresses(b, len, rec, &ip_at); ip_at++) {
+        int tcp_at = tcp_after(b, len, ip_at, piece);
         if (ports_at(b, len, tcp_at, rec->sport, rec->dport)) {
             *at = (located){ tvb, ip_at, tcp_at };
             return true;
@@ -162,17 +162,51 @@ static bool scan(tvbuff_t *tvb, bool frame_buffer, const td_record *rec, located
     return false;
 }
 
+/* What an IPv6 datagram reassembled at this frame opens with: the Fragment
+ * header's next header in the frame's IPv6 header with rec's addresses, which may
+ * be more extension headers before TCP. TCP otherwise: IPv4 hands the reassembled
+ * payload on as it is. */
+static uint8_t reassembled_opens_with(tvbuff_t *frame, const td_record *rec)
+{
+    int len = rec->src.len == 16 ? scan_length(frame, true) : 0;
+    const uint8_t *b = len ? tvb_get_ptr(frame, 0, len) : NULL;
+    td_ip ip;
+
+    for (int ip_at = 0; b && header_with_addresses(b, len, rec, &ip_at); ip_at++) {
+        if (td_ip_read(b + ip_at, bytes_from(len, ip_at), &ip) == TD_IP_READ && td_ip_is_fragment(&ip))
+            return ip.fragment_proto;
+    }
+    return TD_IPPROTO_TCP;
+}
+
+/* Where the TCP header with rec's ports is in a reassembled buffer that opens
+ * with the protocol opens_with: at its start, or past the extension headers it
+ * opens with (engine/ip.c); -1 when it is not there. */
+static int tcp_in_reassembled(tvbuff_t *tvb, uint8_t opens_with, const td_record *rec)
+{
+    int len = opens_with == TD_IPPROTO_TCP ? MIN((int)tvb_captured_length(tvb), 4) : scan_length(tvb, false);
+    const uint8_t *b = len ? tvb_get_ptr(tvb, 0, len) : NULL;
+    td_ip chain;
+
+    if (!b || td_ip_read_chain(b, (size_t)len, opens_with, &chain) != TD_IP_READ ||
+        chain.proto != TD_IPPROTO_TCP || td_ip_is_fragment(&chain))
+        return -1;
+    return ports_at(b, len, (int)chain.payload_at, rec->sport, rec->dport) ? (int)chain.payload_at : -1;
+}
+
 /* The segment Wireshark's TCP dissector read. In the frame's own bytes, the IP
  * header with rec's addresses followed by a TCP header with rec's ports: a tunnel's
  * outer header has other addresses or another protocol, so the innermost match is
  * the one Wireshark dissected. After IP reassembly the segment is in a reassembled
- * buffer: the TCP header opens it, or, when the datagram was a tunnel's, follows
+ * buffer: the TCP header opens it (past the IPv6 extension headers its
+ * fragmentable part opens with), or, when the datagram was a tunnel's, follows
  * the inner IP header in it. A first fragment in the frame is the segment only
  * when nothing was reassembled (IPv4 hands on a first fragment cut by the snaplen). */
 static bool locate(packet_info *pinfo, tvbuff_t *frame, const td_record *rec, located *at)
 {
     located first_piece;
     bool piece, have_piece = false;
+    int opens_with = -1;        /* what a reassembled datagram opens with, read once needed */
 
     if (scan(frame, true, rec, at, &piece)) {
         if (!piece)
@@ -182,11 +216,13 @@ static bool locate(packet_info *pinfo, tvbuff_t *frame, const td_record *rec, lo
     }
     for (GSList *src = pinfo->data_src; src; src = src->next) {
         tvbuff_t *tvb = get_data_source_tvb(src->data);
-        int n = (int)MIN(tvb_captured_length(tvb), 4u);
         if (tvb == frame)
             continue;
-        if (n == 4 && ports_at(tvb_get_ptr(tvb, 0, 4), 4, 0, rec->sport, rec->dport)) {
-            *at = (located){ tvb, -1, 0 };
+        if (opens_with < 0)
+            opens_with = reassembled_opens_with(frame, rec);
+        int tcp_at = tcp_in_reassembled(tvb, (uint8_t)opens_with, rec);
+        if (tcp_at >= 0) {
+            *at = (located){ tvb, -1, tcp_at };
             return true;
         }
         if (scan(tvb, false, rec, at, &piece) && !piece)

@@ -6,7 +6,11 @@ a Mobility header whose Payload Proto names TCP (tshark reads no TCP after it, s
 neither front end has that flow), hop-by-hop + routing + destination options, AH,
 Shim6, 9 and 17 destination options headers (past the 8 and 16 the front ends
 once allowed), a 968-byte hop-by-hop header (past the plugin's old 616-byte
-window), and IPv4 with 40 bytes of options (stdlib only)."""
+window), IPv4 with 40 bytes of options, and two flows whose packets carry a
+Fragment header, the 1,000-byte answer cut in two pieces: one with a hop-by-hop
+header before the Fragment header, one whose fragmentable part opens with a
+destination options header (read after reassembly). The other packets of those
+flows are atomic fragments (offset 0, no more: whole). (stdlib only)"""
 import struct
 
 import pytest
@@ -18,7 +22,8 @@ from tshark import fields
 CLIENT6 = bytes.fromhex("20010db8000000000000000000000001")
 SERVER6 = bytes.fromhex("20010db8000000000000000000000002")
 CLIENT4, SERVER4 = bytes([192, 0, 2, 1]), bytes([198, 51, 100, 2])
-TCP, HOP_BY_HOP, ROUTING, AH, DESTINATION, MOBILITY, SHIM6 = 6, 0, 43, 51, 60, 135, 140
+TCP, HOP_BY_HOP, ROUTING, FRAGMENT, AH, DESTINATION, MOBILITY, SHIM6 = 6, 0, 43, 44, 51, 60, 135, 140
+PIECE = 512         # bytes of fragmentable part per piece (a multiple of 8)
 
 
 def options_header(next_header, units=0):
@@ -62,19 +67,43 @@ CHAINS = {
     "968-byte-hop-by-hop": [(HOP_BY_HOP, lambda nh: options_header(nh, 120))],
 }
 IPV4_OPTIONS = "ipv4-options"
+# name -> (headers before the Fragment header, headers its fragmentable part opens with)
+FRAGMENTED = {
+    "hop-by-hop-fragment": ([(HOP_BY_HOP, options_header)], []),
+    "fragment-destination": ([], [(DESTINATION, options_header)]),
+}
 # the flows tshark's TCP dissector numbers: all but the one behind a Mobility header
-READ = [name for name in CHAINS if name != "mobility"] + [IPV4_OPTIONS]
+READ = [name for name in CHAINS if name != "mobility"] + [IPV4_OPTIONS] + list(FRAGMENTED)
 
 
 def tcp_segment(sport, dport, seq, ack, flags, payload=b""):
     return struct.pack("!HHIIBBHHH", sport, dport, seq, ack, 5 << 4, flags, 65535, 0, 0) + payload
 
 
-def ipv6_packet(chain, segment, src, dst):
-    body, next_header = segment, TCP
+def chained(chain, body, next_header):
+    """body behind the chain's headers: (bytes, the first header's type)."""
     for header_type, build in reversed(chain):
         body, next_header = build(next_header) + body, header_type
+    return body, next_header
+
+
+def ipv6_packet(chain, segment, src, dst):
+    body, next_header = chained(chain, segment, TCP)
     return struct.pack("!IHBB", 0x60000000, len(body), next_header, 64) + src + dst + body
+
+
+def ipv6_pieces(name, segment, src, dst, ident):
+    """RFC 8200 4.5: the unfragmentable headers, a Fragment header, and PIECE bytes
+    of the fragmentable part (its own headers, then the segment) in each packet."""
+    before, inside = FRAGMENTED[name]
+    fragmentable, next_header = chained(inside, segment, TCP)
+    packets = []
+    for at in range(0, len(fragmentable), PIECE):
+        more = at + PIECE < len(fragmentable)
+        piece = struct.pack("!BBHI", next_header, 0, at | (1 if more else 0), ident) + fragmentable[at:at + PIECE]
+        body, first = chained(before, piece, FRAGMENT)
+        packets.append(struct.pack("!IHBB", 0x60000000, len(body), first, 64) + src + dst + body)
+    return packets
 
 
 def ipv4_packet(segment, src, dst):
@@ -100,21 +129,23 @@ def flow_frames(name, port):
                 (False, tcp_segment(80, port, 6001, 1020, 0x11)),
                 (True, tcp_segment(port, 80, 1020, 6002, 0x10))]
     frames = []
-    for from_client, segment in segments:
+    for n, (from_client, segment) in enumerate(segments):
         if name == IPV4_OPTIONS:
             src, dst = (CLIENT4, SERVER4) if from_client else (SERVER4, CLIENT4)
-            packet, ethertype = ipv4_packet(segment, src, dst), 0x0800
+            packets, ethertype = [ipv4_packet(segment, src, dst)], 0x0800
         else:
             src, dst = (CLIENT6, SERVER6) if from_client else (SERVER6, CLIENT6)
-            packet, ethertype = ipv6_packet(CHAINS[name], segment, src, dst), 0x86DD
-        frames.append(bytes.fromhex("020000000001020000000002") + struct.pack("!H", ethertype) + packet)
+            packets = ipv6_pieces(name, segment, src, dst, port * 100 + n) if name in FRAGMENTED \
+                else [ipv6_packet(CHAINS[name], segment, src, dst)]
+            ethertype = 0x86DD
+        frames += [bytes.fromhex("020000000001020000000002") + struct.pack("!H", ethertype) + p for p in packets]
     return frames
 
 
 @pytest.fixture(scope="module")
 def chains(tmp_path_factory):
     """One capture of every flow, one after the other, and the client port of each."""
-    ports = {name: 41000 + n for n, name in enumerate(list(CHAINS) + [IPV4_OPTIONS])}
+    ports = {name: 41000 + n for n, name in enumerate(list(CHAINS) + [IPV4_OPTIONS] + list(FRAGMENTED))}
     records = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, 1)]
     at = 0
     for name, port in ports.items():
@@ -129,13 +160,15 @@ def chains(tmp_path_factory):
 
 def test_wireshark_reads_what_the_chains_say(chains):
     """The generator makes what it says: tshark numbers a stream for every flow but
-    the one behind a Mobility header, whose frames show mipv6 and no tcp."""
+    the one behind a Mobility header, whose frames show mipv6 and no tcp, and puts
+    the two fragmented answers together."""
     pcap, ports = chains
-    rows = fields(pcap, ["tcp.stream", "tcp.srcport", "tcp.dstport", "frame.protocols"])
+    rows = fields(pcap, ["tcp.stream", "tcp.srcport", "tcp.dstport", "frame.protocols", "ipv6.fragment.count"])
     numbered = {max(int(r["tcp.srcport"]), int(r["tcp.dstport"])) for r in rows if r["tcp.stream"]}
     assert numbered == {ports[name] for name in READ}
     mobility_frames = rows[:7]
     assert all("mipv6" in r["frame.protocols"] and not r["tcp.stream"] for r in mobility_frames)
+    assert [int(r["ipv6.fragment.count"]) >= 2 for r in rows if r["ipv6.fragment.count"]] == [True, True]
 
 
 def test_the_command_reads_the_flows_tshark_reads(chains):

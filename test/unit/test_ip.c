@@ -372,6 +372,25 @@ static void test_ipv6_fragments(void)
     g_assert_cmpuint(ip.payload_at, ==, 48);
 }
 
+/* Reassembled, a fragmentable part may open with more extension headers (RFC
+ * 8200 §4.5: those not needed on the way): a Destination Options header (16
+ * bytes) then TCP, walked from the Fragment header's next header. */
+static void test_reassembled_chain(void)
+{
+    bytes f = { .len = 0 };
+    td_ip ip;
+
+    options_header(&f, TCP, 1);
+    tcp(&f);
+    g_assert_cmpint(td_ip_read_chain(f.b, f.len, DESTINATION, &ip), ==, TD_IP_READ);
+    g_assert_cmpuint(ip.proto, ==, TCP);
+    g_assert_cmpuint(ip.payload_at, ==, 16);
+    g_assert_false(td_ip_is_fragment(&ip));
+    g_assert_cmpint(td_ip_read_chain(f.b + 16, f.len - 16, TCP, &ip), ==, TD_IP_READ);
+    g_assert_cmpuint(ip.payload_at, ==, 0);
+    g_assert_cmpint(td_ip_read_chain(f.b, 12, DESTINATION, &ip), ==, TD_IP_TRUNCATED);
+}
+
 /* RFC 2675: a payload length of 0 and a Jumbo Payload option (type 0xC2, length
  * 4) in the Hop-by-Hop header, here after a Pad1 and a PadN. */
 static void test_ipv6_jumbogram(void)
@@ -409,6 +428,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ip/ipv6_chain_length", test_ipv6_chain_length);
     g_test_add_func("/ip/ipv6_truncated", test_ipv6_truncated);
     g_test_add_func("/ip/ipv6_fragments", test_ipv6_fragments);
+    g_test_add_func("/ip/reassembled_chain", test_reassembled_chain);
     g_test_add_func("/ip/ipv6_jumbogram", test_ipv6_jumbogram);
     return g_test_run();
 }
