@@ -86,7 +86,7 @@ bool td_ip_is_fragment(const td_ip *ip)
 bool td_ip_addresses(const uint8_t *bytes, size_t captured, td_addr *src, td_addr *dst)
 {
     unsigned version = captured ? bytes[0] >> 4 : 0;
-    size_t len = version == 4 ? 4 : 16, src_at = version == 4 ? 12 : 8;
+    size_t len = version == 4 ? 4 : 16, src_at = version == 4 ? TD_IPV4_SRC_AT : TD_IPV6_SRC_AT;
 
     if ((version != 4 && version != 6) || captured < (version == 4 ? TD_IPV4_MIN_HEADER : TD_IPV6_HEADER))
         return false;

@@ -10,14 +10,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "record.h"
 
 /* Protocol numbers both front ends ask about (IANA's "Assigned Internet Protocol
  * Numbers"). */
 enum { TD_IPPROTO_ICMP = 1, TD_IPPROTO_TCP = 6, TD_IPPROTO_ICMPV6 = 58 };
 
-/* The fixed headers: IPv4 without options, IPv6 without extension headers. */
-enum { TD_IPV4_MIN_HEADER = 20, TD_IPV6_HEADER = 40 };
+/* The fixed headers: IPv4 without options, IPv6 without extension headers; where
+ * their source address starts (the destination follows it). */
+enum { TD_IPV4_MIN_HEADER = 20, TD_IPV6_HEADER = 40, TD_IPV4_SRC_AT = 12, TD_IPV6_SRC_AT = 8 };
 
 typedef enum td_ip_verdict {
     TD_IP_READ,         /* *ip is filled */
@@ -71,5 +73,17 @@ bool td_ip_is_fragment(const td_ip *ip);
  * version; false when it is neither IPv4 nor IPv6 or its fixed part was not
  * captured. */
 bool td_ip_addresses(const uint8_t *bytes, size_t captured, td_addr *src, td_addr *dst);
+
+/* Whether the bytes hold an IP header of src's version from src to dst, its fixed
+ * part captured. Inline: a scan asks it at every place a header may start. */
+static inline bool td_ip_carries(const uint8_t *bytes, size_t captured, const td_addr *src, const td_addr *dst)
+{
+    /* each version's lengths spelled as constants, so that the compares are inlined */
+    if (src->len == 4)
+        return dst->len == 4 && captured >= TD_IPV4_MIN_HEADER && (bytes[0] >> 4) == 4 &&
+               memcmp(bytes + TD_IPV4_SRC_AT, src->bytes, 4) == 0 && memcmp(bytes + TD_IPV4_SRC_AT + 4, dst->bytes, 4) == 0;
+    return dst->len == 16 && captured >= TD_IPV6_HEADER && (bytes[0] >> 4) == 6 &&
+           memcmp(bytes + TD_IPV6_SRC_AT, src->bytes, 16) == 0 && memcmp(bytes + TD_IPV6_SRC_AT + 16, dst->bytes, 16) == 0;
+}
 
 #endif

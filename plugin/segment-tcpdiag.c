@@ -131,11 +131,11 @@ static bool header_with_addresses(const uint8_t *b, int len, const td_record *re
 {
     int first = rec->src.len == 4 ? 0x40 : 0x60;
 
-    for (; *ip_at <= SCAN_LIMIT && *ip_at + TD_IPV4_MIN_HEADER <= len; ++*ip_at) {
-        td_addr src, dst;
-        if ((b[*ip_at] & 0xf0) == first && td_ip_addresses(b + *ip_at, bytes_from(len, *ip_at), &src, &dst) &&
-            td_addr_equal(&src, &rec->src) && td_addr_equal(&dst, &rec->dst))
+    for (int at = *ip_at; at <= SCAN_LIMIT && at + TD_IPV4_MIN_HEADER <= len; at++) {
+        if ((b[at] & 0xf0) == first && td_ip_carries(b + at, bytes_from(len, at), &rec->src, &rec->dst)) {
+            *ip_at = at;
             return true;
+        }
     }
     return false;
 }
