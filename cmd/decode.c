@@ -4,6 +4,7 @@
  * the plugin finds a segment in the bytes, and the lengths it reads. */
 #include "decode.h"
 #include "fragments.h"
+#include "ip.h"
 #include "segment.h"
 
 #include <string.h>
@@ -15,9 +16,7 @@ enum {
     /* GRE's protocol types beyond the ethertypes above */
     GRE_TRANSPARENT_ETHERNET = 0x6558, GRE_ERSPAN_I_II = 0x88be, GRE_ERSPAN_III = 0x22eb,
     PPP_IPV4 = 0x0021, PPP_IPV6 = 0x0057,
-    IPPROTO_HOPOPTS_N = 0, IPPROTO_ICMP_N = 1, IPPROTO_IPIP_N = 4, IPPROTO_TCP_N = 6, IPPROTO_UDP_N = 17,
-    IPPROTO_IPV6_N = 41, IPPROTO_ROUTING_N = 43, IPPROTO_FRAGMENT_N = 44, IPPROTO_GRE_N = 47, IPPROTO_AH_N = 51,
-    IPPROTO_ICMPV6_N = 58, IPPROTO_DSTOPTS_N = 60, IPPROTO_MOBILITY_N = 135,
+    IPPROTO_IPIP_N = 4, IPPROTO_UDP_N = 17, IPPROTO_IPV6_N = 41, IPPROTO_GRE_N = 47,
     UDP_PORT_VXLAN = 4789, UDP_PORT_GENEVE = 6081,
     ETHERNET_HEADER = 14, UDP_HEADER = 8, VXLAN_HEADER = 8, GENEVE_HEADER = 8, PPPOE_HEADER = 6,
     ERSPAN_II_HEADER = 8, ERSPAN_III_HEADER = 12, ERSPAN_III_PLATFORM = 8,
@@ -27,7 +26,6 @@ enum {
     TCP_STREAM_BYTES_4_0 = 16, TCP_STREAM_BYTES_4_6 = 14,
     ICMP_HEADER = 8,
     MAX_IP_NESTING = 4,     /* IP in IP, or an ICMP error's quote: deeper is hostile */
-    MAX_IPV6_EXTENSIONS = 16,
 };
 
 static uint16_t get16(const uint8_t *p)
@@ -47,6 +45,7 @@ typedef struct ip_layer {
     uint32_t payload_at;    /* offset of the upper-layer header */
     uint32_t reported_end;  /* end of the datagram as Wireshark's tvb reports it */
     uint8_t  proto;
+    bool     piece;         /* a piece of a fragmented datagram (engine/ip.c, td_ip_is_fragment) */
     bool     header_here;   /* the IP header is in these bytes (not after reassembly) */
     bool     dissected;     /* Wireshark hands the payload on (not an IPv6 length of 0 without jumbo) */
     /* a piece's place: its fragmentable bytes start at piece_at, offset bytes into
@@ -57,13 +56,6 @@ typedef struct ip_layer {
     uint8_t  piece_proto;
     bool     more_pieces;
 } ip_layer;
-
-/* A piece of a fragmented datagram (fragments.c puts them together): an offset or
- * more to come. An atomic fragment (RFC 6946: neither) is whole. */
-static bool is_piece(const ip_layer *ip)
-{
-    return ip->more_pieces || ip->piece_offset != 0;
-}
 
 typedef struct cursor {
     const td_frame *frame;
@@ -84,116 +76,36 @@ static uint32_t datagram_end(uint32_t at, uint32_t ip_len, uint32_t end)
     return ip_len && at + ip_len < end ? at + ip_len : end;
 }
 
-static td_frame_kind read_ipv4(const td_frame *f, uint32_t at, uint32_t end, ip_layer *ip, td_record *rec)
+/* The IP header at at, read by engine/ip.c, as the layers after it need it. */
+static td_frame_kind read_ip(const td_frame *f, uint32_t at, uint32_t end, ip_layer *ip, td_record *rec)
 {
-    const uint8_t *h = f->data + at;
-    uint32_t ihl, total;
+    td_ip read;
 
-    if (f->caplen < at + 20 || (h[0] >> 4) != 4)
+    if (td_ip_read(f->data + at, f->caplen - at, &read) != TD_IP_READ)
         return TD_FRAME_MALFORMED;
-    ihl = (h[0] & 15) * 4u;
-    total = get16(h + 2);
-    if (ihl < 20 || f->caplen < at + ihl || (total && total < ihl))
-        return TD_FRAME_MALFORMED;
-    rec->src.len = rec->dst.len = 4;
-    memcpy(rec->src.bytes, h + 12, 4);
-    memcpy(rec->dst.bytes, h + 16, 4);
+    td_ip_addresses(f->data + at, f->caplen - at, &rec->src, &rec->dst);
     ip->at = at;
-    ip->payload_at = at + ihl;
-    ip->reported_end = datagram_end(at, total, end);
-    ip->proto = h[9];
-    ip->dissected = true;
+    ip->payload_at = at + read.payload_at;
+    ip->proto = read.proto;
     ip->header_here = true;
-    ip->more_pieces = (get16(h + 6) & 0x2000) != 0;
-    ip->piece_at = ip->payload_at;
-    ip->piece_end = at + total;
-    ip->piece_offset = (get16(h + 6) & 0x1fffu) * 8;
-    ip->piece_proto = h[9];
-    ip->ident = get16(h + 4);
+    if (read.version == 4 || read.length) {
+        ip->reported_end = datagram_end(at, read.length, end);
+        ip->dissected = true;
+    } else {
+        /* A jumbogram: without its Jumbo Payload option Wireshark hands nothing
+         * on, while the plugin reads the segment to the frame's end. */
+        ip->dissected = read.has_jumbo;
+        ip->reported_end = read.has_jumbo && read.jumbo_length <= end - at - TD_IPV6_HEADER
+                           ? at + TD_IPV6_HEADER + read.jumbo_length : end;
+    }
+    ip->piece_at = at + read.fragment_at;
+    ip->piece_end = at + read.length;
+    ip->piece_offset = read.fragment_offset;
+    ip->piece_proto = read.fragment_proto;
+    ip->ident = read.fragment_id;
+    ip->more_pieces = read.more_fragments;
+    ip->piece = td_ip_is_fragment(&read);
     return TD_FRAME_SEGMENT;
-}
-
-/* A jumbogram's end, from the Jumbo Payload option (type 0xc2) of the hop-by-hop
- * header at x_at, x_len long: false when there is none. */
-static bool jumbo_end(const td_frame *f, uint32_t x_at, uint32_t x_len, uint32_t at, uint32_t end, uint32_t *jend)
-{
-    uint32_t o = x_at + 2, stop = x_at + x_len < f->caplen ? x_at + x_len : f->caplen;
-
-    while (o + 2 <= stop) {
-        const uint8_t *opt = f->data + o;
-        if (opt[0] == 0) {          /* Pad1 */
-            o++;
-            continue;
-        }
-        if (opt[0] == 0xc2 && opt[1] == 4 && o + 6 <= stop) {
-            uint32_t jumbo = get32(opt + 2);
-            *jend = jumbo <= end - at - 40 ? at + 40 + jumbo : end;
-            return true;
-        }
-        o += 2u + opt[1];
-    }
-    return false;
-}
-
-static td_frame_kind read_ipv6(const td_frame *f, uint32_t at, uint32_t end, ip_layer *ip, td_record *rec)
-{
-    const uint8_t *h = f->data + at;
-    uint32_t next_at = at + 40;
-    uint8_t next;
-
-    if (f->caplen < at + 40 || (h[0] >> 4) != 6)
-        return TD_FRAME_MALFORMED;
-    rec->src.len = rec->dst.len = 16;
-    memcpy(rec->src.bytes, h + 8, 16);
-    memcpy(rec->dst.bytes, h + 24, 16);
-    ip->at = at;
-    /* A payload length of 0 means a jumbogram (RFC 2675), whose length is in a
-     * hop-by-hop option; without one Wireshark hands nothing on, while the plugin
-     * reads the segment to the frame's end. */
-    ip->reported_end = get16(h + 4) ? datagram_end(at, get16(h + 4) + 40u, end) : end;
-    ip->dissected = get16(h + 4) != 0;
-    ip->header_here = true;
-    ip->more_pieces = false;
-    ip->piece_offset = 0;
-    next = h[6];
-    for (int n = 0; n < MAX_IPV6_EXTENSIONS; n++) {
-        const uint8_t *x = f->data + next_at;
-        uint32_t len;
-        switch (next) {
-        case IPPROTO_HOPOPTS_N:
-        case IPPROTO_ROUTING_N:
-        case IPPROTO_DSTOPTS_N:
-        case IPPROTO_MOBILITY_N:
-        case IPPROTO_FRAGMENT_N:
-        case IPPROTO_AH_N:
-            if (f->caplen < next_at + 8)
-                return TD_FRAME_MALFORMED;
-            len = next == IPPROTO_FRAGMENT_N ? 8u : next == IPPROTO_AH_N ? (x[1] + 2u) * 4 : (x[1] + 1u) * 8;
-            if (next == IPPROTO_FRAGMENT_N && (get16(x + 2) & 0xfff9) != 0) {
-                ip->more_pieces = (get16(x + 2) & 1) != 0;
-                ip->piece_at = next_at + 8;
-                ip->piece_end = at + 40 + get16(h + 4);
-                ip->piece_offset = get16(x + 2) & 0xfff8u;
-                ip->piece_proto = x[0];
-                ip->ident = get32(x + 4);
-                if (ip->piece_offset) {     /* the rest of its bytes are payload, not headers */
-                    ip->payload_at = ip->piece_at;
-                    ip->proto = ip->piece_proto;
-                    return ip->payload_at <= f->caplen ? TD_FRAME_SEGMENT : TD_FRAME_MALFORMED;
-                }
-            }
-            if (next == IPPROTO_HOPOPTS_N && !get16(h + 4))
-                ip->dissected = jumbo_end(f, next_at, len, at, end, &ip->reported_end);
-            next = x[0];
-            next_at += len;
-            continue;
-        default:
-            ip->payload_at = next_at;
-            ip->proto = next;
-            return next_at <= f->caplen ? TD_FRAME_SEGMENT : TD_FRAME_MALFORMED;
-        }
-    }
-    return TD_FRAME_MALFORMED;
 }
 
 static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
@@ -231,7 +143,7 @@ static td_frame_kind decode_tcp(cursor *c, const ip_layer *ip, td_record *rec)
 
 static bool icmp_error(uint8_t proto, uint8_t type)
 {
-    if (proto == IPPROTO_ICMP_N)    /* unreachable, source quench, redirect, time exceeded, parameter problem */
+    if (proto == TD_IPPROTO_ICMP)    /* unreachable, source quench, redirect, time exceeded, parameter problem */
         return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
     return type >= 1 && type <= 4;  /* ICMPv6: unreachable, too big, time exceeded, parameter problem */
 }
@@ -398,13 +310,13 @@ static td_frame_kind decode_udp(cursor *c, const ip_layer *ip, td_record *rec)
 static td_frame_kind decode_ip_payload(cursor *c, const ip_layer *ip, bool quoted, td_record *rec)
 {
     switch (ip->proto) {
-    case IPPROTO_TCP_N:
+    case TD_IPPROTO_TCP:
         return decode_tcp(c, ip, rec);
     case IPPROTO_IPIP_N:
     case IPPROTO_IPV6_N:
         return decode_ip(c, ip->payload_at, ip->reported_end, quoted, rec);
-    case IPPROTO_ICMP_N:
-    case IPPROTO_ICMPV6_N:
+    case TD_IPPROTO_ICMP:
+    case TD_IPPROTO_ICMPV6:
         /* an error about an error is not sent (RFC 1122 §3.2.2), so not read; one
          * whose header comes from reassembled bytes is not read either */
         return quoted || !ip->header_here ? TD_FRAME_OTHER : decode_icmp(c, ip, rec);
@@ -442,10 +354,20 @@ static td_frame_kind decode_piece(cursor *c, ip_layer *ip, td_record *rec)
                              &whole_len);
     if (!whole)
         return TD_FRAME_OTHER;
-    /* the datagram's payload as a frame of its own, read from its start */
+    /* the datagram's payload as a frame of its own, read from its start, past the
+     * extension headers an IPv6 one's may open with (engine/ip.c) */
     td_frame datagram = { f->link, whole, whole_len, whole_len, f->number, f->time_ns };
     ip_layer reassembled = { .payload_at = 0, .reported_end = whole_len, .proto = ip->piece_proto,
                              .dissected = true };
+    if (rec->src.len == 16) {
+        td_ip chain;
+        if (td_ip_read_chain(whole, whole_len, ip->piece_proto, &chain) != TD_IP_READ)
+            return TD_FRAME_MALFORMED;
+        if (td_ip_is_fragment(&chain))
+            return TD_FRAME_OTHER;      /* a piece of a datagram it carries: not put together */
+        reassembled.payload_at = chain.payload_at;
+        reassembled.proto = chain.proto;
+    }
     cursor inner = *c;
     inner.frame = &datagram;
     td_frame_kind kind = decode_ip_payload(&inner, &reassembled, false, rec);
@@ -461,12 +383,11 @@ static td_frame_kind decode_ip(cursor *c, uint32_t at, uint32_t end, bool quoted
 
     if (++c->depth > MAX_IP_NESTING || f->caplen <= at)
         return TD_FRAME_MALFORMED;
-    kind = (f->data[at] >> 4) == 4 ? read_ipv4(f, at, end, &ip, rec)
-         : (f->data[at] >> 4) == 6 ? read_ipv6(f, at, end, &ip, rec) : TD_FRAME_MALFORMED;
+    kind = read_ip(f, at, end, &ip, rec);
     if (kind != TD_FRAME_SEGMENT)
         return kind;
     /* a quote's own first piece still carries the quoted header */
-    if (is_piece(&ip) && !quoted)
+    if (ip.piece && !quoted)
         return decode_piece(c, &ip, rec);
     if (ip.piece_offset)
         return TD_FRAME_OTHER;

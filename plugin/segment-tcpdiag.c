@@ -19,10 +19,10 @@
 
 #include "segment-tcpdiag.h"
 #include "addr.h"
+#include "ip.h"
 #include "segment.h"
 
-enum { IPV4_MIN_HEADER = 20, IPV6_HEADER = 40, ICMP_ERROR_HEADER = 8 };
-enum { PROTO_ICMP = 1, PROTO_TCP = 6, PROTO_ICMPV6 = 58 };
+enum { ICMP_ERROR_HEADER = 8 };
 /* How far into a frame the IP header may start: link layers, VLAN tags and
  * tunnels (VXLAN, GRE, Geneve) stay well below. */
 enum { SCAN_LIMIT = 512 };
@@ -91,59 +91,53 @@ static uint16_t get16(const uint8_t *p)
     return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* The TCP header after an IPv6 header at ip_at, across extension headers; -1 when
- * there is none in these bytes (another protocol, a later fragment). *piece: the
- * datagram's first fragment, more to come. */
-static int ipv6_tcp_at(const uint8_t *b, int len, int ip_at, bool *piece)
+/* The bytes of b from at on, of len: none past its end. */
+static size_t bytes_from(int len, int at)
 {
-    int next = b[ip_at + 6], at = ip_at + IPV6_HEADER;
-
-    for (int headers = 0; headers < 8 && at + 8 <= len; headers++) {
-        switch (next) {
-        case PROTO_TCP:
-            return at;
-        case 0:         /* hop-by-hop options */
-        case 43:        /* routing */
-        case 60:        /* destination options */
-            next = b[at];
-            at += (b[at + 1] + 1) * 8;
-            break;
-        case 44:        /* fragment: only the first carries the TCP header */
-            if ((get16(b + at + 2) & 0xfff8) != 0)
-                return -1;
-            *piece = (get16(b + at + 2) & 1) != 0;
-            next = b[at];
-            at += 8;
-            break;
-        case 51:        /* authentication header */
-            next = b[at];
-            at += (b[at + 1] + 2) * 4;
-            break;
-        default:
-            return -1;
-        }
-    }
-    return next == PROTO_TCP && at < len ? at : -1;
+    return at < len ? (size_t)(len - at) : 0;
 }
 
-/* The TCP header that follows an IP header at ip_at carrying the given addresses,
- * -1 when the bytes there are not one. *piece: the IP header is a datagram's first
- * fragment, more to come (its TCP header is the datagram's, its lengths are not). */
-static int tcp_after_ip(const uint8_t *b, int len, int ip_at, const td_addr *src, const td_addr *dst, bool *piece)
+/* How many of tvb's bytes a scan reads. All of the frame's own (its buffer is the
+ * capture's: no copy), so that an IPv6 extension chain is followed as far as
+ * engine/ip.c follows it for the command; of a reassembled buffer, which may be
+ * made of pieces that reading would copy, the first bytes: its TCP header, or a
+ * tunnel's inner IP header and a short chain. */
+static int scan_length(tvbuff_t *tvb, bool frame_buffer)
 {
+    int captured = (int)tvb_captured_length(tvb);
+
+    return frame_buffer ? captured : MIN(captured, SCAN_LIMIT + TD_IPV6_HEADER + 64);
+}
+
+/* The TCP header that follows the IP header at ip_at, -1 when none does in these
+ * bytes (another protocol, a later fragment: engine/ip.c reads the IP layer).
+ * *piece: the IP header is a datagram's first fragment, more to come (its TCP
+ * header is the datagram's, its lengths are not). */
+static int tcp_after(const uint8_t *b, int len, int ip_at, bool *piece)
+{
+    td_ip ip;
+
     *piece = false;
-    if (src->len == 4) {
-        int ihl = (b[ip_at] & 15) * 4;
-        if ((b[ip_at] >> 4) != 4 || ihl < IPV4_MIN_HEADER || ip_at + IPV4_MIN_HEADER > len || b[ip_at + 9] != PROTO_TCP ||
-            (get16(b + ip_at + 6) & 0x1fff) != 0 || memcmp(b + ip_at + 12, src->bytes, 4) || memcmp(b + ip_at + 16, dst->bytes, 4))
-            return -1;
-        *piece = (get16(b + ip_at + 6) & 0x2000) != 0;
-        return ip_at + ihl;
-    }
-    if ((b[ip_at] >> 4) != 6 || ip_at + IPV6_HEADER > len || memcmp(b + ip_at + 8, src->bytes, 16) ||
-        memcmp(b + ip_at + 24, dst->bytes, 16))
+    if (td_ip_read(b + ip_at, bytes_from(len, ip_at), &ip) != TD_IP_READ || ip.proto != TD_IPPROTO_TCP ||
+        ip.fragment_offset != 0)
         return -1;
-    return ipv6_tcp_at(b, len, ip_at, piece);
+    *piece = ip.more_fragments;
+    return ip_at + (int)ip.payload_at;
+}
+
+/* Moves *ip_at to the next IP header in b, from *ip_at on and within SCAN_LIMIT,
+ * that carries rec's addresses; false when there is none. */
+static bool header_with_addresses(const uint8_t *b, int len, const td_record *rec, int *ip_at)
+{
+    int first = rec->src.len == 4 ? 0x40 : 0x60;
+
+    for (int at = *ip_at; at <= SCAN_LIMIT && at + TD_IPV4_MIN_HEADER <= len; at++) {
+        if ((b[at] & 0xf0) == first && td_ip_carries(b + at, bytes_from(len, at), &rec->src, &rec->dst)) {
+            *ip_at = at;
+            return true;
+        }
+    }
+    return false;
 }
 
 static bool ports_at(const uint8_t *b, int len, int tcp_at, uint16_t sport, uint16_t dport)
@@ -152,17 +146,14 @@ static bool ports_at(const uint8_t *b, int len, int tcp_at, uint16_t sport, uint
 }
 
 /* The IP header with rec's addresses followed by a TCP header with rec's ports in
- * tvb's first bytes; *piece as tcp_after_ip says. */
-static bool scan(tvbuff_t *tvb, const td_record *rec, located *at, bool *piece)
+ * tvb's first bytes; *piece as tcp_after says. */
+static bool scan(tvbuff_t *tvb, bool frame_buffer, const td_record *rec, located *at, bool *piece)
 {
-    int len = MIN(tvb_captured_length(tvb), SCAN_LIMIT + IPV6_HEADER + 64);
+    int len = scan_length(tvb, frame_buffer);
     const uint8_t *b = len ? tvb_get_ptr(tvb, 0, len) : NULL;
-    int first = rec->src.len == 4 ? 0x40 : 0x60;
 
-    for (int ip_at = 0; b && ip_at <= SCAN_LIMIT && ip_at + IPV4_MIN_HEADER <= len; ip_at++) {
-        if ((b[ip_at] & 0xf0) != first)
-            continue;
-        int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst, piece);
+    for (int ip_at = 0; b && header_with_addresses(b, len, rec, &ip_at); ip_at++) {
+        int tcp_at = tcp_after(b, len, ip_at, piece);
         if (ports_at(b, len, tcp_at, rec->sport, rec->dport)) {
             *at = (located){ tvb, ip_at, tcp_at };
             return true;
@@ -171,19 +162,53 @@ static bool scan(tvbuff_t *tvb, const td_record *rec, located *at, bool *piece)
     return false;
 }
 
+/* What an IPv6 datagram reassembled at this frame opens with: the Fragment
+ * header's next header in the frame's IPv6 header with rec's addresses, which may
+ * be more extension headers before TCP. TCP otherwise: IPv4 hands the reassembled
+ * payload on as it is. */
+static uint8_t reassembled_opens_with(tvbuff_t *frame, const td_record *rec)
+{
+    int len = rec->src.len == 16 ? scan_length(frame, true) : 0;
+    const uint8_t *b = len ? tvb_get_ptr(frame, 0, len) : NULL;
+    td_ip ip;
+
+    for (int ip_at = 0; b && header_with_addresses(b, len, rec, &ip_at); ip_at++) {
+        if (td_ip_read(b + ip_at, bytes_from(len, ip_at), &ip) == TD_IP_READ && td_ip_is_fragment(&ip))
+            return ip.fragment_proto;
+    }
+    return TD_IPPROTO_TCP;
+}
+
+/* Where the TCP header with rec's ports is in a reassembled buffer that opens
+ * with the protocol opens_with: at its start, or past the extension headers it
+ * opens with (engine/ip.c); -1 when it is not there. */
+static int tcp_in_reassembled(tvbuff_t *tvb, uint8_t opens_with, const td_record *rec)
+{
+    int len = opens_with == TD_IPPROTO_TCP ? MIN((int)tvb_captured_length(tvb), 4) : scan_length(tvb, false);
+    const uint8_t *b = len ? tvb_get_ptr(tvb, 0, len) : NULL;
+    td_ip chain;
+
+    if (!b || td_ip_read_chain(b, (size_t)len, opens_with, &chain) != TD_IP_READ ||
+        chain.proto != TD_IPPROTO_TCP || td_ip_is_fragment(&chain))
+        return -1;
+    return ports_at(b, len, (int)chain.payload_at, rec->sport, rec->dport) ? (int)chain.payload_at : -1;
+}
+
 /* The segment Wireshark's TCP dissector read. In the frame's own bytes, the IP
  * header with rec's addresses followed by a TCP header with rec's ports: a tunnel's
  * outer header has other addresses or another protocol, so the innermost match is
  * the one Wireshark dissected. After IP reassembly the segment is in a reassembled
- * buffer: the TCP header opens it, or, when the datagram was a tunnel's, follows
+ * buffer: the TCP header opens it (past the IPv6 extension headers its
+ * fragmentable part opens with), or, when the datagram was a tunnel's, follows
  * the inner IP header in it. A first fragment in the frame is the segment only
  * when nothing was reassembled (IPv4 hands on a first fragment cut by the snaplen). */
 static bool locate(packet_info *pinfo, tvbuff_t *frame, const td_record *rec, located *at)
 {
     located first_piece;
     bool piece, have_piece = false;
+    int opens_with = -1;        /* what a reassembled datagram opens with, read once needed */
 
-    if (scan(frame, rec, at, &piece)) {
+    if (scan(frame, true, rec, at, &piece)) {
         if (!piece)
             return true;
         first_piece = *at;
@@ -191,14 +216,16 @@ static bool locate(packet_info *pinfo, tvbuff_t *frame, const td_record *rec, lo
     }
     for (GSList *src = pinfo->data_src; src; src = src->next) {
         tvbuff_t *tvb = get_data_source_tvb(src->data);
-        int n = (int)MIN(tvb_captured_length(tvb), 4u);
         if (tvb == frame)
             continue;
-        if (n == 4 && ports_at(tvb_get_ptr(tvb, 0, 4), 4, 0, rec->sport, rec->dport)) {
-            *at = (located){ tvb, -1, 0 };
+        if (opens_with < 0)
+            opens_with = reassembled_opens_with(frame, rec);
+        int tcp_at = tcp_in_reassembled(tvb, (uint8_t)opens_with, rec);
+        if (tcp_at >= 0) {
+            *at = (located){ tvb, -1, tcp_at };
             return true;
         }
-        if (scan(tvb, rec, at, &piece) && !piece)
+        if (scan(tvb, false, rec, at, &piece) && !piece)
             return true;
     }
     if (have_piece)
@@ -285,7 +312,7 @@ static bool stream_of_segment(const packet_info *pinfo, td_record *rec)
 /* The IP header's ECN codepoint and the payload length (engine/segment.c). */
 static void read_lengths(const located *at, unsigned tcp_header, td_record *rec)
 {
-    int ip_header = rec->src.len == 4 ? IPV4_MIN_HEADER : IPV6_HEADER;
+    int ip_header = rec->src.len == 4 ? TD_IPV4_MIN_HEADER : TD_IPV6_HEADER;
     const uint8_t *ip = at->ip_at >= 0 ? tvb_get_ptr(at->tvb, at->ip_at, ip_header) : NULL;
 
     td_segment_lengths(rec, ip, at->tcp_at - at->ip_at, tcp_header, tvb_reported_length_remaining(at->tvb, at->tcp_at));
@@ -296,30 +323,22 @@ static void read_lengths(const located *at, unsigned tcp_header, td_record *rec)
  * sent by the host the error goes back to, and at least the quoted TCP ports. */
 static bool read_quoted(packet_info *pinfo, tvbuff_t *frame, td_record *rec)
 {
-    int len = MIN(tvb_captured_length(frame), SCAN_LIMIT + 2 * IPV6_HEADER + ICMP_ERROR_HEADER + 8);
+    int len = scan_length(frame, true);
     const uint8_t *b = len ? tvb_get_ptr(frame, 0, len) : NULL;
 
-    for (int at = 0; b && at <= SCAN_LIMIT && at + IPV4_MIN_HEADER <= len; at++) {
-        int version = b[at] >> 4, quoted, alen;
-        if (version == 4 && b[at + 9] == PROTO_ICMP && (b[at] & 15) >= 5) {
-            quoted = at + (b[at] & 15) * 4 + ICMP_ERROR_HEADER;
-            alen = 4;
-        } else if (version == 6 && at + IPV6_HEADER <= len && b[at + 6] == PROTO_ICMPV6) {
-            quoted = at + IPV6_HEADER + ICMP_ERROR_HEADER;
-            alen = 16;
-        } else {
+    for (int at = 0; b && at <= SCAN_LIMIT && at + TD_IPV4_MIN_HEADER <= len; at++) {
+        td_addr error_src, error_dst;
+        td_ip error;
+        if (td_ip_read(b + at, bytes_from(len, at), &error) != TD_IP_READ || error.fragment_offset != 0 ||
+            error.proto != (error.version == 4 ? TD_IPPROTO_ICMP : TD_IPPROTO_ICMPV6))
             continue;
-        }
-        const uint8_t *error_dst = b + at + (alen == 4 ? 16 : 24);
-        int src_at = quoted + (alen == 4 ? 12 : 8), dst_at = src_at + alen;
-        if (quoted + (alen == 4 ? IPV4_MIN_HEADER : IPV6_HEADER) > len || (b[quoted] >> 4) != version ||
-            memcmp(b + src_at, error_dst, (size_t)alen))
+        int quoted = at + (int)error.payload_at + ICMP_ERROR_HEADER;
+        td_ip_addresses(b + at, bytes_from(len, at), &error_src, &error_dst);
+        if (!td_ip_addresses(b + quoted, bytes_from(len, quoted), &rec->src, &rec->dst) ||
+            !td_addr_equal(&rec->src, &error_dst))
             continue;
-        rec->src.len = rec->dst.len = (uint8_t)alen;
-        memcpy(rec->src.bytes, b + src_at, (size_t)alen);
-        memcpy(rec->dst.bytes, b + dst_at, (size_t)alen);
         bool piece;
-        int tcp_at = tcp_after_ip(b, len, quoted, &rec->src, &rec->dst, &piece);
+        int tcp_at = tcp_after(b, len, quoted, &piece);
         if (tcp_at < 0 || tcp_at + 4 > len)
             return false;
         td_segment_read_ports(b + tcp_at, rec);
@@ -358,18 +377,14 @@ static layers_kind classify_layers(const packet_info *pinfo)
  * carried, not a segment on this wire. */
 static bool locate_outermost(packet_info *pinfo, tvbuff_t *frame, td_record *rec, located *at)
 {
-    int len = MIN(tvb_captured_length(frame), SCAN_LIMIT + IPV6_HEADER + 64);
+    int len = scan_length(frame, true);
     const uint8_t *b = len ? tvb_get_ptr(frame, 0, len) : NULL;
 
-    for (int ip_at = 0; b && ip_at <= SCAN_LIMIT && ip_at + IPV4_MIN_HEADER <= len; ip_at++) {
-        int version = b[ip_at] >> 4, alen = version == 4 ? 4 : 16;
-        if ((version != 4 && version != 6) || (version == 6 && ip_at + IPV6_HEADER > len))
+    for (int ip_at = 0; b && ip_at <= SCAN_LIMIT && ip_at + TD_IPV4_MIN_HEADER <= len; ip_at++) {
+        if (!td_ip_addresses(b + ip_at, bytes_from(len, ip_at), &rec->src, &rec->dst))
             continue;
-        rec->src.len = rec->dst.len = (uint8_t)alen;
-        memcpy(rec->src.bytes, b + ip_at + (version == 4 ? 12 : 8), (size_t)alen);
-        memcpy(rec->dst.bytes, b + ip_at + (version == 4 ? 16 : 24), (size_t)alen);
         bool piece;
-        int tcp_at = tcp_after_ip(b, len, ip_at, &rec->src, &rec->dst, &piece);
+        int tcp_at = tcp_after(b, len, ip_at, &piece);
         if (tcp_at < 0 || tcp_at + 4 > len)
             continue;
         td_segment_read_ports(b + tcp_at, rec);

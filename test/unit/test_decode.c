@@ -215,6 +215,32 @@ static void test_ipv6_extensions(void)
     put_ipv6(&f, C6, S6, 6, 0, 0);
     put_tcp(&f, &DATA);
     g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_MALFORMED);
+
+    /* 16 destination headers (8 bytes each, PadN) before TCP: read, as tshark reads it */
+    f.len = 0;
+    put_ethernet(&f, 0x86dd);
+    put_ipv6(&f, C6, S6, 60, 0, (uint16_t)(16 * 8 + tcp_len(&DATA)));
+    for (int i = 0; i < 16; i++) {
+        put8(&f, i == 15 ? 6 : 60); put8(&f, 0); put16(&f, 0x0104); put32(&f, 0);
+    }
+    put_tcp(&f, &DATA);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_SEGMENT);
+    g_assert_cmpuint(rec.payload_len, ==, 100);
+}
+
+/* A Mobility header (RFC 6275 §6.1.1: payload proto, length, MH type, reserved,
+ * checksum, message) whose Payload Proto names TCP: Wireshark hands nothing on
+ * after it, so the TCP header behind it is no segment. */
+static void test_ipv6_mobility(void)
+{
+    frame_bytes f = { .len = 0 };
+    td_record rec;
+
+    put_ethernet(&f, 0x86dd);
+    put_ipv6(&f, C6, S6, 135, 0, (uint16_t)(8 + tcp_len(&DATA)));
+    put8(&f, 6); put8(&f, 0); put8(&f, 0); put8(&f, 0); put32(&f, 0);     /* Binding Refresh Request */
+    put_tcp(&f, &DATA);
+    g_assert_cmpint(decode(&f, TD_LINK_ETHERNET, &rec), ==, TD_FRAME_OTHER);
 }
 
 static void test_not_tcp(void)
@@ -370,6 +396,7 @@ int main(int argc, char **argv)
     g_test_add_func("/decode/cut_records", test_cut_records);
     g_test_add_func("/decode/tso_length_zero", test_tso_length_zero);
     g_test_add_func("/decode/ipv6_extensions", test_ipv6_extensions);
+    g_test_add_func("/decode/ipv6_mobility", test_ipv6_mobility);
     g_test_add_func("/decode/not_tcp", test_not_tcp);
     g_test_add_func("/decode/icmp_quote", test_icmp_quote);
     return g_test_run();
