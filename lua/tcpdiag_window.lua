@@ -50,6 +50,8 @@ local function read_answer_packet(pinfo)
             packet[key] = field.value
         elseif name == "tcpdiag.diag.finding_lost" then
             packet.lost = field.display
+        elseif name == "tcpdiag.diag.finding_span" then
+            packet.span = field.display
         elseif name == "tcp.stream" and packet.stream == nil then
             packet.stream = field.value
         end
@@ -88,6 +90,7 @@ local function add_answer_packet(diagnosis, packet)
         finding.role = packet.role
         finding.flows = packet.flows
         finding.lost = packet.lost
+        finding.span = packet.span
         finding.summary = packet.summary
         finding.frame = packet.frame
         finding.cause = packet.cause
@@ -95,11 +98,16 @@ local function add_answer_packet(diagnosis, packet)
     end
 end
 
--- "K flows, T lost", T left out when nothing known was lost.
+-- "K flows, T lost", T left out when nothing known was lost; "T lost over S" when the
+-- flows ran side by side (S the capture time they covered, tcpdiag.diag.finding_span),
+-- as the text report and Expert Information say it.
 local function finding_cost(finding)
     local cost = string.format("%d flow%s", finding.flows, finding.flows == 1 and "" or "s")
     if finding.lost then
         cost = cost .. ", " .. finding.lost .. " lost"
+        if finding.span then
+            cost = cost .. " over " .. finding.span
+        end
     end
     return cost
 end

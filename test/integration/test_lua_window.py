@@ -17,7 +17,8 @@ from tshark import CAPTURES, ROOT, fields, run
 
 WINDOW = ROOT / "lua" / "tcpdiag_window.lua"
 STUBS = pathlib.Path(__file__).with_name("lua_window_stubs.lua")
-FINDING = re.compile(r"^([> ]) (\d+)\. ([a-z-]+): (\S+) \((client|server|host)\), (\d+) flows?(?:, (.+) lost)?\n"
+FINDING = re.compile(r"^([> ]) (\d+)\. ([a-z-]+): (\S+) \((client|server|host)\), (\d+) flows?"
+                     r"(?:, (.+?) lost(?: over (\S+ m?s))?)?\n"
                      r"     (.+)\n"
                      r"     Flows: (.+); evidence at frame (\d+)\n"
                      r"     Fix: (.+)\n", re.M)
@@ -70,16 +71,18 @@ def test_window_lists_the_reports_findings(pcap):
     findings = FINDING.findall(listing)
     assert len(findings) == len(re.findall(r"^\d+\. ", text, re.M))
     leads = {r["tcpdiag.diag.finding"]: r for r in fields(
-        pcap, ["tcpdiag.diag.finding", "frame.number", "tcpdiag.diag.fix", "tcpdiag.diag.finding_lost"],
+        pcap, ["tcpdiag.diag.finding", "frame.number", "tcpdiag.diag.fix", "tcpdiag.diag.finding_lost",
+               "tcpdiag.diag.finding_span"],
         extra=["-Y", "tcpdiag.diag.findings"])}
     listed = []
-    for rank, (mark, number, cause, _, _, count, lost, summary, flows, frame, fix) in enumerate(findings, 1):
+    for rank, (mark, number, cause, _, _, count, lost, span, summary, flows, frame, fix) in enumerate(findings, 1):
         streams = re.findall(r"tcp\.stream == (\d+)", flows)
         assert (mark, number) == (">" if rank == 1 else " ", str(rank))
         assert {causes[s] for s in streams} == {cause}
         assert int(count) == len(streams) and summary
         assert (frame, fix) == (leads[str(rank)]["frame.number"], leads[str(rank)]["tcpdiag.diag.fix"])
         assert seconds(lost) == pytest.approx(float(leads[str(rank)]["tcpdiag.diag.finding_lost"] or 0), abs=0.005)
+        assert seconds(span) == pytest.approx(float(leads[str(rank)]["tcpdiag.diag.finding_span"] or 0), abs=0.005)
         listed += streams
         assert actions[3 * (rank - 1):3 * rank] == [("set_filter", flows), ("goto_frame", frame),
                                                     ("copy_to_clipboard", fix)]
