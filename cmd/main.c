@@ -310,7 +310,7 @@ static void wait_for(run *r, guint i)
 
 static const char usage_line[] =
     "usage: tcpdiag [-j N] [-F text|json|csv|ek] [--summary] [--slow] [--flows] [--merge | --follow]\n"
-    "               [--report FILE.html] [-o tcpdiag.NAME:VALUE]... [--] FILE|DIRECTORY|-...\n";
+    "               [--report FILE.html] [-o tcpdiag.NAME:VALUE]... [-v] [--] FILE|DIRECTORY|-...\n";
 
 static void print_help(void)
 {
@@ -333,6 +333,7 @@ static void print_help(void)
            "                         of why for each slow flow) instead of the per-file output\n"
            "  -o, --option NAME:VALUE  set a tcpdiag preference as tshark -o does,\n"
            "                         e.g. -o tcpdiag.capture_position:near-client\n"
+           "  -v, --verbose          say which library reads each file (libpcap or wiretap) and why\n"
            "  -h, --help             print this help and exit\n"
            "      --version          print the version and exit\n"
            "  --                     end of the options: every argument after it is a file\n\n"
@@ -476,6 +477,7 @@ int main(int argc, char **argv)
         { "format", required_argument, NULL, 'F' },
         { "option", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
+        { "verbose", no_argument, NULL, 'v' },
         { "version", no_argument, NULL, 'V' },
         { "summary", no_argument, NULL, 'S' },
         { "slow", no_argument, NULL, 's' },
@@ -496,7 +498,7 @@ int main(int argc, char **argv)
 
     td_prefs_defaults(&prefs);
     opterr = 0;     /* the messages below say what is wrong and how to do it */
-    while ((opt = getopt_long(argc, argv, ":j:F:o:h", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":j:F:o:hv", options, NULL)) != -1) {
         char *error = NULL;
         switch (opt) {
         case 'j':
@@ -519,6 +521,9 @@ int main(int argc, char **argv)
         case 'h':
             print_help();
             return EXIT_ALL_READ;
+        case 'v':
+            td_reader_set_verbose(true);
+            break;
         case 'S':
             r.summary = true;
             break;

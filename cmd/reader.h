@@ -1,6 +1,7 @@
-/* Capture files through Wireshark's own file library (wiretap): every format
- * Wireshark reads, compressed ones too, with no format code here. Several threads
- * may each read their own file at once. */
+/* Capture files: pcap and pcapng through libpcap, when it reads them as wiretap
+ * would; everything else through Wireshark's own file library (wiretap): every
+ * format Wireshark reads, compressed ones too, with no format code here. Several
+ * threads may each read their own file at once. */
 #ifndef TCPDIAG_CMD_READER_H
 #define TCPDIAG_CMD_READER_H
 
@@ -12,6 +13,9 @@ void td_reader_init(void);
 void td_reader_cleanup(void);
 
 typedef struct td_reader td_reader;
+
+/* -v: each file opened says on stderr which library reads it, and why not libpcap. */
+void td_reader_set_verbose(bool on);
 
 /* Every reader ends at its next record, cleanly, as if its file ended there (what
  * SIGINT and SIGTERM ask for: the flows read so far are analysed and reported).
