@@ -107,8 +107,12 @@ void td_reader_init(void)
 
     ws_log_set_level(LOG_LEVEL_CRITICAL);
     wtap_init(false);
-    /* once, before any thread opens a file: libpcap's process-wide settings */
-    pcap_init(PCAP_CHAR_ENC_LOCAL, errbuf);
+    /* once, before any thread opens a file: libpcap's process-wide settings. The local
+     * encoding is libpcap's default anyway, so a libpcap that refuses the call reads
+     * as well without it: nothing to report (4.6's libpcap marks the result as one to
+     * check). */
+    if (pcap_init(PCAP_CHAR_ENC_LOCAL, errbuf) != 0)
+        errbuf[0] = '\0';
 }
 
 void td_reader_cleanup(void)
