@@ -254,6 +254,11 @@ void td_cost_silence(const td_judge *j, td_diagnosis *d)
     td_cost_against_own_time(d, j, td_time_budget_silence_ns(td_flow_time_budget(j->flow)), TD_REF_NONE);
 }
 
+void td_cost_against_scaled_flows(const td_judge *j, td_diagnosis *d)
+{
+    td_cost_against_group(d, j, j->x->client, TD_SET_CLIENT_WITH_WSCALE, TD_REF_CLIENT_FLOWS);
+}
+
 uint32_t td_cause_longest_stall_frame(const td_judge *j)
 {
     return td_flow_time_budget(j->flow)->longest_frame[TD_SPAN_STALL];

@@ -99,6 +99,9 @@ void td_cost_against_ecn_peers(const td_judge *j, td_diagnosis *d);
 /* The budget's silences (stall less zero-window time), of the flow's own time: a dead
  * peer's and the timeouts' cost. */
 void td_cost_silence(const td_judge *j, td_diagnosis *d);
+/* Against the client's flows with window scaling: what missing-options and
+ * options-stripped, the two outcomes of one unscaled window, cost. */
+void td_cost_against_scaled_flows(const td_judge *j, td_diagnosis *d);
 /* The frame that ended the longest stall: where a silence shows. */
 uint32_t td_cause_longest_stall_frame(const td_judge *j);
 

@@ -10,11 +10,6 @@ static bool holds(const td_judge *j)
     return td_cause_window_unscaled(j->x) && !td_cause_syn_stripped(&j->x->audit);
 }
 
-static void cost(const td_judge *j, td_diagnosis *d)
-{
-    td_cost_against_group(d, j, j->x->client, TD_SET_CLIENT_WITH_WSCALE, TD_REF_CLIENT_FLOWS);
-}
-
 static uint32_t evidence_frame(const td_judge *j)
 {
     td_handshake scratch;
@@ -89,7 +84,7 @@ const td_cause_ops td_cause_missing_options = {
     .name = "missing-options",
     .flags = TD_CAUSE_COST_SAID,
     .holds = holds,
-    .cost = cost,
+    .cost = td_cost_against_scaled_flows,
     .evidence_frame = evidence_frame,
     .evidence = evidence,
     .who = who,

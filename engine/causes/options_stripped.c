@@ -7,11 +7,6 @@ static bool holds(const td_judge *j)
     return td_cause_window_unscaled(j->x) && td_cause_syn_stripped(&j->x->audit);
 }
 
-static void cost(const td_judge *j, td_diagnosis *d)
-{
-    td_cost_against_group(d, j, j->x->client, TD_SET_CLIENT_WITH_WSCALE, TD_REF_CLIENT_FLOWS);
-}
-
 /* The client's SYN when it came stripped, else the server's SYN-ACK. */
 static bool client_syn_stripped(const td_options_audit *audit)
 {
@@ -61,7 +56,7 @@ const td_cause_ops td_cause_options_stripped = {
     .name = "options-stripped",
     .flags = TD_CAUSE_COST_SAID,
     .holds = holds,
-    .cost = cost,
+    .cost = td_cost_against_scaled_flows,
     .evidence_frame = evidence_frame,
     .evidence = evidence,
     .who = td_cause_at_client,
