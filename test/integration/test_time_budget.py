@@ -1,7 +1,7 @@
 """The time budget (tcpdiag.time.*, engine/time_budget.h) over every committed capture,
 through both front ends, and against the lab's ground truth.
 
-Invariants, for every flow of captures/*.pcap and captures/lab/next/*.pcap, in the
+Invariants, for every flow of captures/*.pcap, captures/lab/next/*.pcap and lab/think/*.pcap, in the
 command's json and in tshark -2 fields: the six parts add up to the duration to the
 nanosecond, the duration is the flow's, active = duration - idle <= duration, and time
 lost (tcpdiag.diag.lost) never exceeds the active time.
@@ -41,11 +41,12 @@ import pytest
 
 import command
 from lab_next import KNOWN_MISSES, MECH, MECH_KNOWN_MISSES, NEXT
+from lab_think import THINK
 from tshark import CAPTURES, fields
 
 PARTS = ["setup", "client_wait", "server_wait", "transfer", "stall", "think", "idle"]
 TIME_FIELDS = ["duration", "active"] + PARTS
-ALL_PCAPS = sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap"))
+ALL_PCAPS = sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap")) + sorted(THINK.glob("*.pcap"))
 # issue 30's mechanisms (their causes are not the engine's yet): through the command only
 MECH_PCAPS = sorted(MECH.glob("*.pcap"))
 LAB = sorted(NEXT.glob("*.expected.json"))

@@ -1,0 +1,25 @@
+"""The lab's ground truth for issue 37 in captures/lab/think (its README.md): think time,
+a slow answer and losses among the pauses, a server that speaks first, the close, outages
+seen mid-flow, a LAN bottleneck, a growing queue, SYNs a firewall drops and a long-lived
+connection, each at the client, the router and the server; and the captures whose expected
+values today's engine misses, with why: the tests mark them as strict xfails, so the day the
+engine gets one right its entry must go."""
+from tshark import CAPTURES
+
+THINK = CAPTURES / "lab" / "think"
+POINTS = ("client", "router", "server")
+
+# pcap: why the engine misses it (the rule at fault), per issue 37's items
+THINK_KNOWN_MISSES = {
+    **{f"lab-think-{name}-{p}.pcap": "issue 37 item 1: think time read as the server's application "
+       "limit (app-limited, 'nothing to send 98-99% of the time': flight.c's limit counts the "
+       "pauses after an answer, with no request outstanding, as time the sender had nothing to send)"
+       for name in ("pauses", "greet") for p in POINTS},
+    **{f"lab-think-lossy-{p}.pcap": "issue 37 item 2: each reply lost twice before the capture "
+       "point and re-sent after a timeout reads server-delay (the missing originals are not seen "
+       "here; the gap in the server's IP IDs and the client's request probes, D-SACKed, are)"
+       for p in ("client", "router")},
+    "lab-think-lossy-server.pcap": "issue 37 item 5: one-segment replies, each re-sent after a "
+    "timeout, read window-collapse ('the flight sat at 1 segments for 10 round trips'): the flight "
+    "was the whole reply, no window was cut",
+}
