@@ -384,7 +384,7 @@ def problems(cfg, res, flows):
         bad += [f"the client connected: {t['role']}" for t in flows if "connect_error" not in t["truth"]]
     need, tr = cfg["needs"], flows[0]["truth"]
     rtt = tr["path_rtt_s"]
-    ex = tr["exchanges"]
+    ex = tr.get("exchanges", [])
     if need in ("think", "greet", "lossy", "slow-answer"):
         for i, x in enumerate(ex):
             late = x["server_wait_s"] - (SLOW_S if need == "slow-answer" and i == SLOW_ANSWER - 1 else 0)
