@@ -306,14 +306,27 @@ def syn_truth(cfg, res, f, c):
 
 def outage_truth(res, c):
     """The drop window as the router applied it, and per capture point the silences of at
-    least 1 s in the flow's frames (the cut capture), with the frame that ended each."""
+    least 1 s in the flow's frames (the cut capture) and the stall: from the last frame
+    before the rule went in to the first after it came out (the retransmission that got
+    through, which the backoff sent after the window: its wait is the timeouts' too)."""
     rule = res["timed_rules"][0]
     out = {"window_s": r6(rule["deleted"] - rule["inserted"]), "dropped_packets": rule["packets"],
-           "began_after_cut_s": r6(rule["inserted"] - res["cut_at"]), "silences": {}}
+           "began_after_cut_s": r6(rule["inserted"] - res["cut_at"]), "silences": {}, "stall_s": {}}
     for suffix, pcap in res["pcaps"].items():
         times = frames(pcap, f"tcp.port == {c['local_port']}")
-        out["silences"][mech.CAPTURE_AT[suffix]] = [
+        point = mech.CAPTURE_AT[suffix]
+        out["silences"][point] = [
             {"seconds": r6(g), "began_after_outage_s": r6(a - rule["inserted"])} for g, a in silences(times, 1.0)]
+        out["stall_s"][point] = r6(min(x for x in times if x >= rule["deleted"]) -
+                                   max(x for x in times if x < rule["inserted"]))
+    # at the server, the segment that got through after the window, from its first send (it
+    # may have waited in the bottleneck's FIFO before the router dropped it)
+    sends = {}
+    for when, seq in tshark(res["pcaps"]["-server"], f"tcp.srcport == 5001 && tcp.len > 0",
+                            "frame.time_epoch", "tcp.seq"):
+        sends.setdefault(int(seq), []).append(float(when))
+    through = min((w, seq) for seq, ws in sends.items() for w in ws if w >= rule["deleted"])
+    out["server_first_send_to_retransmission_s"] = r6(through[0] - sends[through[1]][0])
     out["server_TCPTimeouts"] = res["nstat"]["server"].get("TCPTimeouts", 0)
     return out
 
@@ -490,8 +503,10 @@ def expected(name, cfg, res, flows, suffix):
                                       "max": r6(lo["stall_s"] + n * (rtt + 0.01))}
         if cfg["needs"] == "outage":
             o = tr["outage"]
-            quiet = sum(x["seconds"] for x in o["silences"][point])
-            e["tcpdiag.diag.lost"] = {"min": r6(o["window_s"] - 2 * rtt), "max": r6(quiet + 2 * rtt)}
+            stall = o["stall_s"][point]
+            if point == "server":
+                stall = max(stall, o["server_first_send_to_retransmission_s"])
+            e["tcpdiag.diag.lost"] = {"min": r6(o["window_s"] - 2 * rtt), "max": r6(stall + 2 * rtt)}
         select = {"tcp.stream": streams[t["port"]]["stream"]} if "cut_s" not in cfg else {"tcp.stream": 0}
         out.append({"select": select, "why": f"{t['role']} flow (client port {t['port']}): {t['why']}",
                     "expect": e, "truth": tr})
