@@ -35,6 +35,7 @@ import time
 
 TCP_INFO = getattr(socket, "TCP_INFO", 11)
 TCP_USER_TIMEOUT = getattr(socket, "TCP_USER_TIMEOUT", 18)
+SO_MAX_PACING_RATE = getattr(socket, "SO_MAX_PACING_RATE", 47)
 PAYLOAD = bytes(range(256)) * 256
 
 
@@ -114,6 +115,10 @@ def serve(args):
         accepted = time.time()
         if args.user_timeout_ms:
             conn.setsockopt(socket.IPPROTO_TCP, TCP_USER_TIMEOUT, args.user_timeout_ms)
+        if args.max_pacing_rate:
+            # TCP's own pacing (no fq needed): a sender a little faster than a bottleneck
+            # fills its queue slowly, at the difference of the rates
+            conn.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, args.max_pacing_rate)
         t = threading.Thread(target=answer, args=(conn, peer, index, accepted, args, log, lock))
         t.start()
         threads.append(t)
@@ -247,6 +252,8 @@ def main():
                    "accepted socket: give up when sent data stays unacknowledged this long")
     s.add_argument("--count", type=int, required=True, help="connections, then exit")
     s.add_argument("--cc", help="congestion control of the accepted sockets (TCP_CONGESTION)")
+    s.add_argument("--max-pacing-rate", type=int, default=0, help="SO_MAX_PACING_RATE of each "
+                   "accepted socket, bytes/s")
     s.add_argument("--sample-ms", type=float, default=0.0, help="sample TCP_INFO this often")
     s.add_argument("--log", required=True)
     c = sub.add_parser("client")

@@ -64,6 +64,8 @@ LAN_REPLY = 5_000_000
 LAN_SHAPER = dict(rate_mbit=20, queue_limit=100)
 # think-long: many small exchanges over minutes, each answered at once
 LONG_REQUESTS, LONG_PAUSE = 50, 3.0
+# think-queue-grow: the interactive flow starts while the download's slow start fills the FIFO
+GROW_HEAD_START, GROW_BULK, GROW_PACING_MBIT = 0.3, 8_000_000, 11
 # think-syn-firewall: the router drops every SYN to port 5001; the client gives connect()
 # up after 12 s (the kernel's SYNs at about +1, +2, +3, +4, +5, +7, +11 s)
 SYN_DROP = ("-i", "r-eth0", "-o", "r-eth1", "-p", "tcp", "--syn", "--dport", "5001", "-j", "DROP")
@@ -155,6 +157,16 @@ SCENARIOS = {
         "mech-bloat again, for each exchange's own round trip: " + mech.SCENARIOS["mech-bloat"]["story"],
         mech.SCENARIOS["mech-bloat"]["flows"], "queue", delay=(5, 5), shaper=mech.BLOAT_SHAPER,
         sysctl=mech.BLOAT_RMEM),
+    "think-queue-grow": think(
+        f"think-queue with the download's sender paced at {GROW_PACING_MBIT:g} Mbit/s "
+        f"(SO_MAX_PACING_RATE) into the {mech.BLOAT_SHAPER['rate_mbit']} Mbit/s FIFO, which so "
+        f"fills at {GROW_PACING_MBIT - mech.BLOAT_SHAPER['rate_mbit']:g} Mbit/s, and the interactive "
+        f"flow starting {GROW_HEAD_START:g} s after the {GROW_BULK // 1_000_000} MB download began: its "
+        "exchanges' round trips grow",
+        [rr_flow("bulk", port=5002, reply=GROW_BULK, cc="reno",
+                 server_args=("--max-pacing-rate", str(int(GROW_PACING_MBIT * 1e6 / 8)))),
+         mech.flow("interactive", requests=mech.BLOAT_EXCHANGES, start_after=GROW_HEAD_START)],
+        "queue-grow", delay=(5, 5), shaper=mech.BLOAT_SHAPER, sysctl=mech.BLOAT_RMEM),
     "think-long": think(
         f"one keep-alive connection, {LONG_REQUESTS} requests of 100 B {LONG_PAUSE:g} s apart "
         f"({(LONG_REQUESTS - 1) * LONG_PAUSE:g} s), each answered at once with {REPLY} B; 40 ms "
@@ -267,7 +279,7 @@ def flow_truths(cfg, res):
                               "timed_rules": res.get("timed_rules", [])}
         if need == "outage":
             truth["outage"] = outage_truth(res, c)
-        if need == "queue":
+        if need in ("queue", "queue-grow"):
             truth["queue"] = mech.bloat_truth(res, c, flows + [t])
             for x, ce in zip(ex, c["exchanges"]):
                 x["reply_sojourn_ms"] = max((soj for when, soj, _, _, dport in res["sojourns"]
@@ -367,14 +379,14 @@ def cause(cfg, t):
             f"the router dropped all {len(tr['syn_times_s'])} SYNs (rule count {tr['rule_packets']}; "
             f"sent at +{', +'.join(f'{x:g}' for x in tr['syn_times_s'][1:])} s); the client gave up "
             f"after {tr['gave_up_after_s']:.2f} s: no SYN-ACK ever came (a firewall, or the host down)")
-    if need == "queue" and t["role"] == "interactive":
+    if need in ("queue", "queue-grow") and t["role"] == "interactive":
         q, ex = tr["queue"], tr["exchanges"]
         return "queueing-delay", (
             f"its replies waited behind the bulk download in the FIFO: each exchange's round trip "
             f"(path + its reply's sojourn) {min(x['round_trip_s'] for x in ex) * 1000:.0f}-"
             f"{max(x['round_trip_s'] for x in ex) * 1000:.0f} ms; the server answered at once "
             f"(its waits {tr['server_wait_s']:.3f} s in all)")
-    if need == "queue":
+    if need in ("queue", "queue-grow"):
         return "none", "the bulk download that filled the queue runs at the bottleneck's rate"
     if need == "outage":
         o = tr["outage"]
@@ -436,6 +448,13 @@ def problems(cfg, res, flows):
         inter = flows[-1]["truth"]
         if inter["queue"].get("sojourn_median_ms", 0) < 100 or inter["queue"].get("bulk_last_byte_after_this_flow_s", -1) <= 0:
             bad.append(f"no queue built under the interactive flow: {inter['queue']}")
+    if need == "queue-grow":
+        inter = flows[-1]["truth"]
+        trips = [x["round_trip_s"] for x in inter["exchanges"]]
+        if trips[-1] < 3 * trips[0] or trips[-1] < 5 * rtt or inter["queue"].get("bulk_last_byte_after_this_flow_s", -1) <= 0:
+            bad.append(f"the queue did not grow under the interactive flow: round trips {trips}")
+    if need in ("queue", "queue-grow"):
+        inter = flows[-1]["truth"]
         if any(x["server_wait_s"] >= timebudget.MIN_COST_S for x in inter["exchanges"]):
             bad.append("the server waited before an answer")
     if need == "lan":
@@ -481,7 +500,7 @@ def expected(name, cfg, res, flows, suffix):
             e.update({"tcpdiag.flow.c2s.bytes": 0, "tcpdiag.flow.s2c.bytes": 0,
                       "tcpdiag.diag.lost": {"min": r6(tr["syn_times_s"][-1] - 0.01),
                                             "max": r6(tr["gave_up_after_s"] + 0.01)}})
-        if cfg["needs"] == "queue" and t["role"] == "interactive":
+        if cfg["needs"] in ("queue", "queue-grow") and t["role"] == "interactive":
             # the server answered at once: its waits, never the queue's
             e["tcpdiag.time.server_wait"] = {"max": r6(tr["server_wait_s"] + n * 0.01)}
         if tr.get("think_s", 0) > 0:

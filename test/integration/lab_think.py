@@ -31,4 +31,10 @@ THINK_KNOWN_MISSES = {
        "the receiver's capture of a silence ended by the server's backed-off retransmission reads "
        "unknown ('handshake not captured: the window scale and the capture point are unknown'): the "
        "diagnosis abstains before the time budget's stall is read" for n in (10, 22) for p in ("client", "router")},
+    **{f"lab-think-queue-grow-{p}.pcap": "issue 37 item 6: round trips growing 55 -> 298 ms in a "
+       "filling FIFO are booked as server wait (1.29 s: server-delay) where the server answered at "
+       "once, each exchange's network share held at the handshake's round trip" for p in ("client", "router")},
+    "lab-think-queue-grow-server.pcap": "issue 37 item 6: at the server the growing round trips "
+    "(55 -> 298 ms) are read as the client's think time (0.95 s) and the interactive flow as none, "
+    "where its replies queued behind the download",
 }
