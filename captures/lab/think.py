@@ -78,7 +78,7 @@ def rr_flow(role, *, pauses=None, reply=REPLY, client_args=(), server_args=(), s
     f = mech.flow(role, reply=reply, requests=len(pauses) if pauses else kw.pop("requests", 1), **kw)
     extra = ["--waits", ",".join(f"{p:g}" for p in pauses)] if pauses else []
     return dict(f, client_args=extra + list(client_args), server_args=list(server_args),
-                server_count=server_count)
+                server_count=server_count, pauses=pauses)
 
 
 def think(story, flows, needs, **kw):
@@ -190,13 +190,9 @@ def do_run(lab, name, cfg, tmp):
     return res
 
 
-def tshark(pcap, display, *fields):
-    return mech.tshark(pcap, display, *fields)
-
-
 def frames(pcap, display):
     """Epochs of the frames matching display at this capture."""
-    return [float(r[0]) for r in tshark(pcap, display, "frame.time_epoch")]
+    return [float(r[0]) for r in mech.tshark(pcap, display, "frame.time_epoch")]
 
 
 def silences(times, at_least):
@@ -207,23 +203,19 @@ def silences(times, at_least):
 # ----------------------------------------------------------------------------------
 # Ground truth per flow
 # ----------------------------------------------------------------------------------
-def r6(v):
-    return round(v, 6)
-
-
 def pauses(c):
     """Per exchange, the client's pause before its request as its generator measured it: from
     the previous reply's last byte read (the greeting's, or connect() for the first)."""
     before = [c["greeting"]["last_byte"] if "greeting" in c else c["connected"]]
     before += [x["reply_last_byte"] for x in c["exchanges"][:-1]]
-    return [r6(x["request_sent"] - b) for x, b in zip(c["exchanges"], before)]
+    return [mech.r6(x["request_sent"] - b) for x, b in zip(c["exchanges"], before)]
 
 
 def reply_sends(res, port):
     """Per reply, at the server's capture: the epochs of each transmission of its first
     segment (tshark: the server's data frames, grouped by sequence number)."""
     by_seq = {}
-    for when, seq in tshark(res["pcaps"]["-server"], f"tcp.srcport == 5001 && tcp.dstport == {port} "
+    for when, seq in mech.tshark(res["pcaps"]["-server"], f"tcp.srcport == 5001 && tcp.dstport == {port} "
                             "&& tcp.len > 0", "frame.time_epoch", "tcp.seq"):
         by_seq.setdefault(int(seq), []).append(float(when))
     return [by_seq[s] for s in sorted(by_seq)]
@@ -247,34 +239,34 @@ def flow_truths(cfg, res):
         for x, w in zip(ex, p):
             x["client_pause_s"] = w
         greeted = "greeting" in c
-        truth = {"connect_s": r6(c["connected"] - c["connect_began"]),
-                 "active_s": r6(c["exchanges"][-1]["reply_last_byte"] - c["connect_began"]),
-                 "duration_s": r6(c["close"] - c["connect_began"]),
-                 "idle_s": r6(c["close"] - c["exchanges"][-1]["reply_last_byte"]),
+        truth = {"connect_s": mech.r6(c["connected"] - c["connect_began"]),
+                 "active_s": mech.r6(c["exchanges"][-1]["reply_last_byte"] - c["connect_began"]),
+                 "duration_s": mech.r6(c["close"] - c["connect_began"]),
+                 "idle_s": mech.r6(c["close"] - c["exchanges"][-1]["reply_last_byte"]),
                  # a pause after an answer (or after the greeting) is think time; the one
                  # after connect(), before the first request, kept the server waiting
-                 "think_s": r6(sum(p) if greeted else sum(p[1:])),
+                 "think_s": mech.r6(sum(p) if greeted else sum(p[1:])),
                  "client_wait_s": 0.0 if greeted else p[0],
-                 "server_wait_s": r6(sum(x["server_wait_s"] for x in ex)),
+                 "server_wait_s": mech.r6(sum(x["server_wait_s"] for x in ex)),
                  "response_median_s": mech.median([x["response_s"] for x in ex]),
                  "path_rtt_s": rtt, "exchanges": ex,
                  "client_tcp_info": c["tcp_info"], "server_tcp_info": s["tcp_info"]}
         if greeted:
-            truth["greeting"] = {"read_after_connect_s": r6(c["greeting"]["last_byte"] - c["connected"]),
+            truth["greeting"] = {"read_after_connect_s": mech.r6(c["greeting"]["last_byte"] - c["connected"]),
                                  "bytes": c["greeting"]["bytes"]}
         t = {"role": f["role"], "client": c, "server_port": f["port"], "port": c["local_port"],
              "exchanges": ex, "truth": truth}
         need = cfg["needs"]
         if need == "lossy":
             sends = reply_sends(res, c["local_port"])
-            truth["losses"] = {"reply_sends_s": [[r6(x - xs[0]) for x in xs] for xs in sends],
-                               "stalls_s": [r6(xs[-1] - xs[0]) for xs in sends],
-                               "stall_s": r6(sum(xs[-1] - xs[0] for xs in sends)),
+            truth["losses"] = {"reply_sends_s": [[mech.r6(x - xs[0]) for x in xs] for xs in sends],
+                               "stalls_s": [mech.r6(xs[-1] - xs[0]) for xs in sends],
+                               "stall_s": mech.r6(sum(xs[-1] - xs[0] for xs in sends)),
                                "rule_packets": res["rule_counters"],
                                "server_TCPTimeouts": res["nstat"]["server"].get("TCPTimeouts", 0),
                                "server_TCPLossProbes": res["nstat"]["server"].get("TCPLossProbes", 0)}
         if need in ("peer-leaves", "peer-stays"):
-            truth["close"] = {"client_fin_sends_s": [r6(x - c["close"]) for x in
+            truth["close"] = {"client_fin_sends_s": [mech.r6(x - c["close"]) for x in
                                                       fin_sends(res["pcaps"]["-client"], c["local_port"])],
                               "timed_rules": res.get("timed_rules", [])}
         if need == "outage":
@@ -284,11 +276,12 @@ def flow_truths(cfg, res):
             for x, ce in zip(ex, c["exchanges"]):
                 x["reply_sojourn_ms"] = max((soj for when, soj, _, _, dport in res["sojourns"]
                                              if dport == c["local_port"] and
-                                             ce["request_sent"] <= when <= ce["reply_last_byte"]), default=0.0)
-                x["round_trip_s"] = r6(rtt + x["reply_sojourn_ms"] / 1000)
+                                             ce["request_sent"] <= when <= ce["reply_last_byte"]),
+                                            default=0.0)
+                x["round_trip_s"] = mech.r6(rtt + x["reply_sojourn_ms"] / 1000)
         if need == "lan":
             ex0 = c["exchanges"][0]
-            truth["lan"] = {"goodput_mbit_s": r6(ex0["reply_bytes"] * 8 / (ex0["reply_last_byte"]
+            truth["lan"] = {"goodput_mbit_s": mech.r6(ex0["reply_bytes"] * 8 / (ex0["reply_last_byte"]
                                                                           - ex0["reply_first_byte"]) / 1e6),
                             "bottleneck_mbit_s": LAN_SHAPER["rate_mbit"],
                             "client_min_rtt_us": c["tcp_info"]["min_rtt_us"],
@@ -305,8 +298,9 @@ def syn_truth(cfg, res, f, c):
     """A connection never made: the client's SYNs at its capture (from the first), the rule's
     count, and when connect() gave up."""
     syns = timebudget.handshake_rows(res["pcaps"]["-client"])[c["local_port"]]["syn"]
-    truth = {"connect_error": c["connect_error"], "gave_up_after_s": r6(c["connect_gave_up"] - c["connect_began"]),
-             "syn_times_s": [r6(x - syns[0]) for x in syns], "rule_packets": res["rule_counters"],
+    truth = {"connect_error": c["connect_error"],
+             "gave_up_after_s": mech.r6(c["connect_gave_up"] - c["connect_began"]),
+             "syn_times_s": [mech.r6(x - syns[0]) for x in syns], "rule_packets": res["rule_counters"],
              "client_TCPSynRetrans": res["nstat"]["client"].get("TCPSynRetrans", 0),
              "path_rtt_s": 2 * sum(cfg["delay"]) / 1000, "response_median_s": None,
              "client_tcp_info": c["tcp_info"]}
@@ -322,23 +316,24 @@ def outage_truth(res, c):
     before the rule went in to the first after it came out (the retransmission that got
     through, which the backoff sent after the window: its wait is the timeouts' too)."""
     rule = res["timed_rules"][0]
-    out = {"window_s": r6(rule["deleted"] - rule["inserted"]), "dropped_packets": rule["packets"],
-           "began_after_cut_s": r6(rule["inserted"] - res["cut_at"]), "silences": {}, "stall_s": {}}
+    out = {"window_s": mech.r6(rule["deleted"] - rule["inserted"]), "dropped_packets": rule["packets"],
+           "began_after_cut_s": mech.r6(rule["inserted"] - res["cut_at"]), "silences": {}, "stall_s": {}}
     for suffix, pcap in res["pcaps"].items():
         times = frames(pcap, f"tcp.port == {c['local_port']}")
         point = mech.CAPTURE_AT[suffix]
         out["silences"][point] = [
-            {"seconds": r6(g), "began_after_outage_s": r6(a - rule["inserted"])} for g, a in silences(times, 1.0)]
-        out["stall_s"][point] = r6(min(x for x in times if x >= rule["deleted"]) -
+            {"seconds": mech.r6(g), "began_after_outage_s": mech.r6(a - rule["inserted"])}
+            for g, a in silences(times, 1.0)]
+        out["stall_s"][point] = mech.r6(min(x for x in times if x >= rule["deleted"]) -
                                    max(x for x in times if x < rule["inserted"]))
     # at the server, the segment that got through after the window, from its first send (it
     # may have waited in the bottleneck's FIFO before the router dropped it)
     sends = {}
-    for when, seq in tshark(res["pcaps"]["-server"], f"tcp.srcport == 5001 && tcp.len > 0",
+    for when, seq in mech.tshark(res["pcaps"]["-server"], f"tcp.srcport == 5001 && tcp.len > 0",
                             "frame.time_epoch", "tcp.seq"):
         sends.setdefault(int(seq), []).append(float(when))
     through = min((w, seq) for seq, ws in sends.items() for w in ws if w >= rule["deleted"])
-    out["server_first_send_to_retransmission_s"] = r6(through[0] - sends[through[1]][0])
+    out["server_first_send_to_retransmission_s"] = mech.r6(through[0] - sends[through[1]][0])
     out["server_TCPTimeouts"] = res["nstat"]["server"].get("TCPTimeouts", 0)
     return out
 
@@ -415,11 +410,8 @@ def problems(cfg, res, flows):
             late = x["server_wait_s"] - (SLOW_S if need == "slow-answer" and i == SLOW_ANSWER - 1 else 0)
             if late >= timebudget.MIN_COST_S:      # a wait that could be a cause of its own
                 bad.append(f"exchange {i + 1}: the server waited {x['server_wait_s']} s")
-    if need in ("think", "greet", "lossy", "slow-answer"):
-        want = [f for f in cfg["flows"][0]["client_args"][1].split(",")] if \
-            cfg["flows"][0]["client_args"][:1] == ["--waits"] else []
-        for x, w in zip(ex, want):
-            if x["client_pause_s"] < float(w) or x["client_pause_s"] > float(w) + 0.25:
+        for x, w in zip(ex, cfg["flows"][0]["pauses"]):
+            if x["client_pause_s"] < w or x["client_pause_s"] > w + 0.25:
                 bad.append(f"a pause of {x['client_pause_s']} s where {w} s was configured")
     if need == "slow-answer" and ex[SLOW_ANSWER - 1]["server_wait_s"] < SLOW_S:
         bad.append(f"answer {SLOW_ANSWER} came without the server's sleep")
@@ -442,16 +434,19 @@ def problems(cfg, res, flows):
             bad.append(f"the outage did not fall inside the transfer: {o}")
         if not all(o["silences"].values()):
             bad.append(f"a capture point shows no silence: {o['silences']}")
-    if need == "syn-firewall" and (len(tr["syn_times_s"]) < 5 or tr["rule_packets"] != [len(tr["syn_times_s"])]):
+    syns = len(tr.get("syn_times_s", ()))
+    if need == "syn-firewall" and (syns < 5 or tr["rule_packets"] != [syns]):
         bad.append(f"not every SYN dropped by the rule: {tr}")
     if need == "queue":
         inter = flows[-1]["truth"]
-        if inter["queue"].get("sojourn_median_ms", 0) < 100 or inter["queue"].get("bulk_last_byte_after_this_flow_s", -1) <= 0:
+        q = inter["queue"]
+        if q.get("sojourn_median_ms", 0) < 100 or q.get("bulk_last_byte_after_this_flow_s", -1) <= 0:
             bad.append(f"no queue built under the interactive flow: {inter['queue']}")
     if need == "queue-grow":
         inter = flows[-1]["truth"]
         trips = [x["round_trip_s"] for x in inter["exchanges"]]
-        if trips[-1] < 3 * trips[0] or trips[-1] < 5 * rtt or inter["queue"].get("bulk_last_byte_after_this_flow_s", -1) <= 0:
+        outlived = inter["queue"].get("bulk_last_byte_after_this_flow_s", -1) > 0
+        if trips[-1] < 3 * trips[0] or trips[-1] < 5 * rtt or not outlived:
             bad.append(f"the queue did not grow under the interactive flow: round trips {trips}")
     if need in ("queue", "queue-grow"):
         inter = flows[-1]["truth"]
@@ -469,9 +464,16 @@ def problems(cfg, res, flows):
 # ----------------------------------------------------------------------------------
 def request_frames(pcap, port, n):
     """(frame of request n, first frame of its reply) at this capture (tshark)."""
-    rows = tshark(pcap, f"tcp.port == {port} && tcp.len > 0", "frame.number", "tcp.srcport", "tcp.len")
+    rows = mech.tshark(pcap, f"tcp.port == {port} && tcp.len > 0", "frame.number", "tcp.srcport", "tcp.len")
     req = [int(f) for f, sp, _ in rows if int(sp) == port]
     return req[n - 1], next(int(f) for f, sp, _ in rows if int(sp) != port and int(f) > req[n - 1])
+
+
+def c2s_bytes(f, resent):
+    """The requests' bytes; with requests the client sent again (TCP_INFO's total_retrans,
+    think-lossy's probes), up to those too."""
+    sent = f["request"] * f["requests"]
+    return {"min": sent, "max": sent + f["request"] * resent} if resent else sent
 
 
 def expected(name, cfg, res, flows, suffix):
@@ -488,9 +490,7 @@ def expected(name, cfg, res, flows, suffix):
         if "cut_s" not in cfg:
             e = {"tcpdiag.flow.client": "10.77.1.2", "tcpdiag.flow.server": "10.77.2.2",
                  "tcpdiag.flow.client_port": t["port"], "tcpdiag.flow.server_port": f["port"],
-                 # the requests, and each the client sent again (TCP_INFO's total_retrans)
-                 "tcpdiag.flow.c2s.bytes": {"min": f["request"] * f["requests"], "max": f["request"] * (
-                     f["requests"] + tr["client_tcp_info"]["total_retrans"])},
+                 "tcpdiag.flow.c2s.bytes": c2s_bytes(f, tr["client_tcp_info"]["total_retrans"]),
                  "tcpdiag.flow.s2c.bytes": {"min": f["reply"] * f["requests"]}, **e}
         if t["cause"] == "none":
             e["tcpdiag.diag.lost"] = None           # healthy: no time lost
@@ -498,34 +498,35 @@ def expected(name, cfg, res, flows, suffix):
             # no request ever sent; the cost is the SYNs' retries, at least the first to the
             # last SYN, at most the client's whole wait
             e.update({"tcpdiag.flow.c2s.bytes": 0, "tcpdiag.flow.s2c.bytes": 0,
-                      "tcpdiag.diag.lost": {"min": r6(tr["syn_times_s"][-1] - 0.01),
-                                            "max": r6(tr["gave_up_after_s"] + 0.01)}})
+                      "tcpdiag.diag.lost": {"min": mech.r6(tr["syn_times_s"][-1] - 0.01),
+                                            "max": mech.r6(tr["gave_up_after_s"] + 0.01)}})
         if cfg["needs"] in ("queue", "queue-grow") and t["role"] == "interactive":
             # the server answered at once: its waits, never the queue's
-            e["tcpdiag.time.server_wait"] = {"max": r6(tr["server_wait_s"] + n * 0.01)}
+            e["tcpdiag.time.server_wait"] = {"max": mech.r6(tr["server_wait_s"] + n * 0.01)}
         if tr.get("think_s", 0) > 0:
             # each pause is seen from this point's reply to its request: at most a round trip
             # (the exchange's own, its queue included) and 20 ms of delay-line hold more than
             # the client's own, never less than it less 10 ms
-            e["tcpdiag.time.think"] = {"min": r6(max(0.0, tr["think_s"] - 0.01 * n)),
-                                       "max": r6(tr["think_s"] + sum(x.get("round_trip_s", rtt) + 0.02
+            e["tcpdiag.time.think"] = {"min": mech.r6(max(0.0, tr["think_s"] - 0.01 * n)),
+                                       "max": mech.r6(tr["think_s"] + sum(x.get("round_trip_s", rtt) + 0.02
                                                                      for x in t["exchanges"]))}
         elif cfg["needs"] in ("think", "greet") and "think_s" in tr:
-            e["tcpdiag.time.think"] = {"max": r6(n * (rtt + 0.02))}
+            e["tcpdiag.time.think"] = {"max": mech.r6(n * (rtt + 0.02))}
         if cfg["needs"] == "slow-answer":
-            e["tcpdiag.diag.lost"] = {"min": r6(tr["server_wait_s"] - 2 * rtt - 0.01),
-                                      "max": r6(tr["server_wait_s"] + 2 * rtt + 0.01)}
+            e["tcpdiag.diag.lost"] = {"min": mech.r6(tr["server_wait_s"] - 2 * rtt - 0.01),
+                                      "max": mech.r6(tr["server_wait_s"] + 2 * rtt + 0.01)}
             e["tcpdiag.diag.frame"] = list(request_frames(pcap, t["port"], SLOW_ANSWER))
         if cfg["needs"] == "lossy":
             lo = tr["losses"]
-            e["tcpdiag.diag.lost"] = {"min": r6(lo["stall_s"] - n * (rtt + 0.01)),
-                                      "max": r6(lo["stall_s"] + n * (rtt + 0.01))}
+            e["tcpdiag.diag.lost"] = {"min": mech.r6(lo["stall_s"] - n * (rtt + 0.01)),
+                                      "max": mech.r6(lo["stall_s"] + n * (rtt + 0.01))}
         if cfg["needs"] == "outage":
             o = tr["outage"]
             stall = o["stall_s"][point]
             if point == "server":
                 stall = max(stall, o["server_first_send_to_retransmission_s"])
-            e["tcpdiag.diag.lost"] = {"min": r6(o["window_s"] - 2 * rtt), "max": r6(stall + 2 * rtt)}
+            e["tcpdiag.diag.lost"] = {"min": mech.r6(o["window_s"] - 2 * rtt),
+                                      "max": mech.r6(stall + 2 * rtt)}
         select = {"tcp.stream": streams[t["port"]]["stream"]} if "cut_s" not in cfg else {"tcp.stream": 0}
         out.append({"select": select, "why": f"{t['role']} flow (client port {t['port']}): {t['why']}",
                     "expect": e, "truth": tr})
