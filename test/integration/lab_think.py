@@ -1,0 +1,40 @@
+"""The lab's ground truth for issue 37 in captures/lab/think (its README.md): think time,
+a slow answer and losses among the pauses, a server that speaks first, the close, outages
+seen mid-flow, a LAN bottleneck, a growing queue, SYNs a firewall drops and a long-lived
+connection, each at the client, the router and the server; and the captures whose expected
+values today's engine misses, with why: the tests mark them as strict xfails, so the day the
+engine gets one right its entry must go."""
+from tshark import CAPTURES
+
+THINK = CAPTURES / "lab" / "think"
+POINTS = ("client", "router", "server")
+
+# pcap: why the engine misses it (the rule at fault), per issue 37's items
+THINK_KNOWN_MISSES = {
+    **{f"lab-think-{name}-{p}.pcap": "issue 37 item 1: think time read as the server's application "
+       "limit (app-limited, 'nothing to send 98-99% of the time': flight.c's limit counts the "
+       "pauses after an answer, with no request outstanding, as time the sender had nothing to send)"
+       for name in ("pauses", "greet", "long") for p in POINTS},
+    **{f"lab-think-lossy-{p}.pcap": "issue 37 item 2: each reply lost twice before the capture "
+       "point and re-sent after a timeout reads server-delay (the missing originals are not seen "
+       "here; the gap in the server's IP IDs and the client's request probes, D-SACKed, are)"
+       for p in ("client", "router")},
+    "lab-think-lossy-server.pcap": "issue 37 item 5: one-segment replies, each re-sent after a "
+    "timeout, read window-collapse ('the flight sat at 1 segments for 10 round trips'): the flight "
+    "was the whole reply, no window was cut",
+    "lab-think-peer-leaves-server.pcap": "issue 37 item 1 (the close is idle): at the server, the "
+    "client's FIN resent again and again after the server had acknowledged it (its ACK and FIN "
+    "dropped beyond this point) reads retransmission-timeout 6.57 s; all data had been delivered and "
+    "acknowledged, so the close costs nothing (time_budget.c's close rule wants the other side "
+    "with nothing outstanding, and here the server's own FIN, lost beyond this point, is)",
+    **{f"lab-think-outage-{n}-{p}.pcap": "issue 37 item 4 (outages mid-flow): cut to start mid-flow, "
+       "the receiver's capture of a silence ended by the server's backed-off retransmission reads "
+       "unknown ('handshake not captured: the window scale and the capture point are unknown'): the "
+       "diagnosis abstains before the time budget's stall is read" for n in (10, 22) for p in ("client", "router")},
+    **{f"lab-think-queue-grow-{p}.pcap": "issue 37 item 6: round trips growing 55 -> 298 ms in a "
+       "filling FIFO are booked as server wait (1.29 s: server-delay) where the server answered at "
+       "once, each exchange's network share held at the handshake's round trip" for p in ("client", "router")},
+    "lab-think-queue-grow-server.pcap": "issue 37 item 6: at the server the growing round trips "
+    "(55 -> 298 ms) are read as the client's think time (0.95 s) and the interactive flow as none, "
+    "where its replies queued behind the download",
+}
