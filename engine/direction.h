@@ -60,7 +60,8 @@ typedef struct td_flight_context {
 } td_flight_context;
 
 typedef struct td_ack_sample {
-    int64_t  at_ns;
+    int64_t  at_ns;         /* the latest ACK the slot holds */
+    int64_t  first_ns;      /* the first: with timestamps, one TSval tick's ACKs share a slot */
     uint32_t ack, edge;     /* edge = ack + scaled window */
     uint32_t tsval;
     uint16_t ace_marks;     /* AccECN: CE marks counted since the slot before */

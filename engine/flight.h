@@ -83,6 +83,9 @@ typedef struct td_flight {
     bool     ace_known;
     uint8_t  last_ace;              /* ACE field of the previous ACK captured */
     uint16_t ring_size, ring_first, ring_len;
+    uint32_t tick_tsval;            /* the TSval of the newest slot made, */
+    int64_t  tick_first_ns;         /* ...first seen then: a tick outlives its slot's delivery */
+    bool     tick_known;
     int64_t  lag_ns;                /* current estimate of ctx.ack_lag_ns */
     int64_t  lag_window_min;
     uint8_t  lag_samples;

@@ -11,10 +11,6 @@ POINTS = ("client", "router", "server")
 
 # pcap: why the engine misses it (the rule at fault), per issue 37's items
 THINK_KNOWN_MISSES = {
-    **{f"lab-think-{name}-{p}.pcap": "issue 37 item 1: think time read as the server's application "
-       "limit (app-limited, 'nothing to send 98-99% of the time': flight.c's limit counts the "
-       "pauses after an answer, with no request outstanding, as time the sender had nothing to send)"
-       for name in ("pauses", "greet", "long") for p in POINTS},
     **{f"lab-think-lossy-{p}.pcap": "issue 37 item 2: each reply lost twice before the capture "
        "point and re-sent after a timeout reads server-delay (the missing originals are not seen "
        "here; the gap in the server's IP IDs and the client's request probes, D-SACKed, are)"
@@ -27,10 +23,11 @@ THINK_KNOWN_MISSES = {
     "dropped beyond this point) reads retransmission-timeout 6.57 s; all data had been delivered and "
     "acknowledged, so the close costs nothing (time_budget.c's close rule wants the other side "
     "with nothing outstanding, and here the server's own FIN, lost beyond this point, is)",
-    **{f"lab-think-outage-{n}-{p}.pcap": "issue 37 item 4 (outages mid-flow): cut to start mid-flow, "
-       "the receiver's capture of a silence ended by the server's backed-off retransmission reads "
-       "unknown ('handshake not captured: the window scale and the capture point are unknown'): the "
-       "diagnosis abstains before the time budget's stall is read" for n in (10, 22) for p in ("client", "router")},
+    **{f"lab-think-outage-{n}-{p}.pcap": "issue 37 item 4 (outages mid-flow): named now "
+       "(retransmission-timeout, its longest silence the outage's stall to 10 ms), but its cost "
+       "overshoots by 0.03-0.14 s: the budget's stall counts every span a retransmission ended, the "
+       "fast recovery's after the outage too (time_budget.h 'stall'), not only the timeouts' "
+       "silences" for n in (10, 22) for p in ("client", "router")},
     **{f"lab-think-queue-grow-{p}.pcap": "issue 37 item 6: round trips growing 55 -> 298 ms in a "
        "filling FIFO are booked as server wait (1.29 s: server-delay) where the server answered at "
        "once, each exchange's network share held at the handshake's round trip" for p in ("client", "router")},
