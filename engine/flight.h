@@ -95,7 +95,6 @@ typedef struct td_flight {
     uint32_t round_end;
     int64_t  round_start_ns;
     uint8_t  round_events, next_round_events;
-    bool     round_answers;         /* it opened an answer to the peer (flight.c's add_to_run) */
     bool     peer_sent;             /* the receiver sent payload since the sender's last new data */
     bool     idle;
     int64_t  idle_since_ns;

@@ -330,6 +330,17 @@ static bool resends_acknowledged(const td_time_side *me, const td_record *rec)
     return rec->payload_len > 1 && me->sent_data && !td_seq_after(end, me->acked);
 }
 
+/* A segment short of the MSS its receiver announced, by more than options could take
+ * (40 bytes): its sender had no more to send then (RFC 1122 4.2.3.4), even when it is
+ * the sender's first and only one (a request, a greeting). */
+static bool short_of_mss(const td_handshake *hs, int receiver, uint32_t payload_len)
+{
+    enum { OPTIONS_MAX = 40 };
+    const td_syn_options *o = &hs->opts[receiver];
+
+    return hs->opts_seen[receiver] && (o->present & TD_OPT_MSS) && payload_len + OPTIONS_MAX <= o->mss;
+}
+
 /* A record after the handshake: which event it is, then what it changes. */
 static void open_record(td_time_budget *b, const td_record *rec, int sender, int client, const td_handshake *hs)
 {
@@ -351,7 +362,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         asks = true;
         me->hi = end;
         me->sent_data = true;
-        me->wrote_all = rec->payload_len < me->max_payload;
+        me->wrote_all = rec->payload_len < me->max_payload || short_of_mss(hs, 1 - sender, rec->payload_len);
         me->max_payload = MAX(me->max_payload, rec->payload_len);
     } else if (fin && me->sent_fin && !rec->payload_len && !outstanding(me) && b->side[1 - sender].wrote_all &&
                !outstanding(&b->side[1 - sender])) {

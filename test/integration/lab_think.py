@@ -15,14 +15,6 @@ THINK_KNOWN_MISSES = {
        "point and re-sent after a timeout reads server-delay (the missing originals are not seen "
        "here; the gap in the server's IP IDs and the client's request probes, D-SACKed, are)"
        for p in ("client", "router")},
-    "lab-think-lossy-server.pcap": "issue 37 item 5: one-segment replies, each re-sent after a "
-    "timeout, read window-collapse ('the flight sat at 1 segments for 10 round trips'): the flight "
-    "was the whole reply, no window was cut",
-    "lab-think-peer-leaves-server.pcap": "issue 37 item 1 (the close is idle): at the server, the "
-    "client's FIN resent again and again after the server had acknowledged it (its ACK and FIN "
-    "dropped beyond this point) reads retransmission-timeout 6.57 s; all data had been delivered and "
-    "acknowledged, so the close costs nothing (time_budget.c's close rule wants the other side "
-    "with nothing outstanding, and here the server's own FIN, lost beyond this point, is)",
     **{f"lab-think-outage-{n}-{p}.pcap": "issue 37 item 4 (outages mid-flow): named now "
        "(retransmission-timeout, its longest silence the outage's stall to 10 ms), but its cost "
        "overshoots by 0.03-0.14 s: the budget's stall counts every span a retransmission ended, the "
