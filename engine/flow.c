@@ -21,6 +21,8 @@ enum { HELD_SYNS = 1 << 16 };
 struct td_engine {
     const td_config *cfg;
     td_series_book *history;    /* the report's (td_engine_keep_history), NULL none */
+    td_exchange_fn on_exchange; /* td_engine_on_exchange's, NULL none */
+    void       *exchange_ctx;
     GPtrArray  *slabs;          /* td_flow[SLAB_FLOWS] each */
     guint       nflows;
     /* Wireshark numbers streams in first-appearance order, so stream k is almost
@@ -363,6 +365,8 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
  *              counts tell waiting from idle;
  *   budget     where the flow's time went (time_budget.c): after the handshake,
  *              whose roles and round-trip halves it reads;
+ *   exchange   the flow's requests and responses (exchange.c): after the budget,
+ *              whose events and parts it reads;
  *   pmtu       each sender's segments against the size the handshake allowed
  *              (pmtu.c): after the handshake, whose MSS options it reads.
  *
@@ -499,6 +503,28 @@ static void budget_end(td_engine *engine G_GNUC_UNUSED, td_flow *flow)
         td_time_budget_end(&flow->more->budget);
 }
 
+/* After the budget's, whose events it reads. */
+static void exchange_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
+{
+    const td_time_budget *b;
+    td_exchange done;
+
+    if (!flow->more)
+        return;
+    b = &flow->more->budget;
+    if (td_exchanges_record(&flow->more->exchanges, b, rec, sender, flow->client >= 0 ? flow->client : b->guessed_client,
+                            &done) && engine->on_exchange)
+        engine->on_exchange(flow, &done, engine->exchange_ctx);
+}
+
+static void exchange_end(td_engine *engine, td_flow *flow)
+{
+    td_exchange done;
+
+    if (flow->more && td_exchanges_end(&flow->more->exchanges, &flow->more->budget, &done) && engine->on_exchange)
+        engine->on_exchange(flow, &done, engine->exchange_ctx);
+}
+
 /* After the flight's, which knows the sender's segments. A segment is short of a full
  * one below the largest it sent so far, or the MSS its peer announced less the most
  * option bytes a segment can carry (40): a sender of small writes never shows its
@@ -531,6 +557,7 @@ static const flow_analysis analyses[] = {
     { flight_record, flight_end },
     { stall_record, NULL },
     { budget_record, budget_end },
+    { exchange_record, exchange_end },
     { nagle_record, NULL },
     { pmtu_record, NULL },
 };
@@ -677,6 +704,12 @@ void td_engine_settle(td_engine *engine, guint index)
 void td_engine_keep_history(td_engine *engine, td_series_book *history)
 {
     engine->history = history;
+}
+
+void td_engine_on_exchange(td_engine *engine, td_exchange_fn fn, void *ctx)
+{
+    engine->on_exchange = fn;
+    engine->exchange_ctx = ctx;
 }
 
 void td_engine_forget(td_engine *engine, guint index, bool release)

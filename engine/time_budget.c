@@ -237,6 +237,7 @@ static void new_data(td_time_budget *b, int sender, int client, const td_handsha
                     thinks ? TD_TIME_THINK : sender == client ? TD_TIME_CLIENT_WAIT : TD_TIME_SERVER_WAIT);
     if (sender != client && b->last_data_sender >= 0 && b->last_data_sender == client)
         b->exchanges++;
+    b->begins_exchange = b->last_data_sender < 0 || (sender == client && b->last_data_sender != client);
     b->last_data_sender = (int8_t)sender;
     hand_turn(&b->side[1 - sender], t, true);
 }
@@ -315,6 +316,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         retransmission(b, sender, rec->time_ns);
     } else if (rec->payload_len && td_seq_after(end, me->hi)) {
         new_data(b, sender, client, hs, rec->time_ns);
+        b->new_bytes = end - me->hi;
         asks = true;
         me->hi = end;
         me->sent_data = true;
@@ -357,6 +359,7 @@ void td_time_budget_record(td_time_budget *b, const td_record *rec, int sender, 
     int64_t t = rec->time_ns;
 
     b->frame = rec->frame;
+    b->new_bytes = 0;
     if (b->phase == PHASE_FIRST) {
         b->guessed_client = (int8_t)(rec->sport > rec->dport ? sender : 1 - sender);
         b->phase = (rec->tcp_flags & TD_TH_SYN) ? PHASE_SETUP : PHASE_OPEN;
