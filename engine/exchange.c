@@ -10,6 +10,10 @@ static void close_open(td_exchanges *x, const td_time_budget *b, td_exchange *do
     const int64_t *at = x->parts_at_start;
 
     *done = x->open;
+    done->active_ns = 0;
+    for (int p = 0; p < TD_TIME_PARTS; p++)
+        if (p != TD_TIME_THINK && p != TD_TIME_IDLE)
+            done->active_ns += b->part_ns[p] - at[p];
     done->server_ns = b->part_ns[TD_TIME_SERVER_WAIT] - at[TD_TIME_SERVER_WAIT];
     done->transfer_ns = b->part_ns[TD_TIME_TRANSFER] - at[TD_TIME_TRANSFER];
     done->stall_ns = b->part_ns[TD_TIME_STALL] - at[TD_TIME_STALL];

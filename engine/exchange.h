@@ -7,6 +7,8 @@
  * first, an FTP greeting, is an exchange of its own). It ends where the next one
  * begins, or when the flow settles. Its parts are the time budget's over that span
  * (time_budget.h), so they mean what the budget's parts mean:
+ *   active    the span less its think and idle time: the client's, the server's and
+ *             the network's time in it, what ranks the slowest exchanges;
  *   client    the request's first byte → its last new byte before the server's first
  *             answering byte (0 for an exchange the client sent nothing in);
  *   server    the server's waits (the budget's server_wait): the request's last byte →
@@ -34,6 +36,7 @@ typedef struct td_exchange {
     uint32_t first_frame;   /* the request's first packet (a one-way transfer's first) */
     int64_t  start_ns;      /* ...its time */
     uint64_t bytes[2];      /* new payload bytes, by TD_EXCHANGE_C2S, TD_EXCHANGE_S2C */
+    int64_t  active_ns;     /* its span less think and idle time: how slow it was */
     int64_t  client_ns, server_ns, transfer_ns, stall_ns, think_ns;
 } td_exchange;
 

@@ -431,6 +431,10 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "New payload bytes the client sent in the exchange (the request)", EXCHANGE(PLAIN) },
     [TD_F_EXCHANGE_BYTES_S2C] = { "tcpdiag.exchange.bytes_s2c", TD_TYPE_UINT64, "Bytes server to client",
         "New payload bytes the server sent in the exchange (the response)", EXCHANGE(PLAIN) },
+    [TD_F_EXCHANGE_ACTIVE] = { "tcpdiag.exchange.active", TD_TYPE_DURATION, "Active time",
+        "Its first byte to the next exchange's first (or the flow's end), less its think and idle time: the "
+        "client's, the server's and the network's time in it; the slowest exchanges are those with the most",
+        EXCHANGE(DURATION) },
     [TD_F_EXCHANGE_CLIENT_TIME] = { "tcpdiag.exchange.client_time", TD_TYPE_DURATION, "Client send time",
         "The request's first byte to its last, before the server's first answering byte", EXCHANGE(DURATION) },
     [TD_F_EXCHANGE_SERVER_TIME] = { "tcpdiag.exchange.server_time", TD_TYPE_DURATION, "Server time",

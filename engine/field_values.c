@@ -621,6 +621,7 @@ void td_exchange_fields(const td_exchange *ex, const td_field_sink *sink)
     unum(&e, TD_F_EXCHANGE_FRAME, ex->first_frame);
     unum(&e, TD_F_EXCHANGE_BYTES_C2S, ex->bytes[TD_EXCHANGE_C2S]);
     unum(&e, TD_F_EXCHANGE_BYTES_S2C, ex->bytes[TD_EXCHANGE_S2C]);
+    time_ns(&e, TD_F_EXCHANGE_ACTIVE, ex->active_ns);
     time_ns(&e, TD_F_EXCHANGE_CLIENT_TIME, ex->client_ns);
     time_ns(&e, TD_F_EXCHANGE_SERVER_TIME, ex->server_ns);
     time_ns(&e, TD_F_EXCHANGE_TRANSFER, ex->transfer_ns);

@@ -20,6 +20,7 @@ import struct
 import pytest
 
 import command
+import tshark
 from lab_next import NEXT
 
 REQUEST = 100       # rr.py's --request default; timebudget.py never passes another
@@ -176,3 +177,33 @@ def test_memory_stays_flat_over_many_exchanges(tmp_path):
     assert json_long <= 1.1 * json_short, (json_short, json_long)
     out = command.run(["-F", "json", long_]).stdout
     assert out.count('"record":"exchange"') == 160_000
+
+
+EXCHANGE_FIELDS = ["index", "frame", "bytes_c2s", "bytes_s2c", "active", "client_time", "server_time", "transfer",
+                   "stall", "think"]
+
+
+@pytest.mark.parametrize("pcap", sorted(NEXT.glob("lab-tb-*.pcap")), ids=lambda p: p.name)
+def test_tshark_shows_the_commands_exchanges(pcap):
+    """tshark -2 with the plugin puts each exchange on its first packet with the values
+    of the command's record: both front ends read one engine and one field table."""
+    names = ["frame.number", "tcp.stream"] + [f"tcpdiag.exchange.{k}" for k in EXCHANGE_FIELDS]
+    shown = [(int(row["tcp.stream"]), int(row["frame.number"]), *(float(row[n]) for n in names[2:]))
+             for row in tshark.fields(pcap, names) if row["tcpdiag.exchange.index"]]
+    given = [(r["tcp.stream"], r["tcpdiag.exchange.frame"], *(float(r[f"tcpdiag.exchange.{k}"])
+                                                            for k in EXCHANGE_FIELDS))
+             for r in exchange_records(pcap)]
+    assert shown and sorted(shown) == sorted(given)
+    assert all(row[1] == row[3] for row in shown)     # on its own first frame
+
+
+def test_tshark_finds_the_slow_requests():
+    """The brief's filter: in tb-server-delay (the server sleeps 1 s before every reply)
+    every request's first packet, and only those; none in its prompt control."""
+    config = json.loads((NEXT.parent / "logs" / "tb-server-delay.json").read_text())["config"]
+    slow = tshark.run(["-r", NEXT / "lab-tb-server-delay-server.pcap", "-2", "-Y",
+                       "tcpdiag.exchange.server_time > 0.5", "-T", "fields", "-e", "frame.number"]).stdout.split()
+    prompt = tshark.run(["-r", NEXT / "lab-tb-server-prompt-server.pcap", "-2", "-Y",
+                         "tcpdiag.exchange.server_time > 0.5", "-T", "fields", "-e", "frame.number"]).stdout.split()
+    assert len(slow) == config["clients"] * config["requests"]
+    assert prompt == []
