@@ -14,7 +14,7 @@ static void close_open(td_exchanges *x, const td_time_budget *b, td_exchange *do
     for (int p = 0; p < TD_TIME_PARTS; p++)
         if (p != TD_TIME_THINK && p != TD_TIME_IDLE)
             done->active_ns += b->part_ns[p] - at[p];
-    done->server_ns = b->part_ns[TD_TIME_SERVER_WAIT] - at[TD_TIME_SERVER_WAIT];
+    done->server_ns = b->answer_wait_ns[TD_SPAN_SERVER_WAIT] - x->server_answer_at_start;
     done->transfer_ns = b->part_ns[TD_TIME_TRANSFER] - at[TD_TIME_TRANSFER];
     done->stall_ns = b->part_ns[TD_TIME_STALL] - at[TD_TIME_STALL];
     done->think_ns = b->part_ns[TD_TIME_THINK] - at[TD_TIME_THINK];
@@ -38,7 +38,17 @@ bool td_exchanges_record(td_exchanges *x, const td_time_budget *b, const td_reco
         x->open.index = ++x->count;
         x->open.first_frame = rec->frame;
         x->open.start_ns = rec->time_ns;
-        memcpy(x->parts_at_start, b->part_ns, sizeof x->parts_at_start);
+        if (x->count == 1) {
+            /* the first holds all after the handshake, the wait before its first byte
+               included (a server's greeting, a client's first request), so that the
+               exchanges' parts add up to the flow's */
+            memset(x->parts_at_start, 0, sizeof x->parts_at_start);
+            x->parts_at_start[TD_TIME_SETUP] = b->part_ns[TD_TIME_SETUP];
+            x->server_answer_at_start = 0;
+        } else {
+            memcpy(x->parts_at_start, b->part_ns, sizeof x->parts_at_start);
+            x->server_answer_at_start = b->answer_wait_ns[TD_SPAN_SERVER_WAIT];
+        }
         x->answered = false;
     }
     if (sender == client) {

@@ -6,14 +6,20 @@
  * request after it: the client's new data after the server's (a server that speaks
  * first, an FTP greeting, is an exchange of its own). It ends where the next one
  * begins, or when the flow settles. Its parts are the time budget's over that span
- * (time_budget.h), so they mean what the budget's parts mean:
+ * (time_budget.h), the first's from the handshake's end, so that each part of the
+ * flow after its setup is the sum of its exchanges', and they mean what the budget's
+ * parts mean:
  *   active    the span less its think and idle time: the client's, the server's and
- *             the network's time in it, what ranks the slowest exchanges;
+ *             the network's time in it, what ranks the slowest exchanges (the
+ *             first's holds the wait before its first byte: a client that kept the
+ *             server waiting before its first request);
  *   client    the request's first byte → its last new byte before the server's first
  *             answering byte (0 for an exchange the client sent nothing in);
- *   server    the server's waits (the budget's server_wait): the request's last byte →
- *             the response's first byte, less the capture point's round trip to the
- *             server, and the server's pauses inside its response;
+ *   server    the server's wait before it answered: the request's last byte → the
+ *             response's first byte, less the capture point's round trip to the
+ *             server, as the budget's server_wait reads it (its server_delay: a
+ *             server pausing inside its own response, a paced stream, is not
+ *             waiting to answer, and that time stays in active only);
  *   transfer  data moving, and the network's share of every wait;
  *   stall     data outstanding and nothing moving (timeouts, a zero window);
  *   think     the client's pause after the response, before the next request: 0 for
@@ -44,6 +50,7 @@ typedef struct td_exchange {
 typedef struct td_exchanges {
     td_exchange open;
     int64_t  parts_at_start[TD_TIME_PARTS];     /* the budget's when it began */
+    int64_t  server_answer_at_start;            /* ...and its server's answer waits */
     uint32_t count;         /* begun so far: the open one's index */
     bool     answered;      /* the server sent new data in the open exchange */
 } td_exchanges;

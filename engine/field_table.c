@@ -438,8 +438,8 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
     [TD_F_EXCHANGE_CLIENT_TIME] = { "tcpdiag.exchange.client_time", TD_TYPE_DURATION, "Client send time",
         "The request's first byte to its last, before the server's first answering byte", EXCHANGE(DURATION) },
     [TD_F_EXCHANGE_SERVER_TIME] = { "tcpdiag.exchange.server_time", TD_TYPE_DURATION, "Server time",
-        "The server's wait in the exchange: the request's last byte to the response's first, less the round "
-        "trip, as tcpdiag.time.server_wait", EXCHANGE(DURATION) },
+        "The server's wait before it answered: the request's last byte to the response's first, less the "
+        "round trip, as tcpdiag.time.server_delay", EXCHANGE(DURATION) },
     [TD_F_EXCHANGE_TRANSFER] = { "tcpdiag.exchange.transfer", TD_TYPE_DURATION, "Transfer",
         "Data moving in the exchange, and the network's share of its waits, as tcpdiag.time.transfer",
         EXCHANGE(DURATION) },

@@ -12,6 +12,7 @@ and ek) against the ground truth of their making, never tcpdiag's output.
   exchange a record with its bytes and its server time, and the streamed command's
   memory flat whatever their number (hostile input must not grow it)."""
 import csv
+import decimal
 import io
 import json
 import os
@@ -207,3 +208,51 @@ def test_tshark_finds_the_slow_requests():
                          "tcpdiag.exchange.server_time > 0.5", "-T", "fields", "-e", "frame.number"]).stdout.split()
     assert len(slow) == config["clients"] * config["requests"]
     assert prompt == []
+
+
+def ns(value):
+    """A printed duration (seconds with up to 9 decimals) as integer nanoseconds."""
+    return int(decimal.Decimal(str(value)) * 1_000_000_000)
+
+
+ALL_PCAPS = sorted(p for p in command.ROOT.glob("captures/**/*.pcap"))
+
+
+@pytest.mark.parametrize("pcap", ALL_PCAPS, ids=lambda p: str(p.relative_to(command.ROOT / "captures")))
+def test_exchanges_add_up_to_their_flow(pcap):
+    """On every committed capture: a flow's exchanges are numbered 1, 2, ... in frame
+    order, only a flow that carried data has any, and their parts add up, to the
+    nanosecond, to the flow's budget after its setup (exchange.h): think, transfer,
+    stall, the server's answer waits (tcpdiag.time.server_delay), and active time."""
+    out = command.run(["-F", "json", pcap]).stdout
+    records = [json.loads(line, parse_float=decimal.Decimal) for line in out.splitlines()]
+    by_stream = {}
+    for r in records:
+        if r["record"] == "exchange":
+            by_stream.setdefault(r["tcp.stream"], []).append(r)
+    for flow in (r for r in records if r["record"] == "flow"):
+        got = by_stream.pop(flow["tcp.stream"], [])
+        where = f"stream {flow['tcp.stream']}"
+        if not got:
+            # no new data as the budget reads it (crafted-hostile has a segment below
+            # what its peer had already acknowledged): no exchange, and nothing in one
+            assert flow["tcpdiag.time.think"] == 0 and flow["tcpdiag.time.server_delay"] == 0, where
+            continue
+        # a data direction has its own object (its flight), by role or, unknown, fwd/rev
+        assert any(d in flow for d in ("c2s", "s2c", "fwd", "rev")), where
+        assert [x["tcpdiag.exchange.index"] for x in got] == list(range(1, len(got) + 1)), where
+        frames = [x["tcpdiag.exchange.frame"] for x in got]
+        assert frames == sorted(frames), where
+        assert len(got) >= flow["tcpdiag.time.exchanges"], where
+
+        def total(key):
+            return sum(ns(x[f"tcpdiag.exchange.{key}"]) for x in got)
+        t = {k: ns(flow[f"tcpdiag.time.{k}"]) for k in ("think", "transfer", "stall", "server_delay", "active",
+                                                            "setup")}
+        assert total("think") == t["think"], where
+        assert total("transfer") == t["transfer"], where
+        assert total("stall") == t["stall"], where
+        assert total("server_time") == t["server_delay"], where
+        assert total("active") == t["active"] - t["setup"], where
+        assert ns(got[-1]["tcpdiag.exchange.think"]) == 0, where
+    assert not by_stream, f"exchanges of no flow: {sorted(by_stream)}"
