@@ -503,6 +503,15 @@ static void budget_end(td_engine *engine G_GNUC_UNUSED, td_flow *flow)
         td_time_budget_end(&flow->more->budget);
 }
 
+/* An exchange ended: to the front end that shows them, and the report's history. */
+static void exchange_done(td_engine *engine, const td_flow *flow, const td_exchange *done)
+{
+    if (engine->on_exchange)
+        engine->on_exchange(flow, done, engine->exchange_ctx);
+    if (engine->history)
+        td_series_exchange(engine->history, &flow->more->budget, done);
+}
+
 /* After the budget's, whose events it reads. */
 static void exchange_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
 {
@@ -513,16 +522,16 @@ static void exchange_record(td_engine *engine, td_flow *flow, const td_record *r
         return;
     b = &flow->more->budget;
     if (td_exchanges_record(&flow->more->exchanges, b, rec, sender, flow->client >= 0 ? flow->client : b->guessed_client,
-                            &done) && engine->on_exchange)
-        engine->on_exchange(flow, &done, engine->exchange_ctx);
+                            &done))
+        exchange_done(engine, flow, &done);
 }
 
 static void exchange_end(td_engine *engine, td_flow *flow)
 {
     td_exchange done;
 
-    if (flow->more && td_exchanges_end(&flow->more->exchanges, &flow->more->budget, &done) && engine->on_exchange)
-        engine->on_exchange(flow, &done, engine->exchange_ctx);
+    if (flow->more && td_exchanges_end(&flow->more->exchanges, &flow->more->budget, &done))
+        exchange_done(engine, flow, &done);
 }
 
 /* After the flight's, which knows the sender's segments. A segment is short of a full
