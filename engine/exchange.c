@@ -25,8 +25,6 @@ bool td_exchanges_record(td_exchanges *x, const td_time_budget *b, const td_reco
 {
     bool completed = false;
 
-    if (!b->new_bytes)
-        return false;
     if (b->begins_exchange) {
         /* the think time before this request was charged by this record: the open
            exchange's, as is the network's share of that wait */

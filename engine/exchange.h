@@ -55,9 +55,9 @@ typedef struct td_exchanges {
     bool     answered;      /* the server sent new data in the open exchange */
 } td_exchanges;
 
-/* After the budget has taken the record of `sender` (client: the client's endpoint, or
- * the budget's guess); true when the record began an exchange that completed the
- * previous one, which is then copied to *done. */
+/* After the budget has taken a record of new data (b->new_bytes) from `sender` (client:
+ * the client's endpoint, or the budget's guess); true when the record began an
+ * exchange that completed the previous one, which is then copied to *done. */
 bool td_exchanges_record(td_exchanges *x, const td_time_budget *b, const td_record *rec, int sender,
                          int client, td_exchange *done);
 /* The flow has settled (its budget ended): true and its last exchange in *done, if any. */

@@ -364,9 +364,8 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
  *   stall      the host-wide silences (stall.c): after the tallies, whose payload
  *              counts tell waiting from idle;
  *   budget     where the flow's time went (time_budget.c): after the handshake,
- *              whose roles and round-trip halves it reads;
- *   exchange   the flow's requests and responses (exchange.c): after the budget,
- *              whose events and parts it reads;
+ *              whose roles and round-trip halves it reads; and the flow's requests
+ *              and responses (exchange.c), which read the budget's events and parts;
  *   pmtu       each sender's segments against the size the handshake allowed
  *              (pmtu.c): after the handshake, whose MSS options it reads.
  *
@@ -473,37 +472,8 @@ static void stall_record(td_engine *engine, td_flow *flow, const td_record *rec,
                      flow->more->sent[sender].payload_bytes, flow->more->sent[1 - sender].payload_bytes);
 }
 
-/* The report's history (series.h), when one is kept: each exchange's network time,
- * read from the budget where a request begins (the client's new data after the
- * server's, or its first) and where the flow begins to close. */
-static void budget_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
-{
-    td_series_book *book = engine->history;
-    td_time_budget *b;
-    int8_t last_data_sender;
-    int client;
-
-    if (!flow->more)
-        return;
-    b = &flow->more->budget;
-    last_data_sender = b->last_data_sender;
-    td_time_budget_record(b, rec, sender, flow->client, &flow->more->hs);
-    if (!book)
-        return;
-    client = flow->client >= 0 ? flow->client : b->guessed_client;
-    if (sender == client && b->last_data_sender == sender && last_data_sender != sender)
-        td_series_request(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));
-    else if (rec->tcp_flags & (TD_TH_FIN | TD_TH_RST))
-        td_series_closing(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));
-}
-
-static void budget_end(td_engine *engine G_GNUC_UNUSED, td_flow *flow)
-{
-    if (flow->more)
-        td_time_budget_end(&flow->more->budget);
-}
-
-/* An exchange ended: to the front end that shows them, and the report's history. */
+/* An exchange ended (exchange.h): to the front end that shows them, and the report's
+ * history. */
 static void exchange_done(td_engine *engine, const td_flow *flow, const td_exchange *done)
 {
     if (engine->on_exchange)
@@ -512,25 +482,43 @@ static void exchange_done(td_engine *engine, const td_flow *flow, const td_excha
         td_series_exchange(engine->history, &flow->more->budget, done);
 }
 
-/* After the budget's, whose events it reads. */
-static void exchange_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
+/* The budget's events go on to the flow's exchanges, only for a record of new data
+ * (the one event they read). The report's history (series.h), when one is kept: each
+ * exchange's network time, read from the budget where a request begins (the client's
+ * new data after the server's, or its first) and where the flow begins to close. */
+static void budget_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
 {
-    const td_time_budget *b;
+    td_series_book *book = engine->history;
+    td_time_budget *b;
     td_exchange done;
+    int8_t last_data_sender;
+    int client;
 
     if (!flow->more)
         return;
     b = &flow->more->budget;
-    if (td_exchanges_record(&flow->more->exchanges, b, rec, sender, flow->client >= 0 ? flow->client : b->guessed_client,
-                            &done))
+    last_data_sender = b->last_data_sender;
+    td_time_budget_record(b, rec, sender, flow->client, &flow->more->hs);
+    client = flow->client >= 0 ? flow->client : b->guessed_client;
+    if (b->new_bytes && td_exchanges_record(&flow->more->exchanges, b, rec, sender, client, &done))
         exchange_done(engine, flow, &done);
+    if (!book)
+        return;
+    if (sender == client && b->last_data_sender == sender && last_data_sender != sender)
+        td_series_request(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));
+    else if (rec->tcp_flags & (TD_TH_FIN | TD_TH_RST))
+        td_series_closing(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));
 }
 
-static void exchange_end(td_engine *engine, td_flow *flow)
+/* The budget's end, then the flow's last exchange, which reads it. */
+static void budget_end(td_engine *engine, td_flow *flow)
 {
     td_exchange done;
 
-    if (flow->more && td_exchanges_end(&flow->more->exchanges, &flow->more->budget, &done))
+    if (!flow->more)
+        return;
+    td_time_budget_end(&flow->more->budget);
+    if (td_exchanges_end(&flow->more->exchanges, &flow->more->budget, &done))
         exchange_done(engine, flow, &done);
 }
 
@@ -566,7 +554,6 @@ static const flow_analysis analyses[] = {
     { flight_record, flight_end },
     { stall_record, NULL },
     { budget_record, budget_end },
-    { exchange_record, exchange_end },
     { nagle_record, NULL },
     { pmtu_record, NULL },
 };
