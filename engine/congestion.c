@@ -274,8 +274,9 @@ static void note_collapse(const td_dir *d, td_cc *cc, uint32_t index, uint32_t f
 {
     uint32_t unit = d->mss ? d->mss : 1;
 
-    /* a flight of no segment is an idle connection, not a collapsed window */
-    if (cc->responses < 2 || !flight ||
+    /* A flight of no segment is an idle connection, not a collapsed window; a reply's
+       flight is the reply (one segment answers a short request, whatever the window). */
+    if (cc->responses < 2 || !flight || d->round_answers ||
         flight > cfg->collapse_mss * unit || index - cc->signal_round > SIGNAL_MEMORY_ROUNDS) {
         cc->run_rounds = 0;
         return;

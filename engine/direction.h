@@ -60,7 +60,8 @@ typedef struct td_flight_context {
 } td_flight_context;
 
 typedef struct td_ack_sample {
-    int64_t  at_ns;
+    int64_t  at_ns;         /* the latest ACK the slot holds */
+    int64_t  first_ns;      /* the first: with timestamps, one TSval tick's ACKs share a slot */
     uint32_t ack, edge;     /* edge = ack + scaled window */
     uint32_t tsval;
     uint16_t ace_marks;     /* AccECN: CE marks counted since the slot before */
@@ -80,6 +81,8 @@ typedef struct td_ack_sample {
     uint32_t round_start_frame;                                                                 \
     int64_t  round_pause_ns;        /* the application's pause the open round ended, 0 none */ \
     bool     round_at_window;       /* the round closing (on_round) reached the receiver's window */ \
+    bool     round_answers;         /* it opened an answer to the peer's data: its flight was what   \
+                                       the peer asked for, not what the window allowed */          \
     uint64_t new_bytes;             /* payload sent for the first time */                       \
     /* settled when the capture ends, before the analyses finish */                             \
     double   throughput;            /* new bytes per second of the measured time */             \

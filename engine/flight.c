@@ -387,13 +387,17 @@ static void sample_lag(td_flight *f, int64_t sample)
  * often only the tick's doing). */
 static void deliver_echoed(td_flight *f, const td_record *rec, const td_flight_config *cfg)
 {
-    int64_t echoed_at = -1;
+    int64_t echoed_at = -1, echoed_first = -1;
 
-    for (unsigned i = 0; i < f->ring_len && ts_not_after(slot_at(f, i)->tsval, rec->options.tsecr); i++)
+    for (unsigned i = 0; i < f->ring_len && ts_not_after(slot_at(f, i)->tsval, rec->options.tsecr); i++) {
         echoed_at = slot_at(f, i)->at_ns;
+        echoed_first = slot_at(f, i)->first_ns;
+    }
     /* An echo of an ACK the sender cannot have had yet (far sooner than the
-     * handshake's round trip) is not a timestamp to go by: fall back to time. */
-    if (echoed_at >= 0 && rec->time_ns - echoed_at < f->ctx.ack_lag_ns / 2) {
+     * handshake's round trip) is not a timestamp to go by: fall back to time. Had
+     * yet: the tick's first ACK, which carried the TSval echoed as well as its last
+     * (a round trip shorter than the tick, a LAN, sees several ACKs a tick). */
+    if (echoed_first >= 0 && rec->time_ns - echoed_first < f->ctx.ack_lag_ns / 2) {
         f->ctx.timestamps = false;
         f->lag_ns = f->ctx.ack_lag_ns;
         deliver_until(f, rec->time_ns, cfg);
@@ -465,6 +469,14 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
         newest = slot_at(f, f->ring_len - 1u);
         newest->ack = rec->ack;
         newest->ace_marks = 0;
+        /* An ACK of a tick whose earlier ACKs were delivered already: the sender may
+           echo this TSval for those, seen since the tick's first. */
+        if (!f->tick_known || rec->options.tsval != f->tick_tsval) {
+            f->tick_known = true;
+            f->tick_tsval = rec->options.tsval;
+            f->tick_first_ns = rec->time_ns;
+        }
+        newest->first_ns = f->tick_first_ns;
     }
     /* a shared slot is delivered as its latest ACK */
     newest->at_ns = rec->time_ns;
@@ -478,8 +490,13 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
 }
 
 /* Nothing was outstanding until now. A silence of at least half a round (and
- * 1 ms) is the application's; a shorter one belongs to the next round. */
-static bool end_idle(td_flight *f, int64_t now_ns, uint32_t frame, const td_flight_config *cfg)
+ * 1 ms) is an application's pause; a shorter one belongs to the next round. Whose
+ * pause: before data that answers the peer's (a reply to a request), the sender owed
+ * nothing while the peer thought or asked, which the time budget books as the peer's
+ * think time or wait; only a pause in the sender's own stream is its application
+ * having nothing to send (issue 37: a browser keeping a connection warm between
+ * requests read "nothing to send 99 % of the time"). Both restart slow start alike. */
+static bool end_idle(td_flight *f, int64_t now_ns, uint32_t frame, bool answers, const td_flight_config *cfg)
 {
     int64_t gap = now_ns - f->idle_since_ns;
     int64_t mean_round = f->rounds ? f->round_ns_total / f->rounds : 0;
@@ -488,7 +505,8 @@ static bool end_idle(td_flight *f, int64_t now_ns, uint32_t frame, const td_flig
     if (gap < 1000000 || gap * 2 < mean_round)
         return false;
     end_run(f, cfg);
-    f->limit_ns[TD_LIMIT_APP] += gap;
+    if (!answers)
+        f->limit_ns[TD_LIMIT_APP] += gap;
     f->round_pause_ns = gap;                /* the round this segment opens follows it */
     if (gap > f->longest_pause_ns) {
         f->longest_pause_ns = gap;
@@ -595,7 +613,7 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         bool answers = was_idle && f->peer_sent;
         bool paused;
         f->peer_sent = false;
-        paused = was_idle && end_idle(f, rec->time_ns, rec->frame, cfg);
+        paused = was_idle && end_idle(f, rec->time_ns, rec->frame, answers, cfg);
         if (was_idle && !paused)
             round_start = f->idle_since_ns;
         f->new_bytes += end - (below ? f->nxt : rec->seq);

@@ -83,6 +83,9 @@ typedef struct td_flight {
     bool     ace_known;
     uint8_t  last_ace;              /* ACE field of the previous ACK captured */
     uint16_t ring_size, ring_first, ring_len;
+    uint32_t tick_tsval;            /* the TSval of the newest slot made, */
+    int64_t  tick_first_ns;         /* ...first seen then: a tick outlives its slot's delivery */
+    bool     tick_known;
     int64_t  lag_ns;                /* current estimate of ctx.ack_lag_ns */
     int64_t  lag_window_min;
     uint8_t  lag_samples;
@@ -92,7 +95,6 @@ typedef struct td_flight {
     uint32_t round_end;
     int64_t  round_start_ns;
     uint8_t  round_events, next_round_events;
-    bool     round_answers;         /* it opened an answer to the peer (flight.c's add_to_run) */
     bool     peer_sent;             /* the receiver sent payload since the sender's last new data */
     bool     idle;
     int64_t  idle_since_ns;

@@ -46,6 +46,7 @@ void td_time_budget_begin(td_time_budget *b, int64_t first_ns, bool after_lone_s
     b->first_ns = b->cursor_ns = first_ns;
     b->last_data_sender = -1;
     b->guessed_client = -1;
+    b->longest_stall_side = -1;
     for (int e = 0; e < 2; e++)
         b->side[e].turn_ns = first_ns;
     if (after_lone_syn) {
@@ -141,19 +142,24 @@ static void charge_turn(td_time_budget *b, int endpoint, int client, const td_ha
 /* The turn passes to s at t: answer, it owes its peer an answer (the peer's data, a
  * retransmission, the handshake's end); otherwise the peer acknowledged all s had
  * sent, or opened its window again, and s goes on with its own data. */
-static void hand_turn(td_time_side *s, int64_t t, bool answer)
+static void hand_turn(td_time_side *s, const td_record *rec, bool answer)
 {
-    s->turn_ns = t;
+    s->turn_ns = rec->time_ns;
     s->turn_net = true;
     s->turn_answer = answer;
+    s->turn_echoable = rec->options.ts_valid && !rec->payload_len;
+    s->turn_tsval = rec->options.tsval;
 }
 
-static bool any_retransmitted_outstanding(const td_time_budget *b)
+/* With timestamps, a sender going on with its own stream that echoes a TSval older
+ * than the pure ACK that handed it the turn sent this data before that ACK reached it
+ * (RFC 7323 4.3: an ACK in sequence updates the TSval echoed): its segments sat in a
+ * queue between it and the capture point (a bottleneck downstream of the sender, seen
+ * near the receiver), and the span was the network's, however long. Only for pure
+ * ACKs: a receiver holding a delayed ACK keeps echoing the segment that began it. */
+static bool sent_before_turn(const td_time_side *s, const td_record *rec)
 {
-    for (int e = 0; e < 2; e++)
-        if (outstanding(&b->side[e]) && b->side[e].retransmissions)
-            return true;
-    return false;
+    return s->turn_echoable && rec->options.ts_valid && td_seq_before(rec->options.tsecr, s->turn_tsval);
 }
 
 /* The handshake is over: the client's turn from its own packet, the server's from
@@ -177,11 +183,22 @@ static void count_handshake(td_time_budget *b, const td_record *rec)
         b->handshake_retry_frame = b->frame;
 }
 
-/* Data outstanding went unanswered: the span it waited is a stall. */
-static void charge_stall(td_time_budget *b)
+/* Data `waiter` sent went unanswered: the span it waited is a stall. */
+static void charge_stall(td_time_budget *b, int waiter)
 {
+    if (b->open_ns > b->longest_ns[TD_SPAN_STALL])
+        b->longest_stall_side = (int8_t)waiter;
     note_span(b, TD_SPAN_STALL, b->open_ns);
     charge_open(b, TD_TIME_STALL);
+}
+
+/* The endpoint with data retransmitted and still outstanding, -1 none. */
+static int retransmitted_outstanding(const td_time_budget *b)
+{
+    for (int e = 0; e < 2; e++)
+        if (outstanding(&b->side[e]) && b->side[e].retransmissions)
+            return e;
+    return -1;
 }
 
 /* Its IPv4 identification after the sender's packet: in order (the next number), or a
@@ -223,15 +240,17 @@ static bool unseen_sends(const td_time_side *s)
  * or, when its packets numbered in order skip some right before it, the end of a
  * silence in which what it sent was lost before the capture point (near the
  * receiver, a lost tail's timeout reads so, not as the sender's wait). */
-static void new_data(td_time_budget *b, int sender, int client, const td_handshake *hs, int64_t t)
+static void new_data(td_time_budget *b, const td_record *rec, int sender, int client, const td_handshake *hs)
 {
+    int64_t t = rec->time_ns;
     /* the client's next request after the server's answer: nobody was waiting on it */
     bool thinks = sender == client && b->last_data_sender >= 0 && b->last_data_sender != client;
 
-    if (outstanding(&b->side[sender]))
+    if (outstanding(&b->side[sender]) ||
+        (sender == b->last_data_sender && sent_before_turn(&b->side[sender], rec)))
         charge_open(b, TD_TIME_TRANSFER);
     else if (unseen_sends(&b->side[sender]))
-        charge_stall(b);
+        charge_stall(b, sender);
     else
         charge_turn(b, sender, client, hs, t,
                     thinks ? TD_TIME_THINK : sender == client ? TD_TIME_CLIENT_WAIT : TD_TIME_SERVER_WAIT);
@@ -239,29 +258,31 @@ static void new_data(td_time_budget *b, int sender, int client, const td_handsha
         b->exchanges++;
     b->begins_exchange = b->last_data_sender < 0 || (sender == client && b->last_data_sender != client);
     b->last_data_sender = (int8_t)sender;
-    hand_turn(&b->side[1 - sender], t, true);
+    hand_turn(&b->side[1 - sender], rec, true);
 }
 
 /* A FIN or RST: time with data outstanding is the transfer's, or a stall when that
  * data was retransmitted unanswered; quiet time before it is idle. */
 static void closing(td_time_budget *b, int sender, int client, const td_handshake *hs, int64_t t)
 {
-    if (any_retransmitted_outstanding(b))
-        charge_stall(b);
+    int waiter = retransmitted_outstanding(b);
+
+    if (waiter >= 0)
+        charge_stall(b, waiter);
     else if (outstanding(&b->side[0]) || outstanding(&b->side[1]))
         charge_open(b, TD_TIME_TRANSFER);
     else
         charge_turn(b, sender, client, hs, t, TD_TIME_IDLE);
 }
 
-static void retransmission(td_time_budget *b, int sender, int64_t t)
+static void retransmission(td_time_budget *b, const td_record *rec, int sender)
 {
-    charge_stall(b);
+    charge_stall(b, sender);
     if (b->side[sender].retransmissions < UINT16_MAX)
         b->side[sender].retransmissions++;
     if (b->side[sender].unanswered < UINT16_MAX)
         b->side[sender].unanswered++;
-    hand_turn(&b->side[1 - sender], t, true);
+    hand_turn(&b->side[1 - sender], rec, true);
 }
 
 /* What the record's ACK and window say of the peer's data. asks: the record carries
@@ -274,7 +295,7 @@ static void note_ack(td_time_budget *b, const td_record *rec, int sender, bool a
     if (rec->has_window && !(rec->tcp_flags & (TD_TH_SYN | TD_TH_RST))) {
         bool zero = rec->window == 0;
         if (me->zero_window && !zero)
-            hand_turn(peer, rec->time_ns, asks);
+            hand_turn(peer, rec, asks);
         if (zero && !me->zero_window && peer->sent_data && !peer->sent_fin && !b->zero_windows++)
             b->zero_window_frame = rec->frame;
         me->zero_window = zero;
@@ -294,8 +315,31 @@ static void note_ack(td_time_budget *b, const td_record *rec, int sender, bool a
         peer->hi = rec->ack;    /* a FIN's sequence number, or data sent before the capture */
     if (!outstanding(peer)) {
         peer->retransmissions = 0;
-        hand_turn(peer, rec->time_ns, asks);
+        hand_turn(peer, rec, asks);
     }
+}
+
+/* Data the peer had already acknowledged, sent again: the sender never had those
+ * ACKs (the path lost them, or they came too late), so its silence before was its
+ * retransmission timer, even where the capture saw nothing outstanding (a capture
+ * beyond an outage sees the ACKs leave, and the sender's silence). A keep-alive probe
+ * (RFC 9293 3.8.4: the byte before the acknowledged edge, or none) is no resend. */
+static bool resends_acknowledged(const td_time_side *me, const td_record *rec)
+{
+    uint32_t end = rec->seq + rec->payload_len;
+
+    return rec->payload_len > 1 && me->sent_data && !td_seq_after(end, me->acked);
+}
+
+/* A segment short of the MSS its receiver announced, by more than options could take
+ * (40 bytes): its sender had no more to send then (RFC 1122 4.2.3.4), even when it is
+ * the sender's first and only one (a request, a greeting). */
+static bool short_of_mss(const td_handshake *hs, int receiver, uint32_t payload_len)
+{
+    enum { OPTIONS_MAX = 40 };
+    const td_syn_options *o = &hs->opts[receiver];
+
+    return hs->opts_seen[receiver] && (o->present & TD_OPT_MSS) && payload_len + OPTIONS_MAX <= o->mss;
 }
 
 /* A record after the handshake: which event it is, then what it changes. */
@@ -313,14 +357,14 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
     note_ip_id(me, rec);
     if (rec->tcp_flags & TD_TH_SYN) {
         count_handshake(b, rec);
-        retransmission(b, sender, rec->time_ns);
+        retransmission(b, rec, sender);
     } else if (rec->payload_len && td_seq_after(end, me->hi)) {
-        new_data(b, sender, client, hs, rec->time_ns);
+        new_data(b, rec, sender, client, hs);
         b->new_bytes = end - me->hi;
         asks = true;
         me->hi = end;
         me->sent_data = true;
-        me->wrote_all = rec->payload_len < me->max_payload;
+        me->wrote_all = rec->payload_len < me->max_payload || short_of_mss(hs, 1 - sender, rec->payload_len);
         me->max_payload = MAX(me->max_payload, rec->payload_len);
     } else if (fin && me->sent_fin && !rec->payload_len && !outstanding(me) && b->side[1 - sender].wrote_all &&
                !outstanding(&b->side[1 - sender])) {
@@ -329,8 +373,8 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
          * idle, not a stall, and no dead peer. */
         charge_open(b, TD_TIME_IDLE);
         me->fin_retransmitted = true;
-    } else if ((rec->payload_len && outstanding(me)) || (fin && me->sent_fin)) {
-        retransmission(b, sender, rec->time_ns);
+    } else if ((rec->payload_len && outstanding(me)) || (fin && me->sent_fin) || resends_acknowledged(me, rec)) {
+        retransmission(b, rec, sender);
         me->fin_retransmitted |= fin;
     } else if ((fin && !me->sent_fin) || (rec->tcp_flags & TD_TH_RST)) {
         closing(b, sender, client, hs, rec->time_ns);
@@ -384,11 +428,12 @@ void td_time_budget_record(td_time_budget *b, const td_record *rec, int sender, 
 void td_time_budget_end(td_time_budget *b)
 {
     int64_t quiet = b->open_ns - b->open_busy_ns;
+    int waiter = retransmitted_outstanding(b);
 
     b->part_ns[TD_TIME_IDLE] += quiet;
     b->open_ns -= quiet;
-    if (any_retransmitted_outstanding(b))
-        charge_stall(b);
+    if (waiter >= 0)
+        charge_stall(b, waiter);
     else
         charge_open(b, TD_TIME_TRANSFER);
 }

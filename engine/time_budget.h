@@ -23,7 +23,9 @@
  *                round trip subtracted above).
  *   stall        data outstanding and nothing moving: a span ended by a
  *                retransmission (a timeout's silence, a SYN-ACK resent after the
- *                handshake), time while a receiver advertised a zero window to a
+ *                handshake; data the receiver had already acknowledged, sent
+ *                again: its sender never had those ACKs, the path lost them, and
+ *                it waited out its timer), time while a receiver advertised a zero window to a
  *                sender that has sent data, and the span after unanswered
  *                retransmissions when the flow ends or closes that way (dead peer).
  *   think        the pause between two exchanges: the server's answer in, nothing
@@ -83,6 +85,8 @@ typedef struct td_time_side {
     int64_t  turn_ns;       /* the peer's latest packet that handed it the turn */
     bool     turn_net;      /* ...which was the peer's: its round trip is the network's */
     bool     turn_answer;   /* ...and asked for an answer (hand_turn) */
+    bool     turn_echoable; /* ...and was a pure ACK with a timestamp, */
+    uint32_t turn_tsval;    /* ...this one: data echoing an older one left before it arrived */
     bool     seq_known;
     uint32_t fin_end;       /* its FIN's sequence number + 1, once it sent one */
     uint16_t retransmissions;   /* since its data was last all acknowledged */
@@ -138,6 +142,7 @@ typedef struct td_time_budget {
     int64_t  longest_ns[TD_SPANS];
     uint32_t longest_frame[TD_SPANS];
     uint32_t frame;             /* the record being charged */
+    int8_t   longest_stall_side;    /* the endpoint whose data waited in the longest stall; -1 none */
     uint32_t handshake_retry_frame;     /* the first SYN or SYN-ACK sent again */
     uint32_t zero_window_frame;         /* the first window closed to zero */
     uint32_t zero_windows;      /* windows closed to zero while the peer had data to send */

@@ -38,6 +38,7 @@ import ccid
 import early
 import timebudget
 import mech
+import think
 import reductions
 from diagnosis_truth import add_diag, per_conn
 
@@ -442,6 +443,9 @@ SCENARIOS.update(timebudget.SCENARIOS)
 # mech-*: the TCP mechanisms behind everyday slow transfers (tcpdiag issue 30), each beside
 # a control; captures and expected files go to captures/lab/mech/: see mech.py.
 SCENARIOS.update(mech.SCENARIOS)
+# think-*: think time, the close and outages (tcpdiag issue 37), each beside a control;
+# captures and expected files go to captures/lab/think/: see think.py.
+SCENARIOS.update(think.SCENARIOS)
 
 
 # ----------------------------------------------------------------------------------
@@ -2244,6 +2248,8 @@ def scenario(name):
         return timebudget.scenario(sys.modules[__name__], name)
     if cfg.get("mech"):
         return mech.scenario(sys.modules[__name__], name)
+    if cfg.get("think"):
+        return think.scenario(sys.modules[__name__], name)
     tmp = tempfile.mkdtemp(prefix=f"tdlab-{name}-")
     os.chmod(tmp, 0o755)
     try:
@@ -2394,7 +2400,8 @@ def rewrite_diag():
     files without a new run, which would replace their pcaps: from the configuration the
     run logged. flow_expect wrote the flows in connection order, each selecting its own
     tcp.stream, with the client port the generator logged; that is checked."""
-    for name in (n for n, cfg in SCENARIOS.items() if not cfg.get("timebudget") and not cfg.get("mech")):
+    for name in (n for n, cfg in SCENARIOS.items()
+                 if not cfg.get("timebudget") and not cfg.get("mech") and not cfg.get("think")):
         with open(os.path.join(LOGS, f"{name}.json")) as f:
             log = json.load(f)
         for suffix in log["config"]["captures"]:

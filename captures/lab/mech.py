@@ -16,6 +16,7 @@ import csv
 import os
 import statistics
 import subprocess
+import threading
 import time
 
 import labrun
@@ -207,13 +208,15 @@ def do_run(lab, name, cfg, tmp):
             slog = os.path.join(tmp, f"server-{i}.jsonl")
             servers.append(lab.start(lab.PY, gen, "server", "--bind", a["server"], "--port",
                                      str(f["port"]), "--request", str(f["request"]), "--reply",
-                                     str(f["reply"]), "--count", "1", "--log", slog,
+                                     str(f["reply"]), "--count", str(f.get("server_count", 1)),
+                                     "--log", slog,
                                      "--sample-ms", str(f["sample_ms"]), "--cc", f["cc"],
-                                     ns=lab.NS_SERVER))
+                                     *f.get("server_args", ()), ns=lab.NS_SERVER))
             lab.wait_for(lambda: os.path.exists(slog) and os.path.getsize(slog) > 0, "server")
         pcaps = {s: os.path.join(tmp, f"lab-{name}{s}.pcap") for s in cfg["captures"]}
         dumps = {s: lab.start_tcpdump(p, pcaps[s]) for s, p in cfg["captures"].items()}
         t0 = time.monotonic()
+        timed = timed_rules(lab, cfg.get("timed_rules", ()))
         clients = []
         for i, f in enumerate(cfg["flows"]):
             time.sleep(f["start_after"])
@@ -225,14 +228,19 @@ def do_run(lab, name, cfg, tmp):
                 ccmd += ["--split", ",".join(map(str, f["split"]))]
             if f["nodelay"]:
                 ccmd.append("--nodelay")
+            ccmd += f.get("client_args", ())
             clients.append(lab.start(*ccmd, ns=lab.NS_CLIENT))
         for c in clients:
-            if c.wait(120) != 0:
+            if c.wait(300) != 0:
                 raise RuntimeError("client failed")
         for s in servers:
             s.wait(30)
         res["run_s"] = round(time.monotonic() - t0, 2)
-        time.sleep(0.3 + 2 * sum(cfg["delay"]) / 1000)
+        if timed:
+            timed.join()
+            res["timed_rules"] = timed.log
+        # the close's retransmissions, where a scenario wants them in the captures
+        time.sleep(0.3 + 2 * sum(cfg["delay"]) / 1000 + cfg.get("capture_tail_s", 0))
         res["tcpdump"] = {s: lab.stop_tcpdump(p) for s, p in dumps.items()}
         res["nstat"] = {"client": timebudget.netstat(lab, lab.NS_CLIENT),
                         "server": timebudget.netstat(lab, lab.NS_SERVER)}
@@ -245,11 +253,45 @@ def do_run(lab, name, cfg, tmp):
                           for x, *_ in lab.delay_lines(cfg)]
     res["client"] = [[r for r in lab.read_jsonl(os.path.join(tmp, f"client-{i}.jsonl"))
                       if r["event"] == "conn"][0] for i in range(len(cfg["flows"]))]
-    res["server"] = [[r for r in lab.read_jsonl(os.path.join(tmp, f"server-{i}.jsonl"))
-                      if r["event"] == "served"][0] for i in range(len(cfg["flows"]))]
+    # None for a server that served no one (its clients' SYNs never reached it)
+    res["server"] = [next((r for r in lab.read_jsonl(os.path.join(tmp, f"server-{i}.jsonl"))
+                           if r["event"] == "served"), None) for i in range(len(cfg["flows"]))]
     res["sojourns"] = read_sojourns(shaper.get("sojourn_log"))
     res["pcaps"] = pcaps
     return res
+
+
+def timed_rules(lab, rules):
+    """Starts a thread that inserts each router rule (at_s, for_s, table, chain, rule) at_s
+    after now and deletes it for_s later (an outage, a peer that vanishes), logging in its
+    `log` when each went in and out (CLOCK_REALTIME, the captures' clock) and the packets it
+    matched; None without rules."""
+    if not rules:
+        return None
+
+    def apply():
+        start = time.monotonic()
+        events = sorted([(r[0], "in", r) for r in rules] + [(r[0] + r[1], "out", r) for r in rules],
+                        key=lambda e: e[0])
+        for at, what, (at_s, for_s, table, chain, rule) in events:
+            time.sleep(max(0.0, start + at - time.monotonic()))
+            if what == "in":
+                lab.run("iptables-legacy", "-t", table, "-I", chain, *rule, ns=lab.NS_ROUTER)
+                thread.log.append({"rule": " ".join((table, chain) + tuple(rule)),
+                                   "inserted": time.time()})
+                continue
+            out = lab.run("iptables-legacy", "-t", table, "-L", chain, "-v", "-x", "-n",
+                          ns=lab.NS_ROUTER, out=True)
+            lab.run("iptables-legacy", "-t", table, "-D", chain, *rule, ns=lab.NS_ROUTER)
+            entry = next(e for e in thread.log if e["rule"] == " ".join((table, chain) + tuple(rule))
+                         and "deleted" not in e)
+            # the inserted rule is the chain's first (-I), its counters on the listing's third line
+            entry.update(deleted=time.time(), packets=int(out.splitlines()[2].split()[0]))
+
+    thread = threading.Thread(target=apply)
+    thread.log = []
+    thread.start()
+    return thread
 
 
 def read_sojourns(path):
@@ -586,10 +628,13 @@ def problems(cfg, res, flows):
             bad.append(f"tcpdump{suffix} dropped packets: {st}")
     for f, t in zip(cfg["flows"], flows):
         ex = t["exchanges"]
+        if "connect_error" in t["truth"]:
+            continue                    # a connection never made (its scenario checks why)
         if len(ex) != f["requests"] or any(x["reply_bytes"] != f["reply"] for x in ex):
             bad.append(f"{t['role']}: not every reply arrived whole")
-        if t["truth"]["client_tcp_info"]["total_retrans"]:
-            # the expected c2s byte count is exact: the requests, each sent once
+        if t["truth"]["client_tcp_info"]["total_retrans"] and not cfg.get("client_retransmits"):
+            # the expected c2s byte count is exact: the requests, each sent once (a scenario
+            # whose replies are dropped lets the client probe its unanswered request)
             bad.append(f"{t['role']}: the client retransmitted")
     rtt = 2 * sum(cfg["delay"]) / 1000
     tr = flows[-1]["truth"]

@@ -6,20 +6,24 @@ lines, so that where a flow's time went can be told from the applications themse
 
 server: listen(BACKLOG); accepts one connection, hands it to a thread, sleeps
         ACCEPT_INTERVAL s, accepts the next (a slow accept loop when > 0). Per request
-        of REQUEST bytes it sleeps THINK s, then writes REPLY bytes; logs per exchange
+        of REQUEST bytes it sleeps THINK s (only before answer THINK_AT when given), then
+        writes REPLY bytes; a server that speaks first writes GREET bytes on accept, before
+        the first request (an SMTP/FTP greeting); logs per exchange
         when the request was read whole and when the reply's write began and ended
         (or failed: with USER_TIMEOUT_MS, TCP_USER_TIMEOUT ends a connection whose
         data stays unacknowledged that long).
 client: CLIENTS connections, all connecting at once (one thread each, released
         together, each STAGGER s after the one before) or one after another
-        (--sequential). Each sends REQUESTS requests,
-        waiting WAIT s before each one, reads each reply whole (optionally READ_CHUNK
+        (--sequential). Each (after reading the server's GREET bytes, when it greets)
+        sends REQUESTS requests, waiting WAIT s before each one (or WAITS, one a request:
+        a user's think times), reads each reply whole (optionally READ_CHUNK
         bytes every READ_PAUSE s from an SO_RCVBUF of RCVBUF: a slow reader), then
         stays idle IDLE s with the connection open and closes. Logs when connect()
         began and returned, and per exchange when the request was written and the
         reply's first and last byte read (a reply is given up after RECV_TIMEOUT s
         without data); TCP_INFO (total_retrans counts SYN
-        retransmissions too) at the end.
+        retransmissions too) at the end. With CONNECT_TIMEOUT a connect() that has not
+        completed by then is given up and logged with its error (SYNs never answered).
 """
 import argparse
 import json
@@ -31,6 +35,7 @@ import time
 
 TCP_INFO = getattr(socket, "TCP_INFO", 11)
 TCP_USER_TIMEOUT = getattr(socket, "TCP_USER_TIMEOUT", 18)
+SO_MAX_PACING_RATE = getattr(socket, "SO_MAX_PACING_RATE", 47)
 PAYLOAD = bytes(range(256)) * 256
 
 
@@ -110,6 +115,10 @@ def serve(args):
         accepted = time.time()
         if args.user_timeout_ms:
             conn.setsockopt(socket.IPPROTO_TCP, TCP_USER_TIMEOUT, args.user_timeout_ms)
+        if args.max_pacing_rate:
+            # TCP's own pacing (no fq needed): a sender a little faster than a bottleneck
+            # fills its queue slowly, at the difference of the rates
+            conn.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, args.max_pacing_rate)
         t = threading.Thread(target=answer, args=(conn, peer, index, accepted, args, log, lock))
         t.start()
         threads.append(t)
@@ -121,6 +130,10 @@ def serve(args):
 
 def answer(conn, peer, index, accepted, args, log, lock):
     exchanges, samples, done = [], [], threading.Event()
+    greeted = None
+    if args.greet:
+        write_all(conn, args.greet)
+        greeted = time.time()
     if args.sample_ms:
         sampler = threading.Thread(target=sample, args=(conn, args.sample_ms / 1000, samples, done))
         sampler.start()
@@ -128,7 +141,8 @@ def answer(conn, peer, index, accepted, args, log, lock):
         _, read, got = read_exactly(conn, args.request)
         if got < args.request:
             break                       # the client closed
-        time.sleep(args.think)
+        if args.think_at in (0, len(exchanges) + 1):
+            time.sleep(args.think)
         began = time.time()
         try:
             write_all(conn, args.reply)
@@ -145,6 +159,8 @@ def answer(conn, peer, index, accepted, args, log, lock):
     conn.close()
     record = {"event": "served", "accept_index": index, "peer_port": peer[1],
               "accepted": accepted, "exchanges": exchanges, "tcp_info": info}
+    if greeted:
+        record["greeting_written"] = greeted
     if args.sample_ms:
         record.update(sample_fields=SAMPLE_FIELDS, samples=samples)
     emit(log, lock, record)
@@ -177,11 +193,25 @@ def converse(index, args, go, log, lock):
         go.wait()
         time.sleep(index * args.stagger)
     began = time.time()
-    s.connect((args.connect, args.port))
+    if args.connect_timeout:
+        s.settimeout(args.connect_timeout)
+    try:
+        s.connect((args.connect, args.port))
+    except OSError as e:        # no SYN-ACK within the timeout (or a refusal)
+        emit(log, lock, {"event": "conn", "index": index, "local_port": s.getsockname()[1],
+                         "connect_began": began, "connect_error": str(e),
+                         "connect_gave_up": time.time(), "tcp_info": tcp_info(s)})
+        s.close()
+        return
+    s.settimeout(args.recv_timeout or None)
     connected = time.time()
+    greeting = None
+    if args.greet:
+        first, last, got = read_exactly(s, args.greet)
+        greeting = {"first_byte": first, "last_byte": last, "bytes": got}
     exchanges = []
-    for _ in range(args.requests):
-        time.sleep(args.wait)
+    for i in range(args.requests):
+        time.sleep(args.waits[i] if args.waits else args.wait)
         sent = time.time()
         at = 0
         for part in args.split or [args.request]:
@@ -195,9 +225,12 @@ def converse(index, args, go, log, lock):
     local = s.getsockname()[1]
     closing = time.time()
     s.close()
-    emit(log, lock, {"event": "conn", "index": index, "local_port": local,
-                     "connect_began": began, "connected": connected, "exchanges": exchanges,
-                     "close": closing, "tcp_info": info})
+    record = {"event": "conn", "index": index, "local_port": local,
+              "connect_began": began, "connected": connected, "exchanges": exchanges,
+              "close": closing, "tcp_info": info}
+    if greeting:
+        record["greeting"] = greeting
+    emit(log, lock, record)
 
 
 def main():
@@ -209,12 +242,18 @@ def main():
     s.add_argument("--backlog", type=int, default=16)
     s.add_argument("--accept-interval", type=float, default=0.0)
     s.add_argument("--think", type=float, default=0.0, help="s before each reply")
+    s.add_argument("--think-at", type=int, default=0, help="sleep --think only before this "
+                   "answer (1 for the first; 0: before every answer)")
+    s.add_argument("--greet", type=int, default=0, help="bytes written on accept, before "
+                   "the first request (a server that speaks first)")
     s.add_argument("--request", type=int, default=100, help="bytes per request")
     s.add_argument("--reply", type=int, default=1000, help="bytes per reply")
     s.add_argument("--user-timeout-ms", type=int, default=0, help="TCP_USER_TIMEOUT of each "
                    "accepted socket: give up when sent data stays unacknowledged this long")
     s.add_argument("--count", type=int, required=True, help="connections, then exit")
     s.add_argument("--cc", help="congestion control of the accepted sockets (TCP_CONGESTION)")
+    s.add_argument("--max-pacing-rate", type=int, default=0, help="SO_MAX_PACING_RATE of each "
+                   "accepted socket, bytes/s")
     s.add_argument("--sample-ms", type=float, default=0.0, help="sample TCP_INFO this often")
     s.add_argument("--log", required=True)
     c = sub.add_parser("client")
@@ -228,6 +267,12 @@ def main():
     c.add_argument("--request", type=int, default=100)
     c.add_argument("--reply", type=int, default=1000)
     c.add_argument("--wait", type=float, default=0.0, help="s before each request")
+    c.add_argument("--waits", type=lambda v: [float(x) for x in v.split(",")], default=None,
+                   help="s before each request, one a request (instead of --wait)")
+    c.add_argument("--greet", type=int, default=0, help="bytes of the server's greeting, read "
+                   "after connect() before the first request")
+    c.add_argument("--connect-timeout", type=float, default=0.0, help="give connect() up after "
+                   "this many s")
     c.add_argument("--idle", type=float, default=0.0, help="s idle after the last reply")
     c.add_argument("--rcvbuf", type=int, default=0)
     c.add_argument("--recv-timeout", type=float, default=0.0, help="give up a reply after "
@@ -241,6 +286,8 @@ def main():
     args = ap.parse_args()
     if args.mode == "client" and args.split and sum(args.split) != args.request:
         ap.error("--split parts must sum to --request")
+    if args.mode == "client" and args.waits and len(args.waits) != args.requests:
+        ap.error("--waits needs one value a request")
     serve(args) if args.mode == "server" else client(args)
 
 

@@ -324,6 +324,17 @@ const td_addr *td_cause_at_receiver(const td_cause_view *v, const char **role)
     return td_cause_endpoint(v, v->diag->sender < 0 ? -1 : 1 - v->diag->sender, role);
 }
 
+void td_cause_side_words(const td_cause_view *v, int endpoint, char *buf, size_t size, const char **roles_note)
+{
+    if (td_flow_roles_known(v->flow)) {
+        g_strlcpy(buf, endpoint == v->flow->client ? "the client" : "the server", size);
+        *roles_note = "";
+        return;
+    }
+    td_flow_endpoint_format(v->flow, endpoint < 0 ? 0 : endpoint, buf, size);
+    *roles_note = "; roles guessed: no handshake";
+}
+
 void td_cause_span_words(const td_time_budget *b, int64_t part_ns, td_time_span span, char *part, char *longest,
                          size_t size)
 {

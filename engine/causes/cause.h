@@ -141,6 +141,10 @@ const td_addr *td_cause_at_server(const td_cause_view *v, const char **role);
 const td_addr *td_cause_at_client(const td_cause_view *v, const char **role);
 /* The receiver of the diagnosed data: a window it held or closed. */
 const td_addr *td_cause_at_receiver(const td_cause_view *v, const char **role);
+/* An endpoint in a sentence: "the client" or "the server"; without the roles (no
+ * handshake captured, the ports only guess them) its address and port, and *roles_note
+ * says so ("; roles guessed: no handshake", else ""). */
+void td_cause_side_words(const td_cause_view *v, int endpoint, char *buf, size_t size, const char **roles_note);
 /* A part of the budget and the longest of its spans, in words: "3.00 s" and
  * "longest 1.00 s, ended at frame 29". */
 void td_cause_span_words(const td_time_budget *b, int64_t part_ns, td_time_span span, char *part, char *longest,

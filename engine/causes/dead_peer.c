@@ -23,12 +23,14 @@ static void evidence(const td_cause_view *v, char *buf, size_t size)
     const td_time_budget *b = td_flow_time_budget(v->flow);
     unsigned count;
     int who = unanswered(v->flow, &count);
-    char silence[64];
+    char silence[64], sender[64];
+    const char *roles_note;
 
     td_format_duration(td_time_budget_silence_ns(b), silence, sizeof silence);
-    g_snprintf(buf, size, "The %s retransmitted %u time%s and its peer never acknowledged (%s): the peer or the "
-               "path went away", who == v->flow->client ? "client" : "server", count, count == 1 ? "" : "s",
-               silence);
+    td_cause_side_words(v, who, sender, sizeof sender, &roles_note);
+    sender[0] = g_ascii_toupper(sender[0]);
+    g_snprintf(buf, size, "%s retransmitted %u time%s and its peer never acknowledged (%s%s): the peer or the "
+               "path went away", sender, count, count == 1 ? "" : "s", silence, roles_note);
 }
 
 /* The peer that went away. */

@@ -13,10 +13,13 @@ static bool holds(const td_judge *j)
 static void evidence(const td_cause_view *v, char *buf, size_t size)
 {
     const td_time_budget *b = td_flow_time_budget(v->flow);
-    char silence[64], longest[64];
+    char silence[64], longest[64], sender[64];
+    const char *roles_note;
 
     td_cause_span_words(b, td_time_budget_silence_ns(b), TD_SPAN_STALL, silence, longest, sizeof silence);
-    g_snprintf(buf, size, "Silent for %s until retransmissions (timeouts, not fast recovery; %s)", silence, longest);
+    td_cause_side_words(v, b->longest_stall_side, sender, sizeof sender, &roles_note);
+    g_snprintf(buf, size, "Silent for %s until %s retransmitted (timeouts, not fast recovery; %s%s)", silence,
+               sender, longest, roles_note);
 }
 
 static td_advice advice(const td_cause_view *v G_GNUC_UNUSED)

@@ -7,14 +7,16 @@ import json
 import pytest
 
 from lab_next import KNOWN_MISSES, MECH, MECH_PCAP_MISSES, NEXT
+from lab_think import THINK, THINK_KNOWN_MISSES
 from tshark import CAPTURES, fields, run
 
 OUTCOMES = {"not-requested", "classic", "declined", "reflected", "accecn", "accecn-classic",
             "fallback", "invalid", "unknown"}
-MISSES = {**KNOWN_MISSES, **MECH_PCAP_MISSES}
+MISSES = {**KNOWN_MISSES, **MECH_PCAP_MISSES, **THINK_KNOWN_MISSES}
 PCAPS = [pytest.param(p, id=p.name,
                       marks=[pytest.mark.xfail(strict=True, reason=MISSES[p.name])] if p.name in MISSES else [])
-         for p in sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap")) + sorted(MECH.glob("*.pcap"))]
+         for p in sorted(CAPTURES.glob("*.pcap")) + sorted(NEXT.glob("*.pcap")) + sorted(MECH.glob("*.pcap"))
+         + sorted(THINK.glob("*.pcap"))]
 SELECTOR_FIELDS = ["frame.number", "tcp.stream", "tcp.srcport", "tcp.dstport", "tcp.flags",
                    "ip.src", "ipv6.src"]
 

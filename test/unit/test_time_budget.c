@@ -189,6 +189,45 @@ static void test_pause_in_own_stream(void)
     td_engine_free(c.engine);
 }
 
+/* A segment with timestamps: TSval the sender's clock in ms, echoing `tsecr`. */
+static void send_ts(conv *c, bool from_client, int64_t t_ms, uint16_t flags, uint32_t len, uint32_t tsecr)
+{
+    td_record rec = conv_segment(c, from_client, t_ms, flags, c->nxt[from_client], len, OPEN_WINDOW);
+    int sender;
+
+    rec.options.present = TD_OPT_TS;
+    rec.options.complete = rec.options.ts_valid = true;
+    rec.options.tsval = (uint32_t)t_ms;
+    rec.options.tsecr = tsecr;
+    c->nxt[from_client] += len;
+    g_assert_nonnull(td_engine_add(c->engine, &rec, &sender));
+}
+
+/* Captured at the client, 0 ms from the server on the wire, beyond a bottleneck that
+ * queues the server's segments 20 ms: each reaches the client 5 ms after the last,
+ * which the client acknowledges at once, so nothing is outstanding in between. Each
+ * echoes the client ACK of 20 ms before: it left before the ACK of the previous one
+ * arrived, so the gaps are the queue's, not the server's. The control echoes the
+ * latest ACK: a server that sent each segment after the previous one's ACK, 5 ms
+ * later, pacing its own writes. */
+static void test_queued_before_the_capture(void)
+{
+    for (int queued = 0; queued < 2; queued++) {
+        conv c;
+        conv_start(&c);
+        handshake(&c, 0, 0, 0);
+        send_ts(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100, 0);
+        for (int64_t t = 10; t < 110; t += 5) {
+            send_ts(&c, false, t, TD_TH_ACK, 1000, (uint32_t)(queued ? t - 20 : t - 5));
+            send_ts(&c, true, t, TD_TH_ACK, 0, (uint32_t)t);
+        }
+        const td_time_budget *b = finish(&c);
+        assert_part(b, TD_TIME_SERVER_WAIT, queued ? 0 : 95);
+        assert_part(b, TD_TIME_TRANSFER, queued ? 95 : 0);
+        td_engine_free(c.engine);
+    }
+}
+
 /* Captured at the server: of a two-segment reply the second is lost; the
  * retransmission timer fires 200 ms after the first segment was acknowledged. */
 static void test_timeout_silence(void)
@@ -416,6 +455,41 @@ static void test_mid_flow(void)
     td_engine_free(c.engine);
 }
 
+/* An outage seen beyond the drop, captured mid-flow at the client: the server's data
+ * stops at 40 ms, all of it acknowledged as far as the capture sees (the ACKs died on
+ * the path); 3 s later the server sends again data the client had acknowledged, then
+ * goes on. Its silence was its retransmission timer: a stall, not its wait. A
+ * keep-alive probe (the byte before the acknowledged edge) after a pause is no resend. */
+static void test_outage_beyond_the_drop(void)
+{
+    conv c;
+    conv_start(&c);
+    for (int i = 0; i < 5; i++) {
+        send(&c, false, 10 * i, TD_TH_ACK, 1000);
+        send(&c, true, 10 * i, TD_TH_ACK, 0);
+    }
+    resend(&c, false, 3040, c.nxt[0] - 1000, 1000);
+    send(&c, true, 3040, TD_TH_ACK, 0);
+    send(&c, false, 3041, TD_TH_ACK, 1000);
+    send(&c, true, 3041, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_STALL, 3000);
+    assert_part(b, TD_TIME_SERVER_WAIT, 41);    /* its paced writes: 10 ms each, and 1 ms after the resend */
+    /* the server's data waited (roles from the ports: the client is 40000) */
+    g_assert_cmpint(b->longest_stall_side, ==, 1 - b->guessed_client);
+    td_engine_free(c.engine);
+
+    conv_start(&c);
+    send(&c, false, 0, TD_TH_ACK, 1000);
+    send(&c, true, 10, TD_TH_ACK, 0);
+    resend(&c, false, 7010, c.nxt[0] - 1, 1);           /* a keep-alive probe */
+    send(&c, true, 7010, TD_TH_ACK, 0);
+    b = finish(&c);
+    assert_part(b, TD_TIME_STALL, 0);
+    td_engine_free(c.engine);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -433,5 +507,7 @@ int main(int argc, char **argv)
     g_test_add_func("/time_budget/zero_window", test_zero_window);
     g_test_add_func("/time_budget/trailing_idle", test_trailing_idle);
     g_test_add_func("/time_budget/mid_flow", test_mid_flow);
+    g_test_add_func("/time_budget/outage_beyond_the_drop", test_outage_beyond_the_drop);
+    g_test_add_func("/time_budget/queued_before_the_capture", test_queued_before_the_capture);
     return g_test_run();
 }

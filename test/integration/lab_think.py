@@ -1,0 +1,29 @@
+"""The lab's ground truth for issue 37 in captures/lab/think (its README.md): think time,
+a slow answer and losses among the pauses, a server that speaks first, the close, outages
+seen mid-flow, a LAN bottleneck, a growing queue, SYNs a firewall drops and a long-lived
+connection, each at the client, the router and the server; and the captures whose expected
+values today's engine misses, with why: the tests mark them as strict xfails, so the day the
+engine gets one right its entry must go."""
+from tshark import CAPTURES
+
+THINK = CAPTURES / "lab" / "think"
+POINTS = ("client", "router", "server")
+
+# pcap: why the engine misses it (the rule at fault), per issue 37's items
+THINK_KNOWN_MISSES = {
+    **{f"lab-think-lossy-{p}.pcap": "issue 37 item 2: each reply lost twice before the capture "
+       "point and re-sent after a timeout reads server-delay (the missing originals are not seen "
+       "here; the gap in the server's IP IDs and the client's request probes, D-SACKed, are)"
+       for p in ("client", "router")},
+    **{f"lab-think-outage-{n}-{p}.pcap": "issue 37 item 4 (outages mid-flow): named now "
+       "(retransmission-timeout, its longest silence the outage's stall to 10 ms), but its cost "
+       "overshoots by 0.03-0.14 s: the budget's stall counts every span a retransmission ended, the "
+       "fast recovery's after the outage too (time_budget.h 'stall'), not only the timeouts' "
+       "silences" for n in (10, 22) for p in ("client", "router")},
+    **{f"lab-think-queue-grow-{p}.pcap": "issue 37 item 6: round trips growing 55 -> 298 ms in a "
+       "filling FIFO are booked as server wait (1.29 s: server-delay) where the server answered at "
+       "once, each exchange's network share held at the handshake's round trip" for p in ("client", "router")},
+    "lab-think-queue-grow-server.pcap": "issue 37 item 6: at the server the growing round trips "
+    "(55 -> 298 ms) are read as the client's think time (0.95 s) and the interactive flow as none, "
+    "where its replies queued behind the download",
+}
