@@ -107,6 +107,13 @@ static void on_settled(const td_diagnoses *d, const td_hosts *hosts, const td_fl
     st->c->hosts = NULL;
 }
 
+static void on_exchange(const td_flow *flow, const td_exchange *ex, void *ctx)
+{
+    settling *st = ctx;
+
+    st->sink->exchange(st->c, flow, ex, st->sink->ctx);
+}
+
 /* A flow whose record is out leaves the history: its conversation goes with it. */
 static void on_released(const td_flow *flow, void *ctx)
 {
@@ -142,6 +149,8 @@ static void start(td_capture *c, feeding *f, const td_prefs *prefs, td_wireshark
     f->version = version;
     f->packets = packets;
     c->settler = td_settler_new(c->engine, &prefs->hosts, sink ? on_settled : NULL, &f->st);
+    if (sink && sink->exchange)
+        td_engine_on_exchange(c->engine, on_exchange, &f->st);
     /* streamed records: a flow written and past the history is never read again, so
      * memory holds the flows open at once and the history, whatever the capture's length */
     if (sink)

@@ -46,6 +46,8 @@ typedef struct td_capture {
  * diagnoses and hosts are that point's during the call. */
 typedef struct td_capture_sink {
     void (*settled)(const td_capture *c, const td_flow *flow, void *ctx);
+    /* Each exchange of a flow as it completes (exchange.h); c's diagnoses are NULL then. */
+    void (*exchange)(const td_capture *c, const td_flow *flow, const td_exchange *ex, void *ctx);
     void *ctx;
 } td_capture_sink;
 

@@ -157,6 +157,15 @@ static void record_settled(const td_capture *c, const td_flow *flow, void *ctx)
     td_output_settled(fr->r->format, c, flow, fr->r->shown, &fr->records);
 }
 
+/* An exchange that completed while the file was read: its record now. */
+static void record_exchange(const td_capture *c, const td_flow *flow, const td_exchange *ex, void *ctx)
+{
+    file_records *fr = ctx;
+
+    claim_printing_turn(fr, c);
+    td_output_exchange(fr->r->format, c, flow, ex, fr->r->shown, &fr->records);
+}
+
 /* Analyses one file. Its records leave as they are made when it is the printing
  * turn's file; otherwise its output is kept until its turn. Either way the engine is
  * freed here, so the memory held for files waiting their turn to print is their
@@ -171,8 +180,8 @@ static void analyse(run *r, guint i)
         return;
     }
     GString *text = g_string_new("");
-    file_records fr = { r, i, { text, NULL } };
-    td_capture_sink records = { record_settled, &fr };
+    file_records fr = { r, i, { text, NULL, NULL } };
+    td_capture_sink records = { record_settled, record_exchange, &fr };
     const td_capture_sink *sink = gives_records(r) ? &records : NULL;
     td_capture *c = r->follow   ? td_capture_follow(r->files[i].path, r->prefs, WIRESHARK, &r->packets, sink)
                     : r->merged ? td_capture_analyse_merged(r->merged, r->merged_in_folder, r->merged_count,
@@ -207,6 +216,7 @@ static void analyse(run *r, guint i)
             td_output_csv_file(c, text);
         td_records_flush(&fr.records);
     }
+    td_records_free(&fr.records);
     if (c->counts.undecoded_link)
         g_string_append_printf(warnings, "%" G_GUINT64_FORMAT " packet%s skipped: the command does not decode link "
                                "type %s; tshark -2 with the plugin reads it", c->counts.undecoded_link,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "community_id.h"
 #include "field_values.h"
 #include "text.h"
 
@@ -228,6 +229,22 @@ static void collect_flow(collector *col, const td_capture *c, const td_flow *flo
     td_flow_fields(&view, flow, &sink);
 }
 
+/* An exchange's fields, after its flow's Community ID (the key that joins it to its
+ * flow's record across files and tools, beside tcp.stream). */
+static void collect_exchange(collector *col, const td_flow *flow, const td_exchange *ex)
+{
+    char community_id[TD_COMMUNITY_ID_SIZE];
+    td_field_sink sink = { .value = collect, .ctx = col };
+
+    clear(col);
+    td_community_id_tcp(&flow->addr[0], flow->port[0], &flow->addr[1], flow->port[1], 0, community_id);
+    if (community_id[0]) {
+        td_field_value v = { .id = TD_F_FLOW_COMMUNITY_ID, .str = community_id };
+        collect(col, &v);
+    }
+    td_exchange_fields(ex, &sink);
+}
+
 static bool same_dir(const char *a, const char *b)
 {
     return a == b || (a && b && strcmp(a, b) == 0);
@@ -298,17 +315,34 @@ static void plain_key(GString *out, const char *name)
     g_string_append_c(out, '"');
 }
 
+/* A record's opening: {"record":KIND,"file":...,"tcp.stream":N */
+static void json_lead(const char *kind, const td_capture *c, const td_flow *flow, GString *out)
+{
+    g_string_append_printf(out, "{\"record\":\"%s\",\"file\":", kind);
+    json_string(out, c->path);
+    g_string_append(out, ",\"tcp.stream\":");
+    append_uint(out, flow->stream);
+}
+
 static void json_record(collector *col, const td_capture *c, const td_flow *flow, GString *out)
 {
     bool first = false;
 
     collect_flow(col, c, flow);
-    g_string_append(out, "{\"record\":\"flow\",\"file\":");
-    json_string(out, c->path);
-    g_string_append(out, ",\"tcp.stream\":");
-    append_uint(out, flow->stream);
+    json_lead("flow", c, flow, out);
     json_members(out, col->items, NULL, &first, plain_key);
     direction_members(out, col->items, "", plain_key);
+    g_string_append(out, "}\n");
+}
+
+static void json_exchange(collector *col, const td_capture *c, const td_flow *flow, const td_exchange *ex,
+                          GString *out)
+{
+    bool first = false;
+
+    collect_exchange(col, flow, ex);
+    json_lead("exchange", c, flow, out);
+    json_members(out, col->items, NULL, &first, plain_key);
     g_string_append(out, "}\n");
 }
 
@@ -321,25 +355,47 @@ static void ek_key(GString *out, const char *name)
     g_free(flat);
 }
 
+/* An ek document's opening, up to the tcpdiag layer's members: its index line by the
+ * day of time_ns (tshark indexes packets-DATE by the packet's day), its timestamp, file,
+ * tcp_stream and, for a record other than a flow's, "record":kind. */
+static void ek_lead(const char *kind, const td_capture *c, const td_flow *flow, int64_t time_ns, GString *out)
+{
+    GDateTime *day = g_date_time_new_from_unix_utc(time_ns / 1000000000);
+    char *date = day ? g_date_time_format(day, "%Y-%m-%d") : g_strdup("1970-01-01");
+
+    g_string_append_printf(out, "{\"index\":{\"_index\":\"tcpdiag-%s\"}}\n", date);
+    g_string_append_printf(out, "{\"timestamp\":\"%" PRId64 "\",", time_ns / 1000000);
+    if (kind)
+        g_string_append_printf(out, "\"record\":\"%s\",", kind);
+    g_string_append(out, "\"file\":");
+    json_string(out, c->path);
+    g_string_append_printf(out, ",\"tcp_stream\":%u,\"layers\":{\"tcpdiag\":{", flow->stream);
+    g_free(date);
+    if (day)
+        g_date_time_unref(day);
+}
+
 static void ek_record(collector *col, const td_capture *c, const td_flow *flow, GString *out)
 {
-    GDateTime *day = g_date_time_new_from_unix_utc(flow->first_ns / 1000000000);
-    char *date = day ? g_date_time_format(day, "%Y-%m-%d") : g_strdup("1970-01-01");
     bool first = true;
 
     collect_flow(col, c, flow);
-    /* tshark indexes packets-DATE by the packet's day; these are flows */
-    g_string_append_printf(out, "{\"index\":{\"_index\":\"tcpdiag-%s\"}}\n", date);
-    g_string_append_printf(out, "{\"timestamp\":\"%" PRId64 "\",\"file\":", flow->first_ns / 1000000);
-    json_string(out, c->path);
-    g_string_append_printf(out, ",\"tcp_stream\":%u,\"layers\":{\"tcpdiag\":{", flow->stream);
+    ek_lead(NULL, c, flow, flow->first_ns, out);
     json_members(out, col->items, NULL, &first, ek_key);
     g_string_append_c(out, '}');
     direction_members(out, col->items, "tcpdiag_", ek_key);
     g_string_append(out, "}}\n");
-    g_free(date);
-    if (day)
-        g_date_time_unref(day);
+}
+
+static void ek_exchange(collector *col, const td_capture *c, const td_flow *flow, const td_exchange *ex,
+                        GString *out)
+{
+    bool first = true;
+
+    collect_exchange(col, flow, ex);
+    ek_lead("exchange", c, flow, ex->start_ns, out);
+    json_members(out, col->items, NULL, &first, ek_key);
+    g_string_append(out, "}}}\n");
 }
 
 /* CSV: one fixed header whatever the capture. A flow whose roles are unknown puts
@@ -399,11 +455,29 @@ void td_output_json_file(const td_capture *c, GString *out)
 enum { CSV_LEAD = 3 + FILE_STATUS_COLUMNS - 1 };
 
 /* The columns, in table order: the fields that are not per direction, then the
- * per-direction ones for c2s, then for s2c. column[slot][id]: 0 when none. */
+ * per-direction ones for c2s, then for s2c, then the exchange's (last, so that a flow's
+ * columns keep their places). column[slot][id]: 0 when none. */
+enum { CSV_EXCHANGE_SLOT = 3 };
 typedef struct csv_layout {
-    guint column[3][TD_FIELD_COUNT];    /* slot 0: not per direction; 1, 2: c2s, s2c */
+    guint column[4][TD_FIELD_COUNT];    /* slot 0: per flow; 1, 2: c2s, s2c; 3: per exchange */
     guint count;
 } csv_layout;
+
+/* Whether a field's columns sit in slot (per-packet fields have none). */
+static bool csv_in_slot(td_field_scope scope, int slot)
+{
+    switch (scope) {
+    case TD_SCOPE_FLOW:
+        return slot == 0;
+    case TD_SCOPE_DIRECTION:
+        return slot == 1 || slot == 2;
+    case TD_SCOPE_EXCHANGE:
+        return slot == CSV_EXCHANGE_SLOT;
+    case TD_SCOPE_PACKET:
+        break;
+    }
+    return false;
+}
 
 static csv_layout layout;
 static pthread_once_t layout_once = PTHREAD_ONCE_INIT;
@@ -412,12 +486,10 @@ static void lay_out_columns(void)
 {
     guint next = CSV_LEAD;
 
-    for (int slot = 0; slot < 3; slot++)
-        for (int id = 0; id < TD_FIELD_COUNT; id++) {
-            td_field_scope scope = td_fields[id].scope;
-            if (scope != TD_SCOPE_PACKET && (scope == TD_SCOPE_DIRECTION) == (slot > 0))
+    for (int slot = 0; slot <= CSV_EXCHANGE_SLOT; slot++)
+        for (int id = 0; id < TD_FIELD_COUNT; id++)
+            if (csv_in_slot(td_fields[id].scope, slot))
                 layout.column[slot][id] = next++;
-        }
     layout.count = next;
 }
 
@@ -465,10 +537,10 @@ void td_output_csv_header(GString *out)
     names[2] = g_strdup("tcp.stream");
     for (guint i = 0; file_status_names[i]; i++)
         names[3 + i] = g_strdup(file_status_names[i]);
-    for (int slot = 0; slot < 3; slot++)
+    for (int slot = 0; slot <= CSV_EXCHANGE_SLOT; slot++)
         for (int id = 0; id < TD_FIELD_COUNT; id++)
             if (layout->column[slot][id])
-                names[layout->column[slot][id]] = slot ? g_strdup_printf("%s.%s", csv_dirs[slot - 1], td_fields[id].name)
+                names[layout->column[slot][id]] = slot == 1 || slot == 2 ? g_strdup_printf("%s.%s", csv_dirs[slot - 1], td_fields[id].name)
                                                         : g_strdup(td_fields[id].name);
     csv_line(out, names, layout->count);
     for (guint i = 0; i < layout->count; i++)
@@ -508,18 +580,42 @@ static void csv_record(collector *col, const td_capture *c, const td_flow *flow,
     g_free(cells);
 }
 
-/* One flow's record in each format that has records, and how its values are rendered. */
+/* An exchange's row: its flow's stream and Community ID, its own columns. */
+static void csv_exchange(collector *col, const td_capture *c, const td_flow *flow, const td_exchange *ex,
+                         GString *out)
+{
+    const csv_layout *layout = csv_columns();
+    char **cells = g_new0(char *, layout->count);
+
+    collect_exchange(col, flow, ex);
+    cells[0] = g_strdup("exchange");
+    cells[1] = utf8(c->path);
+    cells[2] = g_strdup_printf("%u", flow->stream);
+    for (guint k = 0; k < col->items->len; k++) {
+        item *it = &g_array_index(col->items, item, k);
+        int slot = td_fields[it->id].scope == TD_SCOPE_EXCHANGE ? CSV_EXCHANGE_SLOT : 0;
+        cells[layout->column[slot][it->id]] = g_steal_pointer(&it->value);
+    }
+    csv_line(out, cells, layout->count);
+    for (guint k = 0; k < layout->count; k++)
+        g_free(cells[k]);
+    g_free(cells);
+}
+
+/* One flow's record and one exchange's in each format that has records, and how
+ * their values are rendered. */
 typedef struct record_writer {
     void (*write)(collector *col, const td_capture *c, const td_flow *flow, GString *out);
+    void (*exchange)(collector *col, const td_capture *c, const td_flow *flow, const td_exchange *ex, GString *out);
     render_kind kind;
 } record_writer;
 
 static const record_writer *writer_of(td_format format)
 {
     static const record_writer writers[] = {
-        [TD_FORMAT_JSON] = { json_record, RENDER_JSON },
-        [TD_FORMAT_EK] = { ek_record, RENDER_JSON },
-        [TD_FORMAT_CSV] = { csv_record, RENDER_CSV },
+        [TD_FORMAT_JSON] = { json_record, json_exchange, RENDER_JSON },
+        [TD_FORMAT_EK] = { ek_record, ek_exchange, RENDER_JSON },
+        [TD_FORMAT_CSV] = { csv_record, csv_exchange, RENDER_CSV },
     };
     return (size_t)format < G_N_ELEMENTS(writers) && writers[format].write ? &writers[format] : NULL;
 }
@@ -556,6 +652,26 @@ void td_output_settled(td_format format, const td_capture *c, const td_flow *flo
     w->write(col, c, flow, records->out);
     td_records_flush(records);
     collector_free(col);
+}
+
+void td_output_exchange(td_format format, const td_capture *c, const td_flow *flow, const td_exchange *ex,
+                        td_flows_shown shown, td_records *records)
+{
+    const record_writer *w = writer_of(format);
+
+    if (!w || shown != TD_SHOW_ALL)
+        return;
+    if (!records->exchanges)
+        records->exchanges = collector_new(w->kind);
+    w->exchange(records->exchanges, c, flow, ex, records->out);
+    record_done(records);
+}
+
+void td_records_free(td_records *records)
+{
+    if (records->exchanges)
+        collector_free(records->exchanges);
+    records->exchanges = NULL;
 }
 
 void td_output_csv_file(const td_capture *c, GString *out)

@@ -34,10 +34,13 @@ bool td_output_shows(const td_capture *c, const td_flow *flow, td_flows_shown sh
 typedef struct td_records {
     GString *out;
     void (*drain)(const GString *chunk);
+    struct collector *exchanges;    /* output.c's, for the exchange records: NULL until the first */
 } td_records;
 
 /* Hands what out holds to the drain, if there is one (the end of a capture's records). */
 void td_records_flush(td_records *records);
+/* What the records kept to write them (not out). */
+void td_records_free(td_records *records);
 
 /* Appends a capture's text report. */
 void td_output_text(const td_capture *c, td_flows_shown shown, GString *out);
@@ -50,6 +53,13 @@ void td_output_records(td_format format, const td_capture *c, td_flows_shown sho
  * records have a drain, so that a live capture's records come as its flows end. */
 void td_output_settled(td_format format, const td_capture *c, const td_flow *flow, td_flows_shown shown,
                        td_records *records);
+/* An exchange of a flow as it completes (exchange.h), while the file is read: its record
+ * {"record":"exchange",...} with the flow's tcp.stream and Community ID, which join it
+ * to the flow's record (which comes after it: a flow's verdict comes when it settles,
+ * its exchanges as they end). Only when every flow is shown (shown TD_SHOW_ALL): an
+ * exchange leaves before its flow's verdict is known. */
+void td_output_exchange(td_format format, const td_capture *c, const td_flow *flow, const td_exchange *ex,
+                        td_flows_shown shown, td_records *records);
 /* The file's status record, after its flows: {"record":"file","file":...} with how
  * it was read (file.status read, cut-short or unreadable; file.error), its frames,
  * TCP segments, flows and the packets skipped by reason. Flow records carry

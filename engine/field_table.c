@@ -7,6 +7,7 @@
 #define FLOW(group, show)   TD_SCOPE_FLOW, TD_GROUP_##group, TD_LABEL_##show
 #define DIR(group, show)    TD_SCOPE_DIRECTION, TD_GROUP_##group, TD_LABEL_##show
 #define PACKET(show)        TD_SCOPE_PACKET, TD_GROUP_TOP, TD_LABEL_##show
+#define EXCHANGE(show)      TD_SCOPE_EXCHANGE, TD_GROUP_EXCHANGE, TD_LABEL_##show
 
 #define SHARE_OF_TIME "Share of the measured time"
 #define CODEPOINT_COUNT "Data segments with this IP ECN codepoint"
@@ -420,6 +421,34 @@ const td_field_def td_fields[TD_FIELD_COUNT] = {
         "the side held most: Nagle with delayed ACKs", FLOW(FLOW, PLAIN) },
     [TD_F_TIME_NAGLE_WAIT] = { "tcpdiag.time.nagle_wait", TD_TYPE_DURATION, "Nagle wait",
         "Their time behind the data before them: what nagle-delayed-ack reads", FLOW(FLOW, DURATION) },
+    [TD_F_EXCHANGE_INDEX] = { "tcpdiag.exchange.index", TD_TYPE_UINT32, "Exchange",
+        "The exchange's place in its flow, from 1: a request and its response, or a one-way transfer; it "
+        "begins with the flow's first data and with each request after the server's data", EXCHANGE(PLAIN) },
+    [TD_F_EXCHANGE_FRAME] = { "tcpdiag.exchange.frame", TD_TYPE_FRAME, "First frame",
+        "The request's first packet (a one-way transfer's first), where the plugin shows the exchange",
+        EXCHANGE(PLAIN) },
+    [TD_F_EXCHANGE_BYTES_C2S] = { "tcpdiag.exchange.bytes_c2s", TD_TYPE_UINT64, "Bytes client to server",
+        "New payload bytes the client sent in the exchange (the request)", EXCHANGE(PLAIN) },
+    [TD_F_EXCHANGE_BYTES_S2C] = { "tcpdiag.exchange.bytes_s2c", TD_TYPE_UINT64, "Bytes server to client",
+        "New payload bytes the server sent in the exchange (the response)", EXCHANGE(PLAIN) },
+    [TD_F_EXCHANGE_ACTIVE] = { "tcpdiag.exchange.active", TD_TYPE_DURATION, "Active time",
+        "Its first byte to the next exchange's first (or the flow's end), less its think and idle time: the "
+        "client's, the server's and the network's time in it; the slowest exchanges are those with the most",
+        EXCHANGE(DURATION) },
+    [TD_F_EXCHANGE_CLIENT_TIME] = { "tcpdiag.exchange.client_time", TD_TYPE_DURATION, "Client send time",
+        "The request's first byte to its last, before the server's first answering byte", EXCHANGE(DURATION) },
+    [TD_F_EXCHANGE_SERVER_TIME] = { "tcpdiag.exchange.server_time", TD_TYPE_DURATION, "Server time",
+        "The server's wait before it answered: the request's last byte to the response's first, less the "
+        "round trip, as tcpdiag.time.server_delay", EXCHANGE(DURATION) },
+    [TD_F_EXCHANGE_TRANSFER] = { "tcpdiag.exchange.transfer", TD_TYPE_DURATION, "Transfer",
+        "Data moving in the exchange, and the network's share of its waits, as tcpdiag.time.transfer",
+        EXCHANGE(DURATION) },
+    [TD_F_EXCHANGE_STALL] = { "tcpdiag.exchange.stall", TD_TYPE_DURATION, "Stall",
+        "Data outstanding and nothing moving in the exchange (timeouts, a zero window), as tcpdiag.time.stall",
+        EXCHANGE(DURATION) },
+    [TD_F_EXCHANGE_THINK] = { "tcpdiag.exchange.think", TD_TYPE_DURATION, "Think time after",
+        "The client's pause after the response, before the next request (0 for the flow's last exchange), "
+        "as tcpdiag.time.think", EXCHANGE(DURATION) },
 };
 
 td_field_kind td_field_kind_of(td_field_type type)

@@ -32,6 +32,8 @@ typedef enum td_field_scope {
     TD_SCOPE_FLOW,          /* one value per flow (names that say a direction included) */
     TD_SCOPE_DIRECTION,     /* one value per data direction: the flight, cc, offload subtrees */
     TD_SCOPE_PACKET,        /* about the packet it is on (tcpdiag.dir, tcpdiag.cc.event...) */
+    TD_SCOPE_EXCHANGE,      /* one value per exchange (exchange.h): the command's exchange records,
+                               the plugin's fields on the exchange's first packet */
 } td_field_scope;
 
 /* The subtrees of the plugin's tree, in the order they appear. */
@@ -47,6 +49,7 @@ typedef enum td_field_group {
     TD_GROUP_OFFLOAD,
     TD_GROUP_CLIENT,
     TD_GROUP_SENDER,
+    TD_GROUP_EXCHANGE,      /* on an exchange's first packet */
     TD_GROUP_COUNT
 } td_field_group;
 
@@ -123,6 +126,10 @@ typedef enum td_field_id {
     TD_F_TIME_TRANSFER, TD_F_TIME_STALL, TD_F_TIME_THINK, TD_F_TIME_IDLE, TD_F_TIME_SYN_RETRANSMISSIONS,
     TD_F_TIME_SYNACK_RETRANSMISSIONS, TD_F_TIME_EXCHANGES, TD_F_TIME_CLIENT_DELAY, TD_F_TIME_SERVER_DELAY,
     TD_F_TIME_NAGLE_HOLDS, TD_F_TIME_NAGLE_WAIT,
+    /* tcpdiag.exchange: one exchange (exchange.h) */
+    TD_F_EXCHANGE_INDEX, TD_F_EXCHANGE_FRAME, TD_F_EXCHANGE_BYTES_C2S, TD_F_EXCHANGE_BYTES_S2C,
+    TD_F_EXCHANGE_ACTIVE, TD_F_EXCHANGE_CLIENT_TIME, TD_F_EXCHANGE_SERVER_TIME, TD_F_EXCHANGE_TRANSFER, TD_F_EXCHANGE_STALL,
+    TD_F_EXCHANGE_THINK,
     TD_FIELD_COUNT
 } td_field_id;
 

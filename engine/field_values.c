@@ -612,6 +612,23 @@ void td_flow_fields(const td_flow_view *view, const td_flow *flow, const td_fiel
     host_items(&e, view, flow);
 }
 
+void td_exchange_fields(const td_exchange *ex, const td_field_sink *sink)
+{
+    emitter e = { sink, NULL };
+
+    open_group(&e, TD_GROUP_EXCHANGE, -1, "Exchange %u", ex->index);
+    unum(&e, TD_F_EXCHANGE_INDEX, ex->index);
+    unum(&e, TD_F_EXCHANGE_FRAME, ex->first_frame);
+    unum(&e, TD_F_EXCHANGE_BYTES_C2S, ex->bytes[TD_EXCHANGE_C2S]);
+    unum(&e, TD_F_EXCHANGE_BYTES_S2C, ex->bytes[TD_EXCHANGE_S2C]);
+    time_ns(&e, TD_F_EXCHANGE_ACTIVE, ex->active_ns);
+    time_ns(&e, TD_F_EXCHANGE_CLIENT_TIME, ex->client_ns);
+    time_ns(&e, TD_F_EXCHANGE_SERVER_TIME, ex->server_ns);
+    time_ns(&e, TD_F_EXCHANGE_TRANSFER, ex->transfer_ns);
+    time_ns(&e, TD_F_EXCHANGE_STALL, ex->stall_ns);
+    time_ns(&e, TD_F_EXCHANGE_THINK, ex->think_ns);
+}
+
 void td_flow_fields_key_of(const td_flow_view *view, const td_flow *flow, td_flow_fields_key *key)
 {
     td_handshake scratch;

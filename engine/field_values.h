@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include "diagnosis.h"
+#include "exchange.h"
 #include "field_table.h"
 #include "hosts.h"
 
@@ -66,6 +67,10 @@ typedef struct td_flow_fields_key {
 } td_flow_fields_key;
 
 void td_flow_fields_key_of(const td_flow_view *view, const td_flow *flow, td_flow_fields_key *key);
+
+/* The fields of one exchange of the flow (tcpdiag.exchange.*), in the field table's
+ * order, in the exchange's subtree. */
+void td_exchange_fields(const td_exchange *ex, const td_field_sink *sink);
 
 /* The field of a part of the time budget (tcpdiag.time.setup, ...): its label and
  * description are the part's words wherever a front end names it. */

@@ -21,6 +21,8 @@ enum { HELD_SYNS = 1 << 16 };
 struct td_engine {
     const td_config *cfg;
     td_series_book *history;    /* the report's (td_engine_keep_history), NULL none */
+    td_exchange_fn on_exchange; /* td_engine_on_exchange's, NULL none */
+    void       *exchange_ctx;
     GPtrArray  *slabs;          /* td_flow[SLAB_FLOWS] each */
     guint       nflows;
     /* Wireshark numbers streams in first-appearance order, so stream k is almost
@@ -362,7 +364,8 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
  *   stall      the host-wide silences (stall.c): after the tallies, whose payload
  *              counts tell waiting from idle;
  *   budget     where the flow's time went (time_budget.c): after the handshake,
- *              whose roles and round-trip halves it reads;
+ *              whose roles and round-trip halves it reads; and the flow's requests
+ *              and responses (exchange.c), which read the budget's events and parts;
  *   pmtu       each sender's segments against the size the handshake allowed
  *              (pmtu.c): after the handshake, whose MSS options it reads.
  *
@@ -469,13 +472,25 @@ static void stall_record(td_engine *engine, td_flow *flow, const td_record *rec,
                      flow->more->sent[sender].payload_bytes, flow->more->sent[1 - sender].payload_bytes);
 }
 
-/* The report's history (series.h), when one is kept: each exchange's network time,
- * read from the budget where a request begins (the client's new data after the
- * server's, or its first) and where the flow begins to close. */
+/* An exchange ended (exchange.h): to the front end that shows them, and the report's
+ * history. */
+static void exchange_done(td_engine *engine, const td_flow *flow, const td_exchange *done)
+{
+    if (engine->on_exchange)
+        engine->on_exchange(flow, done, engine->exchange_ctx);
+    if (engine->history)
+        td_series_exchange(engine->history, &flow->more->budget, done);
+}
+
+/* The budget's events go on to the flow's exchanges, only for a record of new data
+ * (the one event they read). The report's history (series.h), when one is kept: each
+ * exchange's network time, read from the budget where a request begins (the client's
+ * new data after the server's, or its first) and where the flow begins to close. */
 static void budget_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
 {
     td_series_book *book = engine->history;
     td_time_budget *b;
+    td_exchange done;
     int8_t last_data_sender;
     int client;
 
@@ -484,19 +499,27 @@ static void budget_record(td_engine *engine, td_flow *flow, const td_record *rec
     b = &flow->more->budget;
     last_data_sender = b->last_data_sender;
     td_time_budget_record(b, rec, sender, flow->client, &flow->more->hs);
+    client = flow->client >= 0 ? flow->client : b->guessed_client;
+    if (b->new_bytes && td_exchanges_record(&flow->more->exchanges, b, rec, sender, client, &done))
+        exchange_done(engine, flow, &done);
     if (!book)
         return;
-    client = flow->client >= 0 ? flow->client : b->guessed_client;
     if (sender == client && b->last_data_sender == sender && last_data_sender != sender)
         td_series_request(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));
     else if (rec->tcp_flags & (TD_TH_FIN | TD_TH_RST))
         td_series_closing(book, b, rec->time_ns, td_time_budget_part(b, TD_TIME_TRANSFER));
 }
 
-static void budget_end(td_engine *engine G_GNUC_UNUSED, td_flow *flow)
+/* The budget's end, then the flow's last exchange, which reads it. */
+static void budget_end(td_engine *engine, td_flow *flow)
 {
-    if (flow->more)
-        td_time_budget_end(&flow->more->budget);
+    td_exchange done;
+
+    if (!flow->more)
+        return;
+    td_time_budget_end(&flow->more->budget);
+    if (td_exchanges_end(&flow->more->exchanges, &flow->more->budget, &done))
+        exchange_done(engine, flow, &done);
 }
 
 /* After the flight's, which knows the sender's segments. A segment is short of a full
@@ -677,6 +700,12 @@ void td_engine_settle(td_engine *engine, guint index)
 void td_engine_keep_history(td_engine *engine, td_series_book *history)
 {
     engine->history = history;
+}
+
+void td_engine_on_exchange(td_engine *engine, td_exchange_fn fn, void *ctx)
+{
+    engine->on_exchange = fn;
+    engine->exchange_ctx = ctx;
 }
 
 void td_engine_forget(td_engine *engine, guint index, bool release)

@@ -7,6 +7,7 @@
 #include <glib.h>
 #include "addr.h"
 #include "ecn.h"
+#include "exchange.h"
 #include "flight.h"
 #include "handshake.h"
 #include "nagle.h"
@@ -76,6 +77,7 @@ typedef struct td_flow_more {
     td_flight *flight[2];           /* by sending endpoint, from its first data segment */
     td_silence silence[2];          /* by sending endpoint: host-stall bookkeeping */
     td_time_budget budget;          /* where the flow's time went */
+    td_exchanges exchanges;         /* the exchange in progress, read from the budget */
     td_nagle nagle;                 /* small segments held until a delayed ACK */
     td_pmtu pmtu;                   /* segments cut smaller after full-size ones died */
     uint32_t icmp_quotes;           /* ICMP errors quoting one of its segments */
@@ -174,6 +176,10 @@ void td_engine_forget(td_engine *engine, guint index, bool release);
  * forgets it without release). The caller owns history and frees it after the engine. */
 struct td_series_book;
 void td_engine_keep_history(td_engine *engine, struct td_series_book *history);
+/* Each exchange of a flow as it completes (exchange.h), to a front end that shows them
+ * (the command's records, the plugin's fields); the engine keeps none of them. */
+typedef void (*td_exchange_fn)(const td_flow *flow, const td_exchange *ex, void *ctx);
+void td_engine_on_exchange(td_engine *engine, td_exchange_fn fn, void *ctx);
 /* Packets that came for a flow after it settled. */
 uint64_t td_engine_late(const td_engine *engine);
 /* Pairs the host silences seen so far with the flows that waited (td_engine_stalls):

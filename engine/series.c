@@ -188,6 +188,25 @@ void td_series_closing(td_series_book *book, const void *budget, int64_t at_ns, 
         end_exchange(book, ds, at_ns, transfer_ns);
 }
 
+void td_series_exchange(td_series_book *book, const void *budget, const td_exchange *ex)
+{
+    td_dir_series *ds = series_for(book, budget);
+    uint32_t at;
+
+    if (!ds)
+        return;
+    ds->exchanges_ended++;
+    /* the earlier of two as slow stays ahead */
+    for (at = ds->slowest_n; at > 0 && ds->slowest[at - 1].active_ns < ex->active_ns; at--)
+        if (at < TD_SERIES_SLOWEST)
+            ds->slowest[at] = ds->slowest[at - 1];
+    if (at >= TD_SERIES_SLOWEST)
+        return;
+    ds->slowest[at] = *ex;
+    if (ds->slowest_n < TD_SERIES_SLOWEST)
+        ds->slowest_n++;
+}
+
 const td_dir_series *td_series_of(const td_series_book *book, const void *dir)
 {
     return book && dir ? g_hash_table_lookup(book->by_dir, dir) : NULL;

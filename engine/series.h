@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "exchange.h"
 
 /* A screen is about a thousand pixels wide: more points than this per series add
  * nothing a reader can see. When a series is full, neighbouring points merge in
@@ -35,6 +36,9 @@ typedef struct td_series {
     td_series_point pending;    /* the samples not yet making a whole point */
 } td_series;
 
+/* The slowest exchanges a flow keeps for the report: the few a reader can look at. */
+enum { TD_SERIES_SLOWEST = 3 };
+
 /* The history kept under one key: a data direction's (its td_flight) rounds and
  * sizes, a sender's (its td_nagle_side) holds, a flow's (its td_time_budget)
  * exchanges. Durations are in microseconds in a point's lo and hi (71 minutes at
@@ -47,6 +51,10 @@ typedef struct td_dir_series {
     td_series exchanges;        /* per exchange: the network's time in it (µs) */
     int64_t transfer_ns;        /* the budget's transfer time when the open exchange began */
     bool exchange_open;         /* a request began and its exchange has not ended yet */
+    td_exchange slowest[TD_SERIES_SLOWEST];     /* the flow's exchanges with the most active
+                                                   time, the most first (exchange.h) */
+    uint32_t slowest_n;
+    uint32_t exchanges_ended;   /* of the flow, all of them */
 } td_dir_series;
 
 typedef struct td_series_book td_series_book;
@@ -76,6 +84,10 @@ void td_series_hold(td_series_book *book, const void *sender, int64_t at_ns, int
  * way to the capture point, which is one round trip at every capture point. */
 void td_series_request(td_series_book *book, const void *budget, int64_t at_ns, int64_t transfer_ns);
 void td_series_closing(td_series_book *book, const void *budget, int64_t at_ns, int64_t transfer_ns);
+
+/* flow.c's hook as each exchange of a flow (its td_time_budget, as a key only) ends:
+ * kept if it is among the flow's TD_SERIES_SLOWEST with the most active time. */
+void td_series_exchange(td_series_book *book, const void *budget, const td_exchange *ex);
 
 /* The history kept under a key (a direction's td_flight, a sender's td_nagle_side, a
  * flow's td_time_budget), NULL when none was recorded (no book, or the budget was

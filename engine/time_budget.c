@@ -256,6 +256,7 @@ static void new_data(td_time_budget *b, const td_record *rec, int sender, int cl
                     thinks ? TD_TIME_THINK : sender == client ? TD_TIME_CLIENT_WAIT : TD_TIME_SERVER_WAIT);
     if (sender != client && b->last_data_sender >= 0 && b->last_data_sender == client)
         b->exchanges++;
+    b->begins_exchange = b->last_data_sender < 0 || (sender == client && b->last_data_sender != client);
     b->last_data_sender = (int8_t)sender;
     hand_turn(&b->side[1 - sender], rec, true);
 }
@@ -359,6 +360,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         retransmission(b, rec, sender);
     } else if (rec->payload_len && td_seq_after(end, me->hi)) {
         new_data(b, rec, sender, client, hs);
+        b->new_bytes = end - me->hi;
         asks = true;
         me->hi = end;
         me->sent_data = true;
@@ -401,6 +403,7 @@ void td_time_budget_record(td_time_budget *b, const td_record *rec, int sender, 
     int64_t t = rec->time_ns;
 
     b->frame = rec->frame;
+    b->new_bytes = 0;
     if (b->phase == PHASE_FIRST) {
         b->guessed_client = (int8_t)(rec->sport > rec->dport ? sender : 1 - sender);
         b->phase = (rec->tcp_flags & TD_TH_SYN) ? PHASE_SETUP : PHASE_OPEN;

@@ -147,6 +147,11 @@ typedef struct td_time_budget {
     uint32_t zero_window_frame;         /* the first window closed to zero */
     uint32_t zero_windows;      /* windows closed to zero while the peer had data to send */
     uint32_t syns, synacks, exchanges;
+    /* The record just charged, for exchange.c: its new payload bytes (0 none), and
+     * whether they begin an exchange (the flow's first data, or a request after the
+     * server's data). */
+    uint32_t new_bytes;
+    bool     begins_exchange;
     bool     reset;         /* a RST was seen */
     td_time_side side[2];   /* by endpoint */
     int8_t   guessed_client;    /* the roles from the ports, for a flow without its handshake */

@@ -8,7 +8,9 @@
 -- (tcpdiag.capture.*); on the evidence packet of each flow of a finding the finding's
 -- rank (tcpdiag.diag.finding) beside the flow's own answer (tcpdiag.diag.cause,
 -- summary, fix); on its flow that lost most, what the finding is about
--- (tcpdiag.diag.findings, finding_who, finding_role, finding_flows, finding_lost). A
+-- (tcpdiag.diag.findings, finding_who, finding_role, finding_flows, finding_lost); on
+-- each exchange's first packet the exchange (tcpdiag.exchange.*), of which the window
+-- lists the slowest of a finding's flow that lost most and goes to them. A
 -- Listener reads them only while the window is open (retap_packets); closing the
 -- window removes it. Nothing here runs per packet otherwise, and no Field extractor
 -- is declared: Wireshark would then build a tree for every packet of every file
@@ -20,8 +22,12 @@ end
 
 local TITLE = "TCP diagnosis"
 
--- The packets that carry the answer: a finding's flow's evidence, the capture's first.
-local ANSWER_PACKETS = "tcpdiag.diag.finding || tcpdiag.capture.flows"
+-- The packets that carry the answer: a finding's flow's evidence, the capture's first,
+-- each exchange's first.
+local ANSWER_PACKETS = "tcpdiag.diag.finding || tcpdiag.capture.flows || tcpdiag.exchange.index"
+
+-- The slowest exchanges a flow keeps, as the HTML report lists them (series.h).
+local SLOWEST = 3
 
 -- The answer fields a packet's tree may hold, by name: the key each is kept under.
 local ANSWER_FIELDS = {
@@ -52,6 +58,17 @@ local function read_answer_packet(pinfo)
             packet.lost = field.display
         elseif name == "tcpdiag.diag.finding_span" then
             packet.span = field.display
+        elseif name == "tcpdiag.exchange.index" then
+            packet.exchange = packet.exchange or {}
+            packet.exchange.index = field.value
+        elseif name == "tcpdiag.exchange.active" then
+            -- its value for the ranking (an NSTime prints as seconds), its label to read
+            packet.exchange = packet.exchange or {}
+            packet.exchange.active = tonumber(tostring(field.value))
+            packet.exchange.active_label = field.display
+        elseif name == "tcpdiag.exchange.server_time" then
+            packet.exchange = packet.exchange or {}
+            packet.exchange.server_label = field.display
         elseif name == "tcp.stream" and packet.stream == nil then
             packet.stream = field.value
         end
@@ -61,7 +78,26 @@ end
 
 -- The capture's diagnosis as the answer packets tell it.
 local function new_diagnosis()
-    return { capture = nil, findings = {}, count = 0 }
+    return { capture = nil, findings = {}, count = 0, exchanges = {} }
+end
+
+-- A flow's exchanges as they come: the SLOWEST with the most active time, the most
+-- first (the earlier of two as slow ahead), and how many there were.
+local function add_exchange(diagnosis, stream, exchange)
+    local flow = diagnosis.exchanges[stream]
+    if not flow then
+        flow = { seen = 0, slowest = {} }
+        diagnosis.exchanges[stream] = flow
+    end
+    flow.seen = flow.seen + 1
+    local at = #flow.slowest + 1
+    while at > 1 and flow.slowest[at - 1].active < exchange.active do
+        at = at - 1
+    end
+    if at <= SLOWEST then
+        table.insert(flow.slowest, at, exchange)
+        flow.slowest[SLOWEST + 1] = nil
+    end
 end
 
 local function finding_at(diagnosis, rank)
@@ -74,6 +110,10 @@ local function finding_at(diagnosis, rank)
 end
 
 local function add_answer_packet(diagnosis, packet)
+    if packet.exchange then
+        packet.exchange.frame = packet.frame
+        add_exchange(diagnosis, packet.stream, packet.exchange)
+    end
     if packet.headline then
         diagnosis.capture = { headline = packet.headline, flows = packet.capture_flows,
             slow = packet.capture_slow, healthy = packet.capture_healthy }
@@ -93,6 +133,7 @@ local function add_answer_packet(diagnosis, packet)
         finding.span = packet.span
         finding.summary = packet.summary
         finding.frame = packet.frame
+        finding.stream = packet.stream
         finding.cause = packet.cause
         finding.fix = packet.fix
     end
@@ -119,6 +160,29 @@ local function flows_filter(finding)
         table.insert(terms, "tcp.stream == " .. stream)
     end
     return table.concat(terms, " || ")
+end
+
+-- The slowest exchanges of the finding's flow that lost most, none for a flow of one
+-- exchange (its time is the flow's).
+local function slowest_exchanges(diagnosis, finding)
+    local flow = diagnosis.exchanges[finding.stream]
+    if not flow or flow.seen < 2 then
+        return {}
+    end
+    return flow.slowest
+end
+
+local function exchanges_line(diagnosis, finding)
+    local items = {}
+    for _, exchange in ipairs(slowest_exchanges(diagnosis, finding)) do
+        table.insert(items, string.format("#%d at frame %d (%s, server %s)", exchange.index, exchange.frame,
+            exchange.active_label, exchange.server_label))
+    end
+    if #items == 0 then
+        return nil
+    end
+    return string.format("     Slowest exchanges of stream %d (of %d): %s", finding.stream,
+        diagnosis.exchanges[finding.stream].seen, table.concat(items, ", "))
 end
 
 -- The line under the findings when no flow is slow; nil when one is.
@@ -152,6 +216,10 @@ local function render(diagnosis, selected)
             table.insert(lines, string.format("     Flows: %s; evidence at frame %d", flows_filter(finding),
                 finding.frame))
             table.insert(lines, "     Fix: " .. (finding.fix or "-"))
+            local exchanges = exchanges_line(diagnosis, finding)
+            if exchanges then
+                table.insert(lines, exchanges)
+            end
             table.insert(lines, "")
         end
     end
@@ -159,7 +227,8 @@ local function render(diagnosis, selected)
     if closing then
         table.insert(lines, closing)
     else
-        table.insert(lines, "> marks the finding the buttons act on (Next finding moves it).")
+        table.insert(lines, "> marks the finding the buttons act on (Next finding moves it; Go to slowest")
+        table.insert(lines, "exchange goes to each of its flow's slowest exchanges in turn).")
         table.insert(lines, "Its flow in pictures: Go to evidence, then Statistics > TCP Stream Graphs >")
         table.insert(lines, "Time Sequence (Stevens), or Statistics > I/O Graphs (the tcpdiag profile's presets).")
     end
@@ -176,6 +245,7 @@ local function open_window()
     local window = TextWindow.new(TITLE)
     local diagnosis = new_diagnosis()
     local selected = 1
+    local exchange_turn = 0     -- the slowest exchange Go to slowest exchange went to last
     local listener = Listener.new(nil, ANSWER_PACKETS, true)
     -- Wireshark 4.0's fallback for goto_frame: the filter to apply once the GUI
     -- has shown the evidence frame alone (see go_to).
@@ -190,6 +260,7 @@ local function open_window()
 
     function listener.reset()
         diagnosis = new_diagnosis()
+        exchange_turn = 0
     end
     function listener.packet(pinfo)
         add_answer_packet(diagnosis, read_answer_packet(pinfo))
@@ -224,6 +295,7 @@ local function open_window()
     window:add_button("Next finding", function()
         if diagnosis.count > 0 then
             selected = selected % diagnosis.count + 1
+            exchange_turn = 0
             show()
         end
     end)
@@ -238,6 +310,14 @@ local function open_window()
         local finding = current()
         if finding then
             go_to(finding.frame, flows_filter(finding))
+        end
+    end)
+    window:add_button("Go to slowest exchange", function()
+        local finding = current()
+        local exchanges = finding and slowest_exchanges(diagnosis, finding) or {}
+        if #exchanges > 0 then
+            exchange_turn = exchange_turn % #exchanges + 1
+            go_to(exchanges[exchange_turn].frame, flows_filter(finding))
         end
     end)
     window:add_button("Copy fix", function()

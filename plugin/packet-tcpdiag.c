@@ -10,6 +10,7 @@
 #include <epan/tap.h>
 
 #include "tcpdiag.h"
+#include "exchange-tcpdiag.h"
 #include "tree-tcpdiag.h"
 #include "gui-tcpdiag.h"
 #include "printed-tcpdiag.h"
@@ -162,6 +163,8 @@ static int dissect_tcpdiag(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, 
                               complete, pinfo->num };
         packet_items at = { tvb, pkt, pinfo->num };
         tcpdiag_flow_tree(tree, tvb, &view, pkt->flow, add_packet_items, &at);
+        if (complete)
+            tcpdiag_exchange_items(tree, tvb, pinfo->num);
     }
     tcpdiag_setup_experts(tree, pinfo, tvb, pkt->flow, pkt->sender == QUOTED ? -1 : pkt->sender, complete);
     if (complete) {
@@ -178,6 +181,7 @@ static void tcpdiag_init(void)
 {
     tcpdiag_segment_init();
     tcpdiag_state_open(&config, &hosts_config);
+    tcpdiag_exchanges_open(tcpdiag_state_engine());
     frame_flows = g_array_sized_new(FALSE, TRUE, (guint)sizeof(uint32_t), 0);
 }
 
@@ -185,6 +189,7 @@ static void tcpdiag_cleanup(void)
 {
     tcpdiag_fields_forget();
     tcpdiag_segment_forget();
+    tcpdiag_exchanges_close();
     tcpdiag_state_close();
     g_array_free(frame_flows, TRUE);
     frame_flows = NULL;

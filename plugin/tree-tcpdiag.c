@@ -323,6 +323,16 @@ void tcpdiag_fields_forget(void)
     }
 }
 
+void tcpdiag_exchange_tree(proto_tree *tree, tvbuff_t *tvb, const td_exchange *ex)
+{
+    builder b = { .tvb = tvb, .top = tree, .group = TD_GROUP_TOP, .sender = -1 };
+    bool visible = PTREE_DATA(tree)->visible;
+    td_field_sink sink = { add_built, open_group, visible ? NULL : referenced, visible, &b };
+
+    b.groups[TD_GROUP_TOP] = tree;
+    td_exchange_fields(ex, &sink);
+}
+
 void tcpdiag_flow_tree(proto_tree *tree, tvbuff_t *tvb, const td_flow_view *view, const td_flow *flow,
                        tcpdiag_group_done done, void *done_ctx)
 {

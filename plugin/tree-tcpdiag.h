@@ -33,6 +33,8 @@ typedef void (*tcpdiag_group_done)(void *ctx, proto_tree *top, td_field_group gr
 /* The flow's fields in view as the tcpdiag tree's subtrees, under tree. */
 void tcpdiag_flow_tree(proto_tree *tree, tvbuff_t *tvb, const td_flow_view *view, const td_flow *flow,
                        tcpdiag_group_done done, void *done_ctx);
+/* One exchange's fields (tcpdiag.exchange.*) in its subtree, under tree (not NULL). */
+void tcpdiag_exchange_tree(proto_tree *tree, tvbuff_t *tvb, const td_exchange *ex);
 /* Drops what tcpdiag_flow_tree kept of the file's flows; at every file's end. */
 void tcpdiag_fields_forget(void);
 

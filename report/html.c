@@ -32,6 +32,8 @@ static const char STYLE[] =
     "table{border-collapse:collapse;font-size:.92em}th,td{padding:.15em .6em;text-align:left;"
     "border-bottom:1px solid #e4e4e4}td.n{text-align:right;white-space:nowrap}"
     "svg.chart,svg.budget{max-width:100%;height:auto;font-size:11px}"
+    "table.exchanges{margin-top:.5em;font-size:.85em}table.exchanges caption{text-align:left;color:#555}"
+    "table.exchanges td{white-space:nowrap}"
     "svg .grid{stroke:#e6e6e6}svg .tick,svg .legend{fill:#444}svg .axis{fill:#222}"
     "svg .series{fill:none;stroke-width:1.6}svg .flight,svg line.flight{stroke:#1f5fbf}"
     "svg .low,svg line.low{stroke:#8fb3e8;stroke-width:1}svg .other,svg line.other{stroke:#2a8a2a;stroke-width:1;"
@@ -238,9 +240,58 @@ static void endpoints(GString *out, const td_flow *flow)
     text(out, buf);
 }
 
+/* A cell of an exchange's row: the value as people read it, its exact value and
+ * field as data attributes, as a figure carries them. */
+static void exchange_cell(void *ctx, const td_field_value *v)
+{
+    GString *out = ctx;
+
+    g_string_append(out, "<td data-field=\"");
+    text(out, td_fields[v->id].name);
+    g_string_append(out, "\" data-value=\"");
+    exact(out, v);
+    g_string_append(out, "\">");
+    readable(out, v, NULL);
+    g_string_append(out, "</td>");
+}
+
+static void exchange_heading(void *ctx, const td_field_value *v)
+{
+    GString *out = ctx;
+
+    g_string_append(out, "<th>");
+    text(out, td_fields[v->id].label);
+    g_string_append(out, "</th>");
+}
+
+/* The flow's slowest exchanges (series.h keeps them: the most active time first), a
+ * row each with the field table's columns (tcpdiag.exchange.*); nothing for a flow
+ * of one exchange, whose time is the bar's. */
+static void slowest_exchanges(GString *out, const td_html_capture *c, const td_flow *flow)
+{
+    const td_dir_series *ds = td_series_of(c->series, td_flow_time_budget(flow));
+    td_field_sink heading = { .value = exchange_heading, .ctx = out };
+    td_field_sink cells = { .value = exchange_cell, .ctx = out };
+
+    if (!ds || ds->slowest_n < 2)
+        return;
+    g_string_append_printf(out, "<table class=\"exchanges\" data-stream=\"%u\"><caption>Its slowest exchanges of "
+                           "%" PRIu32 " (<code>tcpdiag.exchange.*</code>): in Wireshark, Go to Packet (Ctrl+G) its "
+                           "first frame</caption><tr>", flow->stream, ds->exchanges_ended);
+    td_exchange_fields(&ds->slowest[0], &heading);
+    g_string_append(out, "</tr>");
+    for (uint32_t i = 0; i < ds->slowest_n; i++) {
+        g_string_append(out, "<tr>");
+        td_exchange_fields(&ds->slowest[i], &cells);
+        g_string_append(out, "</tr>");
+    }
+    g_string_append(out, "</table>");
+}
+
 /* Where the flow's time went: its time budget as a bar (charts.c, svg.c), with the
- * exact durations as data attributes, as the figures carry theirs. */
-static void budget_figure(GString *out, const td_flow *flow)
+ * exact durations as data attributes, as the figures carry theirs; its slowest
+ * exchanges under it. */
+static void budget_figure(GString *out, const td_html_capture *c, const td_flow *flow)
 {
     td_budget_bar *bar = td_budget_bar_of(td_flow_time_budget(flow));
 
@@ -250,7 +301,9 @@ static void budget_figure(GString *out, const td_flow *flow)
     g_string_append_printf(out, "<figcaption><b>Stream %u</b> ", flow->stream);
     endpoints(out, flow);
     g_string_append(out, ": its time budget (<code>tcpdiag.time.*</code>; a part's hover text says what it "
-                         "counts).</figcaption></figure>");
+                         "counts).</figcaption>");
+    slowest_exchanges(out, c, flow);
+    g_string_append(out, "</figure>");
     td_budget_bar_free(bar);
 }
 
@@ -281,7 +334,7 @@ static void flow_chart(GString *out, const td_html_capture *c, const td_flow *fl
     figure_list(out, c, flow, diag);
     g_string_append(out, "</figcaption></figure>");
     td_chart_free(chart);
-    budget_figure(out, flow);
+    budget_figure(out, c, flow);
 }
 
 static gint by_lost(gconstpointer a, gconstpointer b, gpointer d)
@@ -331,7 +384,7 @@ static void finding_charts(GString *out, const td_html_capture *c, const td_find
         stall_timeline(out, c, f);
         (*charts_left)--;
         for (; drawn < n && drawn < TD_HTML_CHARTS_PER_FINDING; drawn++)
-            budget_figure(out, g_ptr_array_index(flows, drawn));
+            budget_figure(out, c, g_ptr_array_index(flows, drawn));
     } else {
         for (; drawn < n && drawn < TD_HTML_CHARTS_PER_FINDING && *charts_left; drawn++, (*charts_left)--)
             flow_chart(out, c, g_ptr_array_index(flows, drawn));

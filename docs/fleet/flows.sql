@@ -1,6 +1,7 @@
 -- The fleet table: every flow of every capture, from the NDJSON that
 -- `tcpdiag --format json` wrote (one file per capture or per batch, any number),
--- and beside it one status row per capture file.
+-- and beside it one status row per capture file and one row per exchange (a request
+-- and its response) of every flow.
 -- Columns are the plugin's field names; per-direction fields sit in the structs
 -- c2s and s2c (fwd and rev for flows whose roles are unknown), e.g.
 -- s2c."tcpdiag.cc.reaction". DuckDB infers the columns from the data: reading
@@ -32,7 +33,8 @@ SELECT NULL::VARCHAR AS file,
 WHERE false;
 
 CREATE OR REPLACE VIEW flows AS
-(SELECT COLUMNS(lambda c: c <> 'record' AND NOT starts_with(c, 'file.')) FROM records WHERE record = 'flow')
+(SELECT COLUMNS(lambda c: c <> 'record' AND NOT starts_with(c, 'file.') AND NOT starts_with(c, 'tcpdiag.exchange.'))
+ FROM records WHERE record = 'flow')
 UNION ALL BY NAME
 (SELECT * FROM flow_columns);
 
@@ -48,3 +50,30 @@ CREATE OR REPLACE VIEW files AS
 (SELECT COLUMNS(lambda c: c = 'file' OR starts_with(c, 'file.')) FROM records WHERE record = 'file')
 UNION ALL BY NAME
 (SELECT * FROM file_columns);
+
+-- One row per exchange: a request and its response, or a one-way transfer (tcpdiag(1),
+-- docs/fields.md, tcpdiag.exchange.*). file and tcp.stream join it to its flow in
+-- `flows`, and tcpdiag.flow.community_id to other tools' logs; times are seconds.
+-- Every column is listed, so that the view has them all on any set of captures.
+CREATE OR REPLACE VIEW exchange_columns AS
+SELECT NULL::VARCHAR AS file,
+       NULL::BIGINT AS "tcp.stream",
+       NULL::VARCHAR AS "tcpdiag.flow.community_id",
+       NULL::BIGINT AS "tcpdiag.exchange.index",
+       NULL::BIGINT AS "tcpdiag.exchange.frame",
+       NULL::BIGINT AS "tcpdiag.exchange.bytes_c2s",
+       NULL::BIGINT AS "tcpdiag.exchange.bytes_s2c",
+       NULL::DOUBLE AS "tcpdiag.exchange.active",
+       NULL::DOUBLE AS "tcpdiag.exchange.client_time",
+       NULL::DOUBLE AS "tcpdiag.exchange.server_time",
+       NULL::DOUBLE AS "tcpdiag.exchange.transfer",
+       NULL::DOUBLE AS "tcpdiag.exchange.stall",
+       NULL::DOUBLE AS "tcpdiag.exchange.think"
+WHERE false;
+
+CREATE OR REPLACE VIEW exchanges AS
+(SELECT COLUMNS(lambda c: c IN ('file', 'tcp.stream', 'tcpdiag.flow.community_id')
+                          OR starts_with(c, 'tcpdiag.exchange.'))
+ FROM records WHERE record = 'exchange')
+UNION ALL BY NAME
+(SELECT * FROM exchange_columns);

@@ -1,7 +1,7 @@
 -- Wireshark's GUI calls, stubbed, so that lua/tcpdiag_window.lua runs under tshark
 -- (test_lua_window.py): the window's text and each button's action are printed. Once
 -- the window shows a diagnosis, every finding's buttons are pressed in turn (Filter
--- its flows, Go to evidence, Copy fix, then Next finding).
+-- its flows, Go to evidence, Go to slowest exchange twice, Copy fix, then Next finding).
 --   tshark -2 -r FILE -q -X lua_script:lua_window_stubs.lua -X lua_script1:WINDOW_LUA
 -- The stubs go into _G: the window, loaded with dofile, reads its globals there.
 local window_file = ...
@@ -20,7 +20,8 @@ _G.copy_to_clipboard = function(text) print("copy_to_clipboard: " .. text) end
 local function press_every_finding(text)
     local _, findings = text:gsub("\n[> ] %d+%. ", "")
     for _ = 1, findings do
-        for _, label in ipairs({ "Filter its flows", "Go to evidence", "Copy fix", "Next finding" }) do
+        for _, label in ipairs({ "Filter its flows", "Go to evidence", "Go to slowest exchange",
+                                 "Go to slowest exchange", "Copy fix", "Next finding" }) do
             buttons[label]()
         end
     end

@@ -88,6 +88,8 @@ def plugin_flows(pcap, prefs=()):
         fwd = endpoint_text(source, row["tcp.srcport"].split(",")[-1])
         leaves = []
         for direction, name, value in plugin_leaves(layers["tcpdiag"]):
+            if name.startswith("tcpdiag.exchange."):
+                continue    # the exchange that begins at this frame (test_exchanges.py)
             if direction not in (None, "c2s", "s2c"):
                 direction = "fwd" if direction == fwd else "rev"
             leaves.append((direction, name, value))
@@ -270,7 +272,8 @@ def test_double_dash_ends_the_options(tmp_path):
     (tmp_path / "-j.pcap").write_bytes(PCAP.read_bytes())
     records = [json.loads(line) for line in
                command.run(["--format", "json", "--", "-j.pcap"], cwd=tmp_path).stdout.splitlines()]
-    assert [r["file"] for r in records] == ["-j.pcap"] * (20 + 1)     # its 20 flows, then its status
+    assert {r["file"] for r in records} == {"-j.pcap"}
+    assert [r["record"] for r in records if r["record"] != "exchange"] == ["flow"] * 20 + ["file"]
 
 
 def test_a_write_error_exits_3_with_the_reason():
@@ -296,11 +299,15 @@ def test_json_and_csv_are_utf8_whatever_the_file_name(tmp_path):
         assert proc.returncode == 0
         text = proc.stdout.decode("utf-8")          # strict: fails on any invalid byte
         status_records = 0 if output == "ek" else 1       # json and csv say how the file was read
+        # the flows' records and the file's, the exchanges' beside them naming it too
         if output == "csv":
-            assert [row.split(",")[1] for row in text.splitlines()[1:]] == [shown] * (20 + status_records)
+            rows = [row.split(",") for row in text.splitlines()[1:]]
+            assert {row[1] for row in rows} == {shown}
+            assert sum(row[0] != "exchange" for row in rows) == 20 + status_records
         else:
             documents = [json.loads(line) for line in text.splitlines() if '"index"' not in line]
-            assert [d["file"] for d in documents] == [shown] * (20 + status_records)
+            assert {d["file"] for d in documents} == {shown}
+            assert sum(d.get("record") != "exchange" for d in documents) == 20 + status_records
 
 
 def test_a_folder_is_walked_in_sorted_order_and_non_captures_are_skipped(tmp_path):

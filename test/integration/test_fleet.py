@@ -112,17 +112,23 @@ def test_flows_capped_by_offload_per_sender(fleet):
 
 
 def test_ek_bulk_lines_are_index_document_pairs():
+    """Index and document lines in pairs; the flows' documents in the NDJSON's order,
+    the exchanges' marked "record": "exchange" (the NDJSON has as many)."""
     pcaps = [CAPTURES / "lab-ecn-1-of-n.pcap", CAPTURES / "lab-ipv6.pcap"]
-    ndjson = command.flows(*pcaps)
+    ndjson = command.records(*pcaps)
+    flows = [r for r in ndjson if r["record"] == "flow"]
     lines = command.run(["--format", "ek"] + pcaps).stdout.splitlines()
-    assert len(lines) == 2 * len(ndjson)
+    assert len(lines) == 2 * sum(r["record"] in ("flow", "exchange") for r in ndjson)
+    docs = []
     for i in range(0, len(lines), 2):
         index, doc = json.loads(lines[i]), json.loads(lines[i + 1])
         assert set(index) == {"index"} and index["index"]["_index"].startswith("tcpdiag-")
-        flow = ndjson[i // 2]
+        assert all("." not in key for key in doc["layers"]["tcpdiag"])
+        docs.append(doc)
+    assert sum(d.get("record") == "exchange" for d in docs) == sum(r["record"] == "exchange" for r in ndjson) > 0
+    for flow, doc in zip(flows, (d for d in docs if "record" not in d), strict=True):
         assert doc["file"] == flow["file"] and doc["tcp_stream"] == flow["tcp.stream"]
         assert doc["layers"]["tcpdiag"]["tcpdiag_tcpdiag_diag_cause"] == flow["tcpdiag.diag.cause"]
-        assert all("." not in key for key in doc["layers"]["tcpdiag"])
         assert int(doc["timestamp"]) > 0
 
 
@@ -153,3 +159,44 @@ def test_one_status_row_per_file(fleet):
     assert {r[1] for r in rows} == {"read"} and {r[4] for r in rows} == {None}
     assert all(r[2] > 0 for r in rows)
     assert sum(r[3] for r in rows) == len(records)
+
+
+EXCHANGE_SCHEMA = {
+    "file": "VARCHAR", "tcp.stream": "BIGINT", "tcpdiag.flow.community_id": "VARCHAR",
+    "tcpdiag.exchange.index": "BIGINT", "tcpdiag.exchange.frame": "BIGINT", "tcpdiag.exchange.bytes_c2s": "BIGINT",
+    "tcpdiag.exchange.bytes_s2c": "BIGINT", "tcpdiag.exchange.active": "DOUBLE",
+    "tcpdiag.exchange.client_time": "DOUBLE", "tcpdiag.exchange.server_time": "DOUBLE",
+    "tcpdiag.exchange.transfer": "DOUBLE", "tcpdiag.exchange.stall": "DOUBLE", "tcpdiag.exchange.think": "DOUBLE",
+}
+
+
+def test_the_exchanges_table(fleet):
+    """The exchanges view: its columns and types whatever the data, one row per
+    exchange record, each joined to its flow; the flows view holds no exchange column."""
+    con, records = fleet
+    schema = {row[0]: row[1] for row in con.execute("DESCRIBE exchanges").fetchall()}
+    assert schema == EXCHANGE_SCHEMA
+    assert not [c for c in (d[0] for d in con.execute("SELECT * FROM flows").description)
+                if c.startswith("tcpdiag.exchange.")]
+    count = con.execute("SELECT count(*) FROM exchanges").fetchone()[0]
+    joined = con.execute('SELECT count(*) FROM exchanges e JOIN flows f ON f.file = e.file '
+                         'AND f."tcp.stream" = e."tcp.stream" AND f."tcpdiag.flow.community_id" = '
+                         'e."tcpdiag.flow.community_id"').fetchone()[0]
+    assert count > 0 and joined == count
+
+
+def test_slow_requests(tmp_path):
+    """slow-requests.sql on tb-server-delay (the server sleeps 1 s before each reply:
+    its log's config) and its prompt control: each request of the first, none of the
+    second."""
+    lab = ROOT / "captures" / "lab"
+    pcaps = [lab / "next" / "lab-tb-server-delay-router.pcap", lab / "next" / "lab-tb-server-prompt-router.pcap"]
+    (tmp_path / "tcpdiag-lab.ndjson").write_text(command.run(["--format", "json"] + pcaps).stdout)
+    con = duckdb.connect()
+    con.execute(f"SET file_search_path = '{tmp_path}'")
+    con.execute((QUERIES / "flows.sql").read_text())
+    config = json.loads((lab / "logs" / "tb-server-delay.json").read_text())["config"]
+    rows = query(con, "slow-requests")
+    assert len(rows) == config["clients"] * config["requests"]
+    assert {r["file"] for r in rows} == {str(pcaps[0])}
+    assert all(r["server_time"] >= config["think"] - 0.010 and r["cause"] == "server-delay" for r in rows)

@@ -21,7 +21,9 @@ FINDING = re.compile(r"^([> ]) (\d+)\. ([a-z-]+): (\S+) \((client|server|host)\)
                      r"(?:, (.+?) lost(?: over (\S+ m?s))?)?\n"
                      r"     (.+)\n"
                      r"     Flows: (.+); evidence at frame (\d+)\n"
-                     r"     Fix: (.+)\n", re.M)
+                     r"     Fix: (.+)\n"
+                     r"(?:     Slowest exchanges of stream (\d+) \(of (\d+)\): (.+)\n)?", re.M)
+SLOW_EXCHANGE = re.compile(r"#(\d+) at frame (\d+) \((\S+ m?s), server (\S+ m?s)\)")
 
 
 def window(pcap):
@@ -75,7 +77,9 @@ def test_window_lists_the_reports_findings(pcap):
                "tcpdiag.diag.finding_span"],
         extra=["-Y", "tcpdiag.diag.findings"])}
     listed = []
-    for rank, (mark, number, cause, _, _, count, lost, span, summary, flows, frame, fix) in enumerate(findings, 1):
+    pressed = iter(actions)
+    for rank, (mark, number, cause, _, _, count, lost, span, summary, flows, frame, fix, _, _, slowest) in \
+            enumerate(findings, 1):
         streams = re.findall(r"tcp\.stream == (\d+)", flows)
         assert (mark, number) == (">" if rank == 1 else " ", str(rank))
         assert {causes[s] for s in streams} == {cause}
@@ -84,8 +88,10 @@ def test_window_lists_the_reports_findings(pcap):
         assert seconds(lost) == pytest.approx(float(leads[str(rank)]["tcpdiag.diag.finding_lost"] or 0), abs=0.005)
         assert seconds(span) == pytest.approx(float(leads[str(rank)]["tcpdiag.diag.finding_span"] or 0), abs=0.005)
         listed += streams
-        assert actions[3 * (rank - 1):3 * rank] == [("set_filter", flows), ("goto_frame", frame),
-                                                    ("copy_to_clipboard", fix)]
+        # Go to slowest exchange, pressed twice: the slowest, then the next (none without any)
+        goes = [("goto_frame", f) for _, f, _, _ in SLOW_EXCHANGE.findall(slowest)[:2]]
+        assert [next(pressed) for _ in range(3 + len(goes))] == \
+            [("set_filter", flows), ("goto_frame", frame)] + goes + [("copy_to_clipboard", fix)]
     assert sorted(listed) == sorted(s for s, cause in causes.items() if cause in FINDINGS)
     if not [s for s, cause in causes.items() if cause in FINDINGS - {"app-limited"}]:
         assert listing.endswith(f"No slow flow ({listing.splitlines()[0][len('tcpdiag: '):]}).\n")
@@ -102,3 +108,26 @@ def test_window_of_a_healthy_capture(pcap):
     plural = "" if flows == 1 else "s"
     assert shown[-1] == f"{report(pcap).splitlines()[2]}\n\n{flows} flow{plural}, all healthy.\n"
     assert actions == []
+
+
+def test_window_lists_the_slowest_exchanges():
+    """lab-tb-server-delay-client: the server sleeps 1 s before each of its 3 replies on
+    each connection (its log's config). The finding's flow that lost most lists its
+    exchanges, the slowest first, each with a server time of the sleep; they are that
+    stream's exchanges (tcpdiag.exchange.frame), and the button goes to them in turn."""
+    pcap = CAPTURES / "lab" / "next" / "lab-tb-server-delay-client.pcap"
+    config = json.loads((CAPTURES / "lab" / "logs" / "tb-server-delay.json").read_text())["config"]
+    shown, actions = window(pcap)
+    listing = next(s for s in shown if s.startswith("tcpdiag: "))
+    finding = FINDING.search(listing)
+    stream, seen, slowest = finding.group(13), finding.group(14), finding.group(15)
+    assert int(seen) == config["requests"]
+    listed = SLOW_EXCHANGE.findall(slowest)
+    assert len(listed) == min(3, config["requests"])
+    assert all(seconds(server) >= config["think"] - 0.010 for _, _, _, server in listed)
+    actives = [seconds(active) for _, _, active, _ in listed]
+    assert actives == sorted(actives, reverse=True)
+    frames = {r["frame.number"] for r in fields(pcap, ["frame.number"],
+                                                 extra=["-Y", f"tcp.stream == {stream} && tcpdiag.exchange.index"])}
+    assert {f for _, f, _, _ in listed} <= frames
+    assert ("goto_frame", listed[0][1]) in actions and ("goto_frame", listed[1][1]) in actions

@@ -71,4 +71,7 @@ def test_eight_at_a_time_is_one_at_a_time(fleet, output):
         assert together.stderr == alone.stderr
         assert together.stdout == alone.stdout, f"-j 8 run {attempt + 1} differs from -j 1 ({output})"
     if output == "json":
-        assert all(json.loads(line) for line in alone.stdout.splitlines())
+        records = [json.loads(line) for line in alone.stdout.splitlines()]
+        # the exchanges stream as they end, interleaved with the flows that settle: the
+        # same records in the same order at -j 8
+        assert any(r["record"] == "exchange" for r in records)

@@ -422,3 +422,30 @@ def test_queueing_chart_shows_each_exchange(tmp_path):
                 truth["queue"]["queue_filled_by"]["client_port"]]
     [span] = by_class(svg, "rect", "span")
     assert f"stream {filler['select']['tcp.stream']} " in text_of(span)
+
+
+def test_slowest_exchanges_under_the_budget_bar(tmp_path):
+    """lab-tb-server-delay-client: the server sleeps 1 s before each of its 3 replies per
+    connection (its log's config). Under each slow flow's budget bar, its exchanges,
+    the most active time first, each row the command's exchange record for that frame
+    (its values exact, in ns), and each server time the sleep."""
+    pcap = CAPTURES / "lab" / "next" / "lab-tb-server-delay-client.pcap"
+    config = json.loads((CAPTURES / "lab" / "logs" / "tb-server-delay.json").read_text())["config"]
+    records = {(r["tcp.stream"], r["tcpdiag.exchange.frame"]): r
+               for r in map(json.loads, run(["-F", "json", pcap]).stdout.splitlines()) if r["record"] == "exchange"}
+    tables = by_class(parse(report(tmp_path, pcap)), "table", "exchanges")
+    assert len(tables) == config["clients"]
+    for table in tables:
+        stream = int(table.get("data-stream"))
+        rows = [{td.get("data-field"): int(td.get("data-value")) for td in named(tr, "td")}
+                for tr in named(table, "tr")[1:]]
+        assert len(rows) == min(3, config["requests"])
+        actives = [row["tcpdiag.exchange.active"] for row in rows]
+        assert actives == sorted(actives, reverse=True)
+        for row in rows:
+            record = records[(stream, row["tcpdiag.exchange.frame"])]
+            for name, value in row.items():
+                expected = record[name]
+                assert value == (round(decimal.Decimal(str(expected)) * 10**9) if isinstance(expected, float)
+                                 else expected), name
+            assert row["tcpdiag.exchange.server_time"] >= (config["think"] - 0.010) * 1e9

@@ -54,19 +54,28 @@ def test_records_leave_while_the_input_is_still_open():
     try:
         proc.stdin.write(header + b"".join(first_seconds))
         proc.stdin.flush()
-        line = read_line(proc.stdout, 60)
-        assert line, "no record while the input stayed open"
-        early = json.loads(line)
+        # the download's exchange comes just before its flow's record, with it
+        exchanges = []
+        while True:
+            line = read_line(proc.stdout, 60)
+            assert line, "no record while the input stayed open"
+            early = json.loads(line)
+            if early["record"] != "exchange":
+                break
+            exchanges.append(early)
         assert early["record"] == "flow" and early["tcp.stream"] == 0
+        assert [x["tcp.stream"] for x in exchanges] == [0]
         assert early["tcpdiag.flow.state"] != "open"
         proc.stdin.write(b"".join(p for t, p in packets[len(first_seconds):]))
         out, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
     assert proc.returncode == 0, err
-    streamed = [early] + [json.loads(line) for line in out.splitlines()]
+    streamed = exchanges + [early] + [json.loads(line) for line in out.splitlines()]
     whole = command.records(LAB, options=WINDOW)
-    assert sorted(r.get("tcp.stream", -1) for r in streamed) == [-1, 0, 1, 2, 3, 4, 5]
+    assert sorted(r.get("tcp.stream", -1) for r in streamed if r["record"] != "exchange") == [-1, 0, 1, 2, 3, 4, 5]
+    assert [dict(r, file=None) for r in streamed if r["record"] == "exchange"] == \
+        [dict(r, file=None) for r in whole if r["record"] == "exchange"]
     by_stream = {r["tcp.stream"]: dict(r, file=None) for r in streamed if r["record"] == "flow"}
     assert by_stream == {r["tcp.stream"]: dict(r, file=None) for r in whole if r["record"] == "flow"}
 

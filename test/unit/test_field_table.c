@@ -15,6 +15,7 @@ static const char *const type_names[] = {
 };
 static const char *const scope_names[] = {
     [TD_SCOPE_FLOW] = "flow", [TD_SCOPE_DIRECTION] = "direction", [TD_SCOPE_PACKET] = "packet",
+    [TD_SCOPE_EXCHANGE] = "exchange",
 };
 static const char *const group_names[] = { [TD_EXPERT_PROTOCOL] = "Protocol", [TD_EXPERT_SEQUENCE] = "Sequence" };
 static const char *const severity_names[] = {
@@ -59,6 +60,7 @@ static void test_every_row(void)
         g_assert_cmpint(td_fields[i].scope == TD_SCOPE_DIRECTION, ==,
                         td_fields[i].group >= TD_GROUP_FLIGHT && td_fields[i].group <= TD_GROUP_OFFLOAD);
         g_assert_cmpint(td_fields[i].scope == TD_SCOPE_PACKET, ==, td_fields[i].group == TD_GROUP_TOP);
+        g_assert_cmpint(td_fields[i].scope == TD_SCOPE_EXCHANGE, ==, td_fields[i].group == TD_GROUP_EXCHANGE);
     }
     for (int i = 0; i < TD_EXPERT_COUNT; i++) {
         check_unique(names, td_experts[i].name);
