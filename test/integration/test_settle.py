@@ -152,7 +152,9 @@ def test_memory_stays_flat_over_hours_of_capture(tmp_path):
     short, long_ = tmp_path / "short.pcap", tmp_path / "long.pcap"
     repeated_download(short, 2000, 2)
     repeated_download(long_, 8000, 2)
-    json_short, json_long = command.peak_kib(["-F", "json", short]), command.peak_kib(["-F", "json", long_])
+    # The least of three runs each: one run's peak moves by up to 3 % (9,124-9,392 KiB for
+    # the same file), which alone came within 10 % of the bound.
+    json_short, json_long = (min(command.peak_kib(["-F", "json", path]) for _ in range(3)) for path in (short, long_))
     text_short, text_long = command.peak_kib([short]), command.peak_kib([long_])
     assert json_long <= 1.1 * json_short, (json_short, json_long)
     assert text_long - text_short > 3 * (json_long - json_short), (text_short, text_long, json_short, json_long)
