@@ -35,6 +35,9 @@ struct td_streams {
     size_t slab_used;           /* bytes of the last slab taken */
     void *free_list[2];         /* forgotten conversations: IPv4, IPv6 */
     conversation *probe;        /* a lookup's key, with room for two IPv6 addresses */
+    conversation *last;         /* the conversation the last lookup found or began: a
+                                   burst's next segment is most often its, and then
+                                   needs no hash lookup (NULL once forgotten) */
     uint32_t next;
 };
 
@@ -56,8 +59,12 @@ static guint conversation_hash(gconstpointer p)
 static gboolean conversation_equal(gconstpointer a, gconstpointer b)
 {
     const conversation *x = a, *y = b;
-    return x->port[0] == y->port[0] && x->port[1] == y->port[1] && x->words == y->words &&
-           memcmp(x->addr, y->addr, 2u * x->words * sizeof(uint32_t)) == 0;
+    if (x->port[0] != y->port[0] || x->port[1] != y->port[1] || x->words != y->words)
+        return false;
+    /* IPv4's two words compared in place, not by a call to memcmp */
+    if (x->words == 1)
+        return x->addr[0] == y->addr[0] && x->addr[1] == y->addr[1];
+    return memcmp(x->addr, y->addr, 2u * x->words * sizeof(uint32_t)) == 0;
 }
 
 /* Fills the probe's key; returns whether the packet's sender is the key's second
@@ -70,6 +77,20 @@ static int fill_probe(td_streams *s, const td_record *rec)
     unsigned words = rec->src.len / 4;
     int swap = 0;
 
+    if (words == 1) {
+        /* IPv4, nearly every packet: its two words without copies of a variable
+         * length (calls to memcpy), in the same order as below */
+        uint32_t a, b;
+        memcpy(&a, rec->src.bytes, 4);
+        memcpy(&b, rec->dst.bytes, 4);
+        swap = a != b ? a > b : rec->sport > rec->dport;
+        k->words = 1;
+        k->addr[swap] = a;
+        k->addr[!swap] = b;
+        k->port[swap] = rec->sport;
+        k->port[!swap] = rec->dport;
+        return swap;
+    }
     memcpy(src, rec->src.bytes, (size_t)words * 4);
     memcpy(dst, rec->dst.bytes, (size_t)words * 4);
     for (unsigned i = 0; i < words && !swap; i++)
@@ -134,7 +155,16 @@ static conversation *begin(td_streams *s)
     c->base_set = 0;
     c->closed = false;
     g_hash_table_replace(s->by_ends, c, c);
+    s->last = c;
     return c;
+}
+
+/* The conversation with the probe's key, NULL if none. */
+static conversation *lookup(td_streams *s)
+{
+    if (!s->last || !conversation_equal(s->last, s->probe))
+        s->last = g_hash_table_lookup(s->by_ends, s->probe);
+    return s->last;
 }
 
 /* Whether this SYN or SYN-ACK opens a new connection on the conversation's ports:
@@ -156,7 +186,7 @@ bool td_streams_find(td_streams *streams, const td_record *rec, uint32_t *stream
     const conversation *c;
 
     fill_probe(streams, rec);
-    c = g_hash_table_lookup(streams->by_ends, streams->probe);
+    c = lookup(streams);
     if (c)
         *stream = c->stream;
     return c != NULL;
@@ -165,7 +195,7 @@ bool td_streams_find(td_streams *streams, const td_record *rec, uint32_t *stream
 uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analysed)
 {
     int from = fill_probe(streams, rec);
-    conversation *c = g_hash_table_lookup(streams->by_ends, streams->probe);
+    conversation *c = lookup(streams);
 
     if (!c || reuses_ports(streams, c, from, rec))
         c = begin(streams);
@@ -191,10 +221,11 @@ void td_streams_forget(td_streams *streams, const td_record *rec, uint32_t strea
     void **head;
 
     fill_probe(streams, rec);
-    c = g_hash_table_lookup(streams->by_ends, streams->probe);
+    c = lookup(streams);
     if (!c || c->stream != stream)
         return;
     g_hash_table_remove(streams->by_ends, c);
+    streams->last = NULL;
     head = &streams->free_list[c->words > 1];
     memcpy(c, head, sizeof *head);
     *head = c;
