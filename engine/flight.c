@@ -331,16 +331,20 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_conf
     }
 }
 
+/* The ring's size is a power of two (TD_FLIGHT_RING_MIN, doubled by ring_grow): a
+ * mask, not a division, on every ACK's slot. */
+G_STATIC_ASSERT((TD_FLIGHT_RING_MIN & (TD_FLIGHT_RING_MIN - 1)) == 0);
+
 static td_ack_sample *slot_at(const td_flight *f, unsigned i)
 {
-    return &f->ring[(f->ring_first + i) % f->ring_size];
+    return &f->ring[(f->ring_first + i) & (f->ring_size - 1u)];
 }
 
 static void deliver_oldest(td_flight *f, const td_flight_config *cfg)
 {
     td_ack_sample sample = *slot_at(f, 0);
 
-    f->ring_first = (uint16_t)((f->ring_first + 1) % f->ring_size);
+    f->ring_first = (uint16_t)((f->ring_first + 1) & (f->ring_size - 1u));
     f->ring_len--;
     apply_ack(f, &sample, cfg);
 }
