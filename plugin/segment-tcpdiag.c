@@ -125,14 +125,37 @@ static int tcp_after(const uint8_t *b, int len, int ip_at, bool *piece)
     return ip_at + (int)ip.payload_at;
 }
 
+/* The first place from at to last (inclusive) whose byte opens with the version
+ * nibble of first (0x40, 0x60), -1 when none does. Eight bytes at a time: a
+ * byte-wise loop over a link header's bytes cost about 150 instructions a packet.
+ * Each byte of y is 0 where the nibble matches; the lowest bit of the zero-byte
+ * test marks the first such byte (a borrow only marks bytes above it). */
+static int next_version_byte(const uint8_t *b, int at, int last, int first)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+
+    for (; at + 7 <= last; at += 8) {
+        uint64_t w;
+        memcpy(&w, b + at, 8);
+        uint64_t y = (GUINT64_FROM_LE(w) & 0xf0f0f0f0f0f0f0f0u) ^ ((uint64_t)first * ones);
+        uint64_t zero = (y - ones) & ~y & highs;
+        if (zero)
+            return at + __builtin_ctzll(zero) / 8;
+    }
+    for (; at <= last; at++)
+        if ((b[at] & 0xf0) == first)
+            return at;
+    return -1;
+}
+
 /* Moves *ip_at to the next IP header in b, from *ip_at on and within SCAN_LIMIT,
  * that carries rec's addresses; false when there is none. */
 static bool header_with_addresses(const uint8_t *b, int len, const td_record *rec, int *ip_at)
 {
-    int first = rec->src.len == 4 ? 0x40 : 0x60;
+    int first = rec->src.len == 4 ? 0x40 : 0x60, last = MIN(SCAN_LIMIT, len - TD_IPV4_MIN_HEADER);
 
-    for (int at = *ip_at; at <= SCAN_LIMIT && at + TD_IPV4_MIN_HEADER <= len; at++) {
-        if ((b[at] & 0xf0) == first && td_ip_carries(b + at, bytes_from(len, at), &rec->src, &rec->dst)) {
+    for (int at = *ip_at; (at = next_version_byte(b, at, last, first)) >= 0; at++) {
+        if (td_ip_carries(b + at, bytes_from(len, at), &rec->src, &rec->dst)) {
             *ip_at = at;
             return true;
         }
