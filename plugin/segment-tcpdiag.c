@@ -299,9 +299,9 @@ static stream_memo *memo_slot(const td_record *rec)
 static bool memo_holds(const stream_memo *m, const td_record *rec)
 {
     if (m->port[0] == rec->sport && m->port[1] == rec->dport)
-        return td_addr_equal(&m->addr[0], &rec->src) && td_addr_equal(&m->addr[1], &rec->dst);
-    return m->port[0] == rec->dport && m->port[1] == rec->sport && td_addr_equal(&m->addr[0], &rec->dst) &&
-           td_addr_equal(&m->addr[1], &rec->src);
+        return td_addr_same(&m->addr[0], &rec->src) && td_addr_same(&m->addr[1], &rec->dst);
+    return m->port[0] == rec->dport && m->port[1] == rec->sport && td_addr_same(&m->addr[0], &rec->dst) &&
+           td_addr_same(&m->addr[1], &rec->src);
 }
 
 /* rec's stream, its addresses, ports and flags read. The remembered conversation
