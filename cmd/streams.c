@@ -61,36 +61,22 @@ static gboolean conversation_equal(gconstpointer a, gconstpointer b)
     const conversation *x = a, *y = b;
     if (x->port[0] != y->port[0] || x->port[1] != y->port[1] || x->words != y->words)
         return false;
-    /* IPv4's two words compared in place, not by a call to memcmp */
+    /* each family's length as a constant: compared in place, not by a call to memcmp */
     if (x->words == 1)
         return x->addr[0] == y->addr[0] && x->addr[1] == y->addr[1];
+    if (x->words == 4)
+        return memcmp(x->addr, y->addr, 8 * sizeof(uint32_t)) == 0;
     return memcmp(x->addr, y->addr, 2u * x->words * sizeof(uint32_t)) == 0;
 }
 
-/* Fills the probe's key; returns whether the packet's sender is the key's second
- * end: any total order on the endpoints will do, it only has to pick the same first
- * end for both directions. */
-static int fill_probe(td_streams *s, const td_record *rec)
+/* Fills key k for addresses of `words` words; returns whether the packet's sender
+ * is the key's second end: any total order on the endpoints will do, it only has to
+ * pick the same first end for both directions. */
+static inline int fill_key(conversation *k, const td_record *rec, unsigned words)
 {
-    conversation *k = s->probe;
     uint32_t src[4] = { 0 }, dst[4] = { 0 };
-    unsigned words = rec->src.len / 4;
     int swap = 0;
 
-    if (words == 1) {
-        /* IPv4, nearly every packet: its two words without copies of a variable
-         * length (calls to memcpy), in the same order as below */
-        uint32_t a, b;
-        memcpy(&a, rec->src.bytes, 4);
-        memcpy(&b, rec->dst.bytes, 4);
-        swap = a != b ? a > b : rec->sport > rec->dport;
-        k->words = 1;
-        k->addr[swap] = a;
-        k->addr[!swap] = b;
-        k->port[swap] = rec->sport;
-        k->port[!swap] = rec->dport;
-        return swap;
-    }
     memcpy(src, rec->src.bytes, (size_t)words * 4);
     memcpy(dst, rec->dst.bytes, (size_t)words * 4);
     for (unsigned i = 0; i < words && !swap; i++)
@@ -103,6 +89,19 @@ static int fill_probe(td_streams *s, const td_record *rec)
     k->port[swap] = rec->sport;
     k->port[!swap] = rec->dport;
     return swap;
+}
+
+/* Fills the probe's key (fill_key). Each family's length is spelled as a constant,
+ * so that its copies are moves, not calls to memcpy with a variable length. */
+static int fill_probe(td_streams *s, const td_record *rec)
+{
+    unsigned words = rec->src.len / 4;
+
+    if (words == 1)
+        return fill_key(s->probe, rec, 1);
+    if (words == 4)
+        return fill_key(s->probe, rec, 4);
+    return fill_key(s->probe, rec, words);
 }
 
 td_streams *td_streams_new(td_wireshark version)
