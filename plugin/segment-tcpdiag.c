@@ -71,10 +71,16 @@ void tcpdiag_segment_forget(void)
 }
 
 /* Where a segment's headers are: in tvb, its IP header at ip_at (-1 when it is
- * not in that buffer, as after IP reassembly) and its TCP header at tcp_at. */
+ * not in that buffer, as after IP reassembly) and its TCP header at tcp_at.
+ * frame: tvb is the frame's own buffer, whose every captured byte the scan got as
+ * bytes (len of them): the headers are read there, without asking tvb again
+ * (three calls into Wireshark a packet). */
 typedef struct located {
     tvbuff_t *tvb;
     int ip_at, tcp_at;
+    const uint8_t *bytes;
+    int len;
+    bool frame;
 } located;
 
 static bool to_td_addr(const address *from, td_addr *to)
@@ -182,7 +188,7 @@ static bool scan(tvbuff_t *tvb, bool frame_buffer, const td_record *rec, located
     for (int ip_at = 0; b && header_with_addresses(b, len, rec, &ip_at); ip_at++) {
         int tcp_at = tcp_after(b, len, ip_at, piece);
         if (ports_at(b, len, tcp_at, rec->sport, rec->dport)) {
-            *at = (located){ tvb, ip_at, tcp_at };
+            *at = (located){ tvb, ip_at, tcp_at, b, len, frame_buffer };
             return true;
         }
     }
@@ -249,7 +255,7 @@ static bool locate(packet_info *pinfo, tvbuff_t *frame, const td_record *rec, lo
             opens_with = reassembled_opens_with(frame, rec);
         int tcp_at = tcp_in_reassembled(tvb, (uint8_t)opens_with, rec);
         if (tcp_at >= 0) {
-            *at = (located){ tvb, -1, tcp_at };
+            *at = (located){ tvb, -1, tcp_at, NULL, 0, false };
             return true;
         }
         if (scan(tvb, false, rec, at, &piece) && !piece)
@@ -340,7 +346,8 @@ static bool stream_of_segment(const packet_info *pinfo, td_record *rec)
 static void read_lengths(const located *at, unsigned tcp_header, td_record *rec)
 {
     int ip_header = rec->src.len == 4 ? TD_IPV4_MIN_HEADER : TD_IPV6_HEADER;
-    const uint8_t *ip = at->ip_at >= 0 ? tvb_get_ptr(at->tvb, at->ip_at, ip_header) : NULL;
+    const uint8_t *ip = at->ip_at < 0 ? NULL
+                        : at->frame ? at->bytes + at->ip_at : tvb_get_ptr(at->tvb, at->ip_at, ip_header);
 
     td_segment_lengths(rec, ip, at->tcp_at - at->ip_at, tcp_header, tvb_reported_length_remaining(at->tvb, at->tcp_at));
 }
@@ -416,7 +423,7 @@ static bool locate_outermost(packet_info *pinfo, tvbuff_t *frame, td_record *rec
             continue;
         td_segment_read_ports(b + tcp_at, rec);
         if (stream_of(pinfo, &rec->src, rec->sport, &rec->dst, rec->dport, &rec->stream)) {
-            *at = (located){ frame, ip_at, tcp_at };
+            *at = (located){ frame, ip_at, tcp_at, b, len, true };
             return true;
         }
     }
@@ -452,10 +459,11 @@ td_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_record
         return TD_FRAME_OTHER;
     }
     /* the header as far as it was captured, up to the longest one: all the reader reads */
-    int captured = MIN(tvb_captured_length_remaining(at.tvb, at.tcp_at), TD_TCP_MAX_HEADER);
+    int captured = MIN(at.frame ? at.len - at.tcp_at : tvb_captured_length_remaining(at.tvb, at.tcp_at),
+                       TD_TCP_MAX_HEADER);
     if (captured < TD_TCP_FLAGS_END)
         return TD_FRAME_OTHER;
-    const uint8_t *tcp = tvb_get_ptr(at.tvb, at.tcp_at, captured);
+    const uint8_t *tcp = at.frame ? at.bytes + at.tcp_at : tvb_get_ptr(at.tvb, at.tcp_at, captured);
     unsigned tcp_header = td_segment_read_header(tcp, (size_t)captured, rec);
     if (tcp_header < TD_TCP_MIN_HEADER)
         return TD_FRAME_OTHER;          /* a data offset below 5 words: malformed */
