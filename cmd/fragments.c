@@ -176,5 +176,7 @@ const uint8_t *td_fragments_add(td_fragments *t, const td_fragment_key *key, con
 
 void td_fragments_frame_done(td_fragments *t)
 {
-    g_ptr_array_set_size(t->completed, 0);
+    /* almost every frame completes nothing: no call into GLib for those */
+    if (t->completed->len)
+        g_ptr_array_set_size(t->completed, 0);
 }

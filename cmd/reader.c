@@ -232,13 +232,11 @@ typedef struct window {
     uint8_t *buf;           /* WINDOW bytes */
 } window;
 
-/* The n bytes at off (n at most WINDOW), or NULL when the file holds fewer. */
-static const uint8_t *bytes_at(window *w, uint64_t off, size_t n)
+/* bytes_at when the window does not hold them: moves it to off. */
+static G_GNUC_NO_INLINE const uint8_t *window_move(window *w, uint64_t off, size_t n)
 {
     size_t want, got = 0;
 
-    if (off >= w->start && off + n <= w->start + w->len)
-        return w->buf + (off - w->start);
     if (n > WINDOW || off > w->size || w->size - off < n)
         return NULL;
     want = (size_t)MIN((uint64_t)WINDOW, w->size - off);
@@ -253,6 +251,15 @@ static const uint8_t *bytes_at(window *w, uint64_t off, size_t n)
     w->start = off;
     w->len = got;
     return got >= n ? w->buf : NULL;
+}
+
+/* The n bytes at off (n at most WINDOW), or NULL when the file holds fewer. Inline:
+ * the walk asks it for every record header, and the window holds nearly all. */
+static inline const uint8_t *bytes_at(window *w, uint64_t off, size_t n)
+{
+    if (off >= w->start && off + n <= w->start + w->len)
+        return w->buf + (off - w->start);
+    return window_move(w, off, n);
 }
 
 /* NULL when libpcap reads the pcap file as wiretap does, else why not. */

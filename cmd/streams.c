@@ -35,6 +35,9 @@ struct td_streams {
     size_t slab_used;           /* bytes of the last slab taken */
     void *free_list[2];         /* forgotten conversations: IPv4, IPv6 */
     conversation *probe;        /* a lookup's key, with room for two IPv6 addresses */
+    conversation *last;         /* the conversation the last lookup found or began: a
+                                   burst's next segment is most often its, and then
+                                   needs no hash lookup (NULL once forgotten) */
     uint32_t next;
 };
 
@@ -56,18 +59,22 @@ static guint conversation_hash(gconstpointer p)
 static gboolean conversation_equal(gconstpointer a, gconstpointer b)
 {
     const conversation *x = a, *y = b;
-    return x->port[0] == y->port[0] && x->port[1] == y->port[1] && x->words == y->words &&
-           memcmp(x->addr, y->addr, 2u * x->words * sizeof(uint32_t)) == 0;
+    if (x->port[0] != y->port[0] || x->port[1] != y->port[1] || x->words != y->words)
+        return false;
+    /* each family's length as a constant: compared in place, not by a call to memcmp */
+    if (x->words == 1)
+        return x->addr[0] == y->addr[0] && x->addr[1] == y->addr[1];
+    if (x->words == 4)
+        return memcmp(x->addr, y->addr, 8 * sizeof(uint32_t)) == 0;
+    return memcmp(x->addr, y->addr, 2u * x->words * sizeof(uint32_t)) == 0;
 }
 
-/* Fills the probe's key; returns whether the packet's sender is the key's second
- * end: any total order on the endpoints will do, it only has to pick the same first
- * end for both directions. */
-static int fill_probe(td_streams *s, const td_record *rec)
+/* Fills key k for addresses of `words` words; returns whether the packet's sender
+ * is the key's second end: any total order on the endpoints will do, it only has to
+ * pick the same first end for both directions. */
+static inline int fill_key(conversation *k, const td_record *rec, unsigned words)
 {
-    conversation *k = s->probe;
     uint32_t src[4] = { 0 }, dst[4] = { 0 };
-    unsigned words = rec->src.len / 4;
     int swap = 0;
 
     memcpy(src, rec->src.bytes, (size_t)words * 4);
@@ -82,6 +89,19 @@ static int fill_probe(td_streams *s, const td_record *rec)
     k->port[swap] = rec->sport;
     k->port[!swap] = rec->dport;
     return swap;
+}
+
+/* Fills the probe's key (fill_key). Each family's length is spelled as a constant,
+ * so that its copies are moves, not calls to memcpy with a variable length. */
+static int fill_probe(td_streams *s, const td_record *rec)
+{
+    unsigned words = rec->src.len / 4;
+
+    if (words == 1)
+        return fill_key(s->probe, rec, 1);
+    if (words == 4)
+        return fill_key(s->probe, rec, 4);
+    return fill_key(s->probe, rec, words);
 }
 
 td_streams *td_streams_new(td_wireshark version)
@@ -134,7 +154,16 @@ static conversation *begin(td_streams *s)
     c->base_set = 0;
     c->closed = false;
     g_hash_table_replace(s->by_ends, c, c);
+    s->last = c;
     return c;
+}
+
+/* The conversation with the probe's key, NULL if none. */
+static conversation *lookup(td_streams *s)
+{
+    if (!s->last || !conversation_equal(s->last, s->probe))
+        s->last = g_hash_table_lookup(s->by_ends, s->probe);
+    return s->last;
 }
 
 /* Whether this SYN or SYN-ACK opens a new connection on the conversation's ports:
@@ -156,7 +185,7 @@ bool td_streams_find(td_streams *streams, const td_record *rec, uint32_t *stream
     const conversation *c;
 
     fill_probe(streams, rec);
-    c = g_hash_table_lookup(streams->by_ends, streams->probe);
+    c = lookup(streams);
     if (c)
         *stream = c->stream;
     return c != NULL;
@@ -165,7 +194,7 @@ bool td_streams_find(td_streams *streams, const td_record *rec, uint32_t *stream
 uint32_t td_streams_number(td_streams *streams, const td_record *rec, bool analysed)
 {
     int from = fill_probe(streams, rec);
-    conversation *c = g_hash_table_lookup(streams->by_ends, streams->probe);
+    conversation *c = lookup(streams);
 
     if (!c || reuses_ports(streams, c, from, rec))
         c = begin(streams);
@@ -191,10 +220,11 @@ void td_streams_forget(td_streams *streams, const td_record *rec, uint32_t strea
     void **head;
 
     fill_probe(streams, rec);
-    c = g_hash_table_lookup(streams->by_ends, streams->probe);
+    c = lookup(streams);
     if (!c || c->stream != stream)
         return;
     g_hash_table_remove(streams->by_ends, c);
+    streams->last = NULL;
     head = &streams->free_list[c->words > 1];
     memcpy(c, head, sizeof *head);
     *head = c;

@@ -16,8 +16,7 @@ guint td_addr_hash(gconstpointer key)
 
 gboolean td_addr_equal(gconstpointer x, gconstpointer y)
 {
-    const td_addr *a = x, *b = y;
-    return a->len == b->len && memcmp(a->bytes, b->bytes, MIN(a->len, sizeof a->bytes)) == 0;
+    return td_addr_same(x, y);
 }
 
 void td_addr_format(const td_addr *addr, char *buf, size_t size)

@@ -108,7 +108,6 @@ static const analysis analyses[] = {
     { &td_cc_ops, offsetof(td_flight, cc) },
     { &td_offload_ops, offsetof(td_flight, seg) },
     { &td_restart_ops, offsetof(td_flight, restart) },
-    { NULL, 0 },
 };
 
 static void *state_of(td_flight *f, const analysis *a)
@@ -116,17 +115,12 @@ static void *state_of(td_flight *f, const analysis *a)
     return (char *)f + a->state;
 }
 
-/* The analyses a hook is due to; NULL after the last. Those that need the rounds
- * skip a direction whose flight cannot be measured. */
-static const analysis *next_analysis(const td_flight *f, const analysis *a)
-{
-    while (a->ops && a->ops->measured_only && !measuring(f))
-        a++;
-    return a->ops ? a : NULL;
-}
-
-#define EACH_ANALYSIS(f, a) \
-    for (const analysis *a = next_analysis(f, analyses); a; a = next_analysis(f, a + 1))
+/* The analyses that have this hook, in order; those that need the rounds skip a
+ * direction whose flight cannot be measured. The hook is tested first: most
+ * analyses leave most hooks NULL, and these loops run on every segment. */
+#define EACH_HOOK(f, a, hook)                                                   \
+    for (const analysis *a = analyses; a < analyses + G_N_ELEMENTS(analyses); a++) \
+        if (!a->ops->hook || (a->ops->measured_only && !measuring(f))) {} else
 
 void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unknown_reason,
                      td_series_book *history)
@@ -139,14 +133,14 @@ void td_flight_begin(td_flight *f, const td_flight_context *ctx, const char *unk
     } else {
         f->unknown_reason = unknown_reason;
     }
-    EACH_ANALYSIS(f, a)
+    EACH_HOOK(f, a, begin)
         a->ops->begin(&f->dir, state_of(f, a));
 }
 
 void td_flight_free(td_flight *f)
 {
     if (f) {
-        for (const analysis *a = analyses; a->ops; a++)
+        for (const analysis *a = analyses; a < analyses + G_N_ELEMENTS(analyses); a++)
             a->ops->release(state_of(f, a));
         g_free(f->ring);
         g_free(f->round_log);
@@ -159,9 +153,8 @@ void td_flight_learn_feedback(td_flight *f, td_ecn_feedback feedback)
     if (!measuring(f) || !f->ctx.no_handshake || f->ctx.feedback != TD_FEEDBACK_NONE)
         return;
     f->ctx.feedback = feedback;
-    EACH_ANALYSIS(f, a)
-        if (a->ops->on_feedback)
-            a->ops->on_feedback(&f->dir, state_of(f, a));
+    EACH_HOOK(f, a, on_feedback)
+        a->ops->on_feedback(&f->dir, state_of(f, a));
 }
 
 static uint32_t band_of(const td_flight *f, uint32_t high, const td_flight_config *cfg)
@@ -270,9 +263,8 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
         }
         f->round_log[f->round_log_len++] = (td_round_start){ f->round_start_frame, f->round_flight };
     }
-    EACH_ANALYSIS(f, a)
-        if (a->ops->on_round)
-            a->ops->on_round(&f->dir, state_of(f, a), f->rounds, f->round_flight, ns, cfg);
+    EACH_HOOK(f, a, on_round)
+        a->ops->on_round(&f->dir, state_of(f, a), f->rounds, f->round_flight, ns, cfg);
     if (f->history)
         record_round(f, at_ns, f->history);
     f->rounds++;
@@ -327,9 +319,8 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_conf
         if (f->window > f->max_window)
             f->max_window = f->window;
     }
-    EACH_ANALYSIS(f, a)
-        if (a->ops->on_ack_delivered)
-            a->ops->on_ack_delivered(&f->dir, state_of(f, a), s, acked, at);
+    EACH_HOOK(f, a, on_ack_delivered)
+        a->ops->on_ack_delivered(&f->dir, state_of(f, a), s, acked, at);
     if (s->ece && f->ctx.feedback == TD_FEEDBACK_CLASSIC)
         note_round_event(f, EV_ECE);
     if (f->in_round && !td_seq_before(f->una, f->round_end))
@@ -340,16 +331,20 @@ static void apply_ack(td_flight *f, const td_ack_sample *s, const td_flight_conf
     }
 }
 
+/* The ring's size is a power of two (TD_FLIGHT_RING_MIN, doubled by ring_grow): a
+ * mask, not a division, on every ACK's slot. */
+G_STATIC_ASSERT((TD_FLIGHT_RING_MIN & (TD_FLIGHT_RING_MIN - 1)) == 0);
+
 static td_ack_sample *slot_at(const td_flight *f, unsigned i)
 {
-    return &f->ring[(f->ring_first + i) % f->ring_size];
+    return &f->ring[(f->ring_first + i) & (f->ring_size - 1u)];
 }
 
 static void deliver_oldest(td_flight *f, const td_flight_config *cfg)
 {
     td_ack_sample sample = *slot_at(f, 0);
 
-    f->ring_first = (uint16_t)((f->ring_first + 1) % f->ring_size);
+    f->ring_first = (uint16_t)((f->ring_first + 1) & (f->ring_size - 1u));
     f->ring_len--;
     apply_ack(f, &sample, cfg);
 }
@@ -445,9 +440,8 @@ void td_flight_ack(td_flight *f, const td_record *rec, const td_flight_config *c
     f->peer_sent |= rec->payload_len > 0;
     if (!f->ctx.timestamps)
         deliver_until(f, rec->time_ns, cfg);
-    EACH_ANALYSIS(f, a)
-        if (a->ops->on_ack_seen)
-            a->ops->on_ack_seen(&f->dir, state_of(f, a), rec);
+    EACH_HOOK(f, a, on_ack_seen)
+        a->ops->on_ack_seen(&f->dir, state_of(f, a), rec);
 
     /* A header cut before the window field keeps the last window. */
     uint32_t window = f->ctx.rcv_wscale < 0 ? 0
@@ -572,9 +566,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         return;
     /* the MSS: the largest full segment, seen alone or inside a super-packet */
     f->mss = MAX(f->mss, td_offload_full_segment(&f->seg, rec));
-    EACH_ANALYSIS(f, a)
-        if (a->ops->on_segment)
-            a->ops->on_segment(&f->dir, state_of(f, a), rec);
+    EACH_HOOK(f, a, on_segment)
+        a->ops->on_segment(&f->dir, state_of(f, a), rec);
     if (f->history)
         td_series_segment(f->history, f, rec->time_ns, rec->payload_len);
     if (!measuring(f))
@@ -640,9 +633,8 @@ void td_flight_data(td_flight *f, const td_record *rec, const td_flight_config *
         f->max_flight = flight;
     if (f->have_edge && f->in_round && (int32_t)(f->edge - f->nxt) < (int32_t)(f->mss ? f->mss : 1))
         f->round_events |= EV_RWND;
-    EACH_ANALYSIS(f, a)
-        if (a->ops->on_data)
-            a->ops->on_data(&f->dir, state_of(f, a), rec, retransmission);
+    EACH_HOOK(f, a, on_data)
+        a->ops->on_data(&f->dir, state_of(f, a), rec, retransmission);
 }
 
 void td_flight_finish(td_flight *f, const td_flight_config *cfg)
@@ -659,9 +651,8 @@ void td_flight_finish(td_flight *f, const td_flight_config *cfg)
     /* settled by the rounds already: the offload analysis reads it (a collapsing window
        explains a cap) */
     f->collapsed = td_cc_collapsed(&f->cc, cfg);
-    EACH_ANALYSIS(f, a)
-        if (a->ops->finish)
-            a->ops->finish(&f->dir, state_of(f, a), cfg);
+    EACH_HOOK(f, a, finish)
+        a->ops->finish(&f->dir, state_of(f, a), cfg);
 }
 
 int64_t td_flight_measured_ns(const td_flight *f)

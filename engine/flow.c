@@ -136,7 +136,7 @@ const td_stalls *td_engine_stalls(const td_engine *engine)
 
 static bool same_endpoint(const td_addr *a, uint16_t a_port, const td_addr *b, uint16_t b_port)
 {
-    return a_port == b_port && a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0;
+    return a_port == b_port && td_addr_same(a, b);
 }
 
 static void flow_init(td_flow *flow, const td_engine *engine, const td_record *rec)

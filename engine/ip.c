@@ -86,13 +86,20 @@ bool td_ip_is_fragment(const td_ip *ip)
 bool td_ip_addresses(const uint8_t *bytes, size_t captured, td_addr *src, td_addr *dst)
 {
     unsigned version = captured ? bytes[0] >> 4 : 0;
-    size_t len = version == 4 ? 4 : 16, src_at = version == 4 ? TD_IPV4_SRC_AT : TD_IPV6_SRC_AT;
+    size_t len = version == 4 ? 4 : 16;
 
     if ((version != 4 && version != 6) || captured < (version == 4 ? TD_IPV4_MIN_HEADER : TD_IPV6_HEADER))
         return false;
     src->len = dst->len = (uint8_t)len;
-    memcpy(src->bytes, bytes + src_at, len);
-    memcpy(dst->bytes, bytes + src_at + len, len);
+    /* copies of a constant size, which the compiler makes moves: a call to memcpy
+     * with the length as a variable cost 30 instructions a packet */
+    if (version == 4) {
+        memcpy(src->bytes, bytes + TD_IPV4_SRC_AT, 4);
+        memcpy(dst->bytes, bytes + TD_IPV4_SRC_AT + 4, 4);
+    } else {
+        memcpy(src->bytes, bytes + TD_IPV6_SRC_AT, 16);
+        memcpy(dst->bytes, bytes + TD_IPV6_SRC_AT + 16, 16);
+    }
     return true;
 }
 

@@ -23,15 +23,15 @@ void td_nagle_record(td_nagle *n, const td_record *rec, int sender, int client, 
                      uint32_t mss, const td_nagle_config *cfg, td_series_book *history)
 {
     td_nagle_side *me = &n->side[sender], *peer = &n->side[1 - sender];
-    int64_t to_me, to_peer, t = rec->time_ns;
+    int64_t to_server, to_client, to_me, to_peer, t = rec->time_ns;
     uint32_t end = rec->seq + rec->payload_len;
 
-    if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)) || client < 0)
+    /* the halves read once for both ends' round trips (td_handshake_round_trip_to
+     * for each read them twice on every segment) */
+    if ((rec->tcp_flags & (TD_TH_SYN | TD_TH_RST)) || client < 0 || !td_handshake_halves(hs, &to_server, &to_client))
         return;
-    to_me = td_handshake_round_trip_to(hs, sender, client);
-    to_peer = td_handshake_round_trip_to(hs, 1 - sender, client);
-    if (to_me < 0)
-        return;
+    to_me = sender == client ? to_client : to_server;
+    to_peer = sender == client ? to_server : to_client;
     /* What its ACK says of the peer's data: all of it acknowledged, by a pure ACK this
        receiver held past the round trip from the capture point to it (it had nothing
        to send with it). */

@@ -59,7 +59,8 @@ static void note_super_packet(td_offload *o, uint8_t bin, uint32_t frame, uint32
 void td_offload_data(td_offload *o, const td_record *rec)
 {
     uint32_t len = rec->payload_len;
-    uint32_t bin = (len + o->unit - 1) / o->unit;
+    /* a segment no larger than the unit is in bin 1: no division for those */
+    uint32_t bin = len <= o->unit ? 1 : (len + o->unit - 1) / o->unit;
 
     if (!len)
         return;

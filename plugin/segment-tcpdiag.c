@@ -71,10 +71,16 @@ void tcpdiag_segment_forget(void)
 }
 
 /* Where a segment's headers are: in tvb, its IP header at ip_at (-1 when it is
- * not in that buffer, as after IP reassembly) and its TCP header at tcp_at. */
+ * not in that buffer, as after IP reassembly) and its TCP header at tcp_at.
+ * frame: tvb is the frame's own buffer, whose every captured byte the scan got as
+ * bytes (len of them): the headers are read there, without asking tvb again
+ * (three calls into Wireshark a packet). */
 typedef struct located {
     tvbuff_t *tvb;
     int ip_at, tcp_at;
+    const uint8_t *bytes;
+    int len;
+    bool frame;
 } located;
 
 static bool to_td_addr(const address *from, td_addr *to)
@@ -82,7 +88,11 @@ static bool to_td_addr(const address *from, td_addr *to)
     if ((from->type != AT_IPv4 || from->len != 4) && (from->type != AT_IPv6 || from->len != 16))
         return false;
     to->len = (uint8_t)from->len;
-    memcpy(to->bytes, from->data, (size_t)from->len);
+    /* constant lengths: moves, not a call to memcpy with a variable one */
+    if (from->len == 4)
+        memcpy(to->bytes, from->data, 4);
+    else
+        memcpy(to->bytes, from->data, 16);
     return true;
 }
 
@@ -125,14 +135,37 @@ static int tcp_after(const uint8_t *b, int len, int ip_at, bool *piece)
     return ip_at + (int)ip.payload_at;
 }
 
+/* The first place from at to last (inclusive) whose byte opens with the version
+ * nibble of first (0x40, 0x60), -1 when none does. Eight bytes at a time: a
+ * byte-wise loop over a link header's bytes cost about 150 instructions a packet.
+ * Each byte of y is 0 where the nibble matches; the lowest bit of the zero-byte
+ * test marks the first such byte (a borrow only marks bytes above it). */
+static int next_version_byte(const uint8_t *b, int at, int last, int first)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+
+    for (; at + 7 <= last; at += 8) {
+        uint64_t w;
+        memcpy(&w, b + at, 8);
+        uint64_t y = (GUINT64_FROM_LE(w) & 0xf0f0f0f0f0f0f0f0u) ^ ((uint64_t)first * ones);
+        uint64_t zero = (y - ones) & ~y & highs;
+        if (zero)
+            return at + __builtin_ctzll(zero) / 8;
+    }
+    for (; at <= last; at++)
+        if ((b[at] & 0xf0) == first)
+            return at;
+    return -1;
+}
+
 /* Moves *ip_at to the next IP header in b, from *ip_at on and within SCAN_LIMIT,
  * that carries rec's addresses; false when there is none. */
 static bool header_with_addresses(const uint8_t *b, int len, const td_record *rec, int *ip_at)
 {
-    int first = rec->src.len == 4 ? 0x40 : 0x60;
+    int first = rec->src.len == 4 ? 0x40 : 0x60, last = MIN(SCAN_LIMIT, len - TD_IPV4_MIN_HEADER);
 
-    for (int at = *ip_at; at <= SCAN_LIMIT && at + TD_IPV4_MIN_HEADER <= len; at++) {
-        if ((b[at] & 0xf0) == first && td_ip_carries(b + at, bytes_from(len, at), &rec->src, &rec->dst)) {
+    for (int at = *ip_at; (at = next_version_byte(b, at, last, first)) >= 0; at++) {
+        if (td_ip_carries(b + at, bytes_from(len, at), &rec->src, &rec->dst)) {
             *ip_at = at;
             return true;
         }
@@ -155,7 +188,7 @@ static bool scan(tvbuff_t *tvb, bool frame_buffer, const td_record *rec, located
     for (int ip_at = 0; b && header_with_addresses(b, len, rec, &ip_at); ip_at++) {
         int tcp_at = tcp_after(b, len, ip_at, piece);
         if (ports_at(b, len, tcp_at, rec->sport, rec->dport)) {
-            *at = (located){ tvb, ip_at, tcp_at };
+            *at = (located){ tvb, ip_at, tcp_at, b, len, frame_buffer };
             return true;
         }
     }
@@ -222,7 +255,7 @@ static bool locate(packet_info *pinfo, tvbuff_t *frame, const td_record *rec, lo
             opens_with = reassembled_opens_with(frame, rec);
         int tcp_at = tcp_in_reassembled(tvb, (uint8_t)opens_with, rec);
         if (tcp_at >= 0) {
-            *at = (located){ tvb, -1, tcp_at };
+            *at = (located){ tvb, -1, tcp_at, NULL, 0, false };
             return true;
         }
         if (scan(tvb, false, rec, at, &piece) && !piece)
@@ -276,9 +309,9 @@ static stream_memo *memo_slot(const td_record *rec)
 static bool memo_holds(const stream_memo *m, const td_record *rec)
 {
     if (m->port[0] == rec->sport && m->port[1] == rec->dport)
-        return td_addr_equal(&m->addr[0], &rec->src) && td_addr_equal(&m->addr[1], &rec->dst);
-    return m->port[0] == rec->dport && m->port[1] == rec->sport && td_addr_equal(&m->addr[0], &rec->dst) &&
-           td_addr_equal(&m->addr[1], &rec->src);
+        return td_addr_same(&m->addr[0], &rec->src) && td_addr_same(&m->addr[1], &rec->dst);
+    return m->port[0] == rec->dport && m->port[1] == rec->sport && td_addr_same(&m->addr[0], &rec->dst) &&
+           td_addr_same(&m->addr[1], &rec->src);
 }
 
 /* rec's stream, its addresses, ports and flags read. The remembered conversation
@@ -313,7 +346,8 @@ static bool stream_of_segment(const packet_info *pinfo, td_record *rec)
 static void read_lengths(const located *at, unsigned tcp_header, td_record *rec)
 {
     int ip_header = rec->src.len == 4 ? TD_IPV4_MIN_HEADER : TD_IPV6_HEADER;
-    const uint8_t *ip = at->ip_at >= 0 ? tvb_get_ptr(at->tvb, at->ip_at, ip_header) : NULL;
+    const uint8_t *ip = at->ip_at < 0 ? NULL
+                        : at->frame ? at->bytes + at->ip_at : tvb_get_ptr(at->tvb, at->ip_at, ip_header);
 
     td_segment_lengths(rec, ip, at->tcp_at - at->ip_at, tcp_header, tvb_reported_length_remaining(at->tvb, at->tcp_at));
 }
@@ -389,7 +423,7 @@ static bool locate_outermost(packet_info *pinfo, tvbuff_t *frame, td_record *rec
             continue;
         td_segment_read_ports(b + tcp_at, rec);
         if (stream_of(pinfo, &rec->src, rec->sport, &rec->dst, rec->dport, &rec->stream)) {
-            *at = (located){ frame, ip_at, tcp_at };
+            *at = (located){ frame, ip_at, tcp_at, b, len, true };
             return true;
         }
     }
@@ -425,10 +459,11 @@ td_frame_kind tcpdiag_read_record(packet_info *pinfo, tvbuff_t *frame, td_record
         return TD_FRAME_OTHER;
     }
     /* the header as far as it was captured, up to the longest one: all the reader reads */
-    int captured = MIN(tvb_captured_length_remaining(at.tvb, at.tcp_at), TD_TCP_MAX_HEADER);
+    int captured = MIN(at.frame ? at.len - at.tcp_at : tvb_captured_length_remaining(at.tvb, at.tcp_at),
+                       TD_TCP_MAX_HEADER);
     if (captured < TD_TCP_FLAGS_END)
         return TD_FRAME_OTHER;
-    const uint8_t *tcp = tvb_get_ptr(at.tvb, at.tcp_at, captured);
+    const uint8_t *tcp = at.frame ? at.bytes + at.tcp_at : tvb_get_ptr(at.tvb, at.tcp_at, captured);
     unsigned tcp_header = td_segment_read_header(tcp, (size_t)captured, rec);
     if (tcp_header < TD_TCP_MIN_HEADER)
         return TD_FRAME_OTHER;          /* a data offset below 5 words: malformed */
