@@ -743,9 +743,15 @@ def expected(name, cfg, res, flows, suffix):
     return labrun.expected_file(name, cfg, suffix, res["nstat"], NSTAT_KEYS, out)
 
 
-def scenario(lab, name):
+def run_set(lab, name, out, run, truths, check, write_expected):
+    """One scenario of a set built on this one's run (mech's, think.py's): run, check,
+    keep its captures and expected files in `out`, its log without the captures."""
     return labrun.run_and_keep(
-        lab, name, OUT, do_run, flow_truths, problems, expected,
+        lab, name, out, run, truths, check, write_expected,
         lambda res, flows: dict({k: v for k, v in res.items() if k not in ("pcaps", "sojourns")},
                                 flows=[{k: v for k, v in t.items() if k != "client"} for t in flows]),
         lambda t: f"{t['role']} {t['port']}:{t['cause']}")
+
+
+def scenario(lab, name):
+    return run_set(lab, name, OUT, do_run, flow_truths, problems, expected)

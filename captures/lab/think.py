@@ -534,8 +534,4 @@ def expected(name, cfg, res, flows, suffix):
 
 
 def scenario(lab, name):
-    return labrun.run_and_keep(
-        lab, name, OUT, do_run, flow_truths, problems, expected,
-        lambda res, flows: dict({k: v for k, v in res.items() if k not in ("pcaps", "sojourns")},
-                                flows=[{k: v for k, v in t.items() if k != "client"} for t in flows]),
-        lambda t: f"{t['role']} {t['port']}:{t['cause']}")
+    return mech.run_set(lab, name, OUT, do_run, flow_truths, problems, expected)
