@@ -12,6 +12,7 @@ capture's last packet at 86 s."""
 import json
 import os
 import select
+import statistics
 import struct
 import subprocess
 
@@ -37,7 +38,9 @@ def pcap_packets(path):
 
 
 def read_line(stream, seconds):
-    """The next line of a pipe, or None when nothing came within the time given."""
+    """The next line of an unbuffered pipe (Popen's bufsize=0: a buffered reader's
+    readline may take the next line too, which select then no longer sees), or None
+    when nothing came within the time given."""
     ready, _, _ = select.select([stream], [], [], seconds)
     return stream.readline() if ready else None
 
@@ -50,7 +53,7 @@ def test_records_leave_while_the_input_is_still_open():
     header, packets = pcap_packets(LAB)
     first_seconds = [p for t, p in packets if t - packets[0][0] < 25]
     proc = subprocess.Popen([str(command.command_path()), "-F", "json"] + WINDOW + ["-"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     try:
         proc.stdin.write(header + b"".join(first_seconds))
         proc.stdin.flush()
@@ -152,9 +155,11 @@ def test_memory_stays_flat_over_hours_of_capture(tmp_path):
     short, long_ = tmp_path / "short.pcap", tmp_path / "long.pcap"
     repeated_download(short, 2000, 2)
     repeated_download(long_, 8000, 2)
-    # The least of three runs each: one run's peak moves by up to 3 % (9,124-9,392 KiB for
-    # the same file), which alone came within 10 % of the bound.
-    json_short, json_long = (min(command.peak_kib(["-F", "json", path]) for _ in range(3)) for path in (short, long_))
+    # The median of three runs each: one run's peak moves by up to 5 % (8,852-9,476 KiB
+    # for the same file, on the build before issue 37 as after), which alone came within
+    # 10 % of the bound.
+    json_short, json_long = (statistics.median(command.peak_kib(["-F", "json", path]) for _ in range(3))
+                             for path in (short, long_))
     text_short, text_long = command.peak_kib([short]), command.peak_kib([long_])
     assert json_long <= 1.1 * json_short, (json_short, json_long)
     assert text_long - text_short > 3 * (json_long - json_short), (text_short, text_long, json_short, json_long)
