@@ -256,7 +256,7 @@ static void new_data(td_time_budget *b, const td_record *rec, int sender, int cl
                     thinks ? TD_TIME_THINK : sender == client ? TD_TIME_CLIENT_WAIT : TD_TIME_SERVER_WAIT);
     if (sender != client && b->last_data_sender >= 0 && b->last_data_sender == client)
         b->exchanges++;
-    b->begins_exchange = b->last_data_sender < 0 || (sender == client && b->last_data_sender != client);
+    b->begins_exchange = b->last_data_sender < 0 || thinks;
     b->last_data_sender = (int8_t)sender;
     hand_turn(&b->side[1 - sender], rec, true);
 }
