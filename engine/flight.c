@@ -166,7 +166,14 @@ static uint32_t band_of(const td_flight *f, uint32_t high, const td_flight_confi
 /* A flat run ends: judge it and attribute its time. A plateau held by the
  * window is the receiver's doing. One that sits where the flight stood at the
  * last loss or echo is the congestion window probing back (CUBIC's plateau at
- * W_max), not the sender. */
+ * W_max), not the sender. Nor is one of lone segments: a round of one segment,
+ * sent with nothing outstanding, shows no flight held back. Its sender sent
+ * nothing more while it was out, which a cap does, but so does a sender whose
+ * next segment was not ready within the round trip: on a veth pair or loopback
+ * the ACK is back in a microsecond or two, before the sending CPU has the next
+ * segment, and a healthy download between two namespaces ran hundreds of such
+ * rounds at 1 MSS, read "sender-limited, 6,270x slower" under load (issue 37). A
+ * cap shows as several segments out at once, waiting. */
 static void end_run(td_flight *f, const td_flight_config *cfg)
 {
     td_plateau *run = &f->run;
@@ -177,7 +184,8 @@ static void end_run(td_flight *f, const td_flight_config *cfg)
     if (run->rounds >= cfg->plateau_min_rounds) {
         if (run->rwnd_rounds * 2 >= run->rounds)
             run->limit = TD_LIMIT_RWND;
-        else if (!f->peak_at_signal || run->high + band_of(f, f->peak_at_signal, cfg) < f->peak_at_signal)
+        else if (run->lone_rounds * 2 < run->rounds &&
+                 (!f->peak_at_signal || run->high + band_of(f, f->peak_at_signal, cfg) < f->peak_at_signal))
             run->limit = TD_LIMIT_SENDER;
     }
     /* rounds at the window were attributed as they closed */
@@ -229,6 +237,7 @@ static void add_to_run(td_flight *f, int64_t ns, bool at_window, const td_flight
         run->min_window = UINT32_MAX;
     }
     run->rounds++;
+    run->lone_rounds += flight <= f->mss;
     run->low = run->low < flight ? run->low : flight;
     run->high = run->high > flight ? run->high : flight;
     run->ns += ns;

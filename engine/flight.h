@@ -37,6 +37,7 @@ enum { TD_FLIGHT_RING_MIN = 16, TD_FLIGHT_RING_MAX = 1024 };
 typedef struct td_plateau {
     uint32_t rounds, low, high;     /* range of the round flights */
     uint32_t rwnd_rounds;           /* rounds that reached the receive window */
+    uint32_t lone_rounds;           /* rounds of a single segment, nothing else outstanding */
     uint32_t min_window;            /* smallest window offered meanwhile */
     uint32_t start_frame;
     int64_t  ns;                    /* duration */

@@ -180,6 +180,34 @@ static void test_flat_at_last_loss_is_cwnd(void)
     td_engine_free(s.engine);
 }
 
+/* One segment per round trip, each acknowledged before the next leaves, for 200
+ * rounds under a 1 MB window: a cap at 1 MSS would look so, but so does a sender whose
+ * next segment is not ready within the round trip (a veth pair: the ACK is back in
+ * microseconds). Nothing shows a flight held back, so no sender plateau; the same
+ * after a loss (the onset a cap would have). Five segments a round stay a cap
+ * (burst-limited above). */
+static void test_lone_segments_are_no_cap(void)
+{
+    for (int after_loss = 0; after_loss < 2; after_loss++) {
+        sim s;
+        sim_start(&s, false, 7, 1 << 20);
+        sim_round(&s, 10, false);
+        sim_round(&s, 20, after_loss);
+        for (int i = 0; i < 200; i++)
+            sim_round(&s, 1, false);
+        sim_finish(&s);
+        const td_flight *f = server_flight(&s);
+        const td_plateau *p = td_flight_plateau(f);
+        g_assert_nonnull(p);
+        g_assert_cmpuint(p->high, ==, MSS);
+        g_assert_cmpuint(p->rounds, >=, 190);
+        g_assert_cmpint(p->limit, ==, TD_LIMIT_CWND);
+        g_assert_cmpint(limit_of(f), ==, TD_LIMIT_CWND);
+        g_assert_cmpfloat(td_flight_share(f, TD_LIMIT_SENDER), ==, 0.0);
+        td_engine_free(s.engine);
+    }
+}
+
 /* Bursts with long silences and nothing outstanding: the application. */
 static void test_bursts_are_app(void)
 {
@@ -291,6 +319,7 @@ int main(int argc, char **argv)
     g_test_add_func("/flight/unscaled-window", test_unscaled_window);
     g_test_add_func("/flight/growth-is-cwnd", test_growth_is_cwnd);
     g_test_add_func("/flight/flat-at-last-loss-is-cwnd", test_flat_at_last_loss_is_cwnd);
+    g_test_add_func("/flight/lone-segments-are-no-cap", test_lone_segments_are_no_cap);
     g_test_add_func("/flight/bursts-are-app", test_bursts_are_app);
     g_test_add_func("/flight/too-few-rounds", test_too_few_rounds);
     g_test_add_func("/flight/midflow-is-unknown", test_midflow_is_unknown);
