@@ -210,7 +210,7 @@ static void lone_syn_handshake(const td_flow *flow, td_handshake *hs)
 
 /* The flow's second packet (or a first one that is not a lone SYN): the rest of
  * its state, starting from what its lone SYN left. */
-static td_flow_more *more_of(td_flow *flow)
+static td_flow_more *more_of(const td_engine *engine, td_flow *flow)
 {
     td_flow_more *more = flow->more;
 
@@ -224,7 +224,7 @@ static td_flow_more *more_of(td_flow *flow)
         td_handshake_init(&more->hs);
         td_silence_init(more->silence);
     }
-    td_time_budget_begin(&more->budget, flow->first_ns, td_flow_roles_known(flow));
+    td_time_budget_begin(&more->budget, flow->first_ns, td_flow_roles_known(flow), &engine->cfg->budget);
     return more;
 }
 
@@ -644,7 +644,7 @@ td_flow *td_engine_add(td_engine *engine, const td_record *rec, int *sender)
     else
         return NULL;
 
-    more = more_of(flow);
+    more = more_of(engine, flow);
     flow->packets++;
     more->sizes_from_ip += rec->payload_from_ip;
     flow->last_frame = rec->frame;
@@ -667,7 +667,7 @@ td_flow *td_engine_add_quoted(td_engine *engine, const td_record *rec)
 
     (void)released;     /* a quote of a released flow's segment is nobody's */
     if (flow && !flow->settled)
-        more_of(flow)->icmp_quotes++;
+        more_of(engine, flow)->icmp_quotes++;
     return flow;
 }
 

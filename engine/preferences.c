@@ -76,6 +76,10 @@ const td_pref_def td_prefs_table[TD_PREF_COUNT] = {
       "What a round-trip-bound flow's round trips are costed against: the same exchange on a path with "
       "this round trip.",
       NUMBER, ENGINE(budget.reference_rtt_ms) },
+    { "timeout_floor_ms", "Retransmission timeout: silence from (ms)",
+      "A stall ended by a retransmission is a retransmission timeout's when its silence lasted at least "
+      "this long (the smallest timeout of the sender's stack: Linux 200 ms); fast recovery resends sooner.",
+      NUMBER, ENGINE(budget.timeout_floor_ms) },
     { "queue_rtt_ratio", "Queueing delay: round trips from (x empty path)",
       "A flow of short exchanges is queueing-delay when its round trips take at least this many times the "
       "empty path's (the smallest handshake round trip between the same hosts).",

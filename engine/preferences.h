@@ -38,7 +38,7 @@ typedef struct td_pref_def {
     size_t offset;                      /* of the value in its home (an unsigned, or a td_vantage) */
 } td_pref_def;
 
-enum { TD_PREF_COUNT = 22 };
+enum { TD_PREF_COUNT = 23 };
 extern const td_pref_def td_prefs_table[TD_PREF_COUNT];
 
 /* Where a front end keeps the configurations the preferences set. */

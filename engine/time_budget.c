@@ -22,7 +22,8 @@ static bool outstanding(const td_time_side *s)
  * in a 10 s transfer is not where its time went. 100 ms of round trip is a
  * continent away; 20 ms, a server in the same region. Round trips four times the
  * empty path's are a queue, not a path's jitter (a bloated FIFO made them 10x in the
- * lab, captures/lab/mech). */
+ * lab, captures/lab/mech). The smallest retransmission timeout of the common stacks is
+ * Linux's TCP_RTO_MIN, 200 ms (Windows 300 ms; RFC 6298 asks for 1 s). */
 void td_budget_config_defaults(td_budget_config *cfg)
 {
     cfg->min_share_pct = 30;
@@ -30,6 +31,7 @@ void td_budget_config_defaults(td_budget_config *cfg)
     cfg->long_rtt_ms = 100;
     cfg->reference_rtt_ms = 20;
     cfg->queue_rtt_ratio = 4;
+    cfg->timeout_floor_ms = 200;
 }
 
 const char *td_time_part_name(td_time_part part)
@@ -40,9 +42,10 @@ const char *td_time_part_name(td_time_part part)
     return (unsigned)part < TD_TIME_PARTS ? names[part] : "unknown";
 }
 
-void td_time_budget_begin(td_time_budget *b, int64_t first_ns, bool after_lone_syn)
+void td_time_budget_begin(td_time_budget *b, int64_t first_ns, bool after_lone_syn, const td_budget_config *cfg)
 {
     memset(b, 0, sizeof *b);
+    b->timeout_floor_ns = (int64_t)cfg->timeout_floor_ms * 1000000;
     b->first_ns = b->cursor_ns = first_ns;
     b->last_data_sender = -1;
     b->guessed_client = -1;
@@ -189,6 +192,8 @@ static void charge_stall(td_time_budget *b, int waiter)
     if (b->open_ns > b->longest_ns[TD_SPAN_STALL])
         b->longest_stall_side = (int8_t)waiter;
     note_span(b, TD_SPAN_STALL, b->open_ns);
+    if (b->open_ns >= b->timeout_floor_ns)
+        b->timeout_ns += b->open_ns;
     charge_open(b, TD_TIME_STALL);
 }
 

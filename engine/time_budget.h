@@ -127,6 +127,7 @@ typedef struct td_budget_config {
     unsigned long_rtt_ms;       /* a round trip this long can bound a short exchange */
     unsigned reference_rtt_ms;  /* ...whose cost is measured against this round trip */
     unsigned queue_rtt_ratio;   /* round trips this many times the empty path's are queued */
+    unsigned timeout_floor_ms;  /* a stall's silence this long was a retransmission timer's */
 } td_budget_config;
 
 void td_budget_config_defaults(td_budget_config *cfg);
@@ -138,6 +139,9 @@ typedef struct td_time_budget {
     int64_t  open_ns;       /* since the last event, not charged yet */
     int64_t  open_busy_ns;  /* ...of which data was outstanding */
     int64_t  zero_window_ns;    /* of the stall: a receiver's window at zero */
+    int64_t  timeout_ns;        /* of the stall: silences of at least timeout_floor_ns before a
+                                   retransmission, a timer's (fast recovery resends sooner) */
+    int64_t  timeout_floor_ns;
     int64_t  answer_wait_ns[TD_SPAN_STALL];     /* of the waits: before an answer (below) */
     int64_t  longest_ns[TD_SPANS];
     uint32_t longest_frame[TD_SPANS];
@@ -161,7 +165,7 @@ typedef struct td_time_budget {
 
 /* A budget that starts with the flow's first record, or (after_lone_syn) with the
  * SYN that a flow kept as one SYN sent at first_ns, before its second record. */
-void td_time_budget_begin(td_time_budget *b, int64_t first_ns, bool after_lone_syn);
+void td_time_budget_begin(td_time_budget *b, int64_t first_ns, bool after_lone_syn, const td_budget_config *cfg);
 /* One record of the flow from endpoint `sender`; client is the client's endpoint,
  * -1 when unknown; hs the flow's handshake so far (its halves give the round trips). */
 void td_time_budget_record(td_time_budget *b, const td_record *rec, int sender, int client,
@@ -195,6 +199,14 @@ static inline uint32_t td_time_budget_exchanges(const td_time_budget *b)
 static inline int64_t td_time_budget_silence_ns(const td_time_budget *b)
 {
     return b->part_ns[TD_TIME_STALL] - b->zero_window_ns;
+}
+/* Of the stall, the silences a retransmission timer ended: each at least the smallest
+ * timeout (timeout_floor_ms). Fast recovery resends about a round trip after the loss,
+ * while the data behind it still moves: its spans are the loss's, not a timeout's
+ * (issue 37: an outage's cost overshot its silence by the recoveries after it). */
+static inline int64_t td_time_budget_timeouts_ns(const td_time_budget *b)
+{
+    return b->timeout_ns;
 }
 /* The endpoint whose data or FIN, retransmitted, the peer never acknowledged by
  * the end of the capture (the peer or the path is gone), -1 none; *count its

@@ -1,5 +1,6 @@
-/* retransmission-timeout: silences ended by retransmissions that were answered:
- * timeouts, not fast recovery, where the flow's time went. */
+/* retransmission-timeout: silences ended by retransmissions that were answered, each
+ * as long as a retransmission timer at least: timeouts, not fast recovery, where the
+ * flow's time went. */
 #include "cause.h"
 
 static bool holds(const td_judge *j)
@@ -7,7 +8,12 @@ static bool holds(const td_judge *j)
     unsigned retransmissions;
     const td_time_budget *b = td_flow_time_budget(j->flow);
 
-    return td_cause_dominates(j, td_time_budget_silence_ns(b)) && td_time_budget_unanswered(b, &retransmissions) < 0;
+    return td_cause_dominates(j, td_time_budget_timeouts_ns(b)) && td_time_budget_unanswered(b, &retransmissions) < 0;
+}
+
+static void cost(const td_judge *j, td_diagnosis *d)
+{
+    td_cost_against_own_time(d, j, td_time_budget_timeouts_ns(td_flow_time_budget(j->flow)), TD_REF_NONE);
 }
 
 static void evidence(const td_cause_view *v, char *buf, size_t size)
@@ -16,7 +22,7 @@ static void evidence(const td_cause_view *v, char *buf, size_t size)
     char silence[64], longest[64], sender[64];
     const char *roles_note;
 
-    td_cause_span_words(b, td_time_budget_silence_ns(b), TD_SPAN_STALL, silence, longest, sizeof silence);
+    td_cause_span_words(b, td_time_budget_timeouts_ns(b), TD_SPAN_STALL, silence, longest, sizeof silence);
     td_cause_side_words(v, b->longest_stall_side, sender, sizeof sender, &roles_note);
     g_snprintf(buf, size, "Silent for %s until %s retransmitted (timeouts, not fast recovery; %s%s)", silence,
                sender, longest, roles_note);
@@ -36,7 +42,7 @@ const td_cause_ops td_cause_retransmission_timeout = {
     .name = "retransmission-timeout",
     .flags = TD_CAUSE_FROM_BUDGET | TD_CAUSE_COST_SAID,
     .holds = holds,
-    .cost = td_cost_silence,
+    .cost = cost,
     .evidence_frame = td_cause_longest_stall_frame,
     .evidence = evidence,
     .who = td_cause_at_server,

@@ -15,11 +15,6 @@ THINK_KNOWN_MISSES = {
        "point and re-sent after a timeout reads server-delay (the missing originals are not seen "
        "here; the gap in the server's IP IDs and the client's request probes, D-SACKed, are)"
        for p in ("client", "router")},
-    **{f"lab-think-outage-{n}-{p}.pcap": "issue 37 item 4 (outages mid-flow): named now "
-       "(retransmission-timeout, its longest silence the outage's stall to 10 ms), but its cost "
-       "overshoots by 0.03-0.14 s: the budget's stall counts every span a retransmission ended, the "
-       "fast recovery's after the outage too (time_budget.h 'stall'), not only the timeouts' "
-       "silences" for n in (10, 22) for p in ("client", "router")},
     **{f"lab-think-queue-grow-{p}.pcap": "issue 37 item 6: round trips growing 55 -> 298 ms in a "
        "filling FIFO are booked as server wait (1.29 s: server-delay) where the server answered at "
        "once, each exchange's network share held at the handshake's round trip" for p in ("client", "router")},

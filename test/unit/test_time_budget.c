@@ -254,6 +254,32 @@ static void test_timeout_silence(void)
     td_engine_free(c.engine);
 }
 
+/* A loss recovered fast, whose retransmission is lost too and resent on the timer:
+ * both spans are the stall, only the 400 ms silence is a timeout's (at least the
+ * 200 ms floor); the 20 ms before the fast retransmission is the recovery's. */
+static void test_fast_recovery_is_no_timeout(void)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 0, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    uint32_t lost = c.nxt[0];
+    send(&c, false, 10, TD_TH_ACK, 1000);
+    send(&c, false, 10, TD_TH_ACK | TD_TH_PSH, 1000);
+    c.nxt[0] = lost;                        /* duplicate ACKs: the first is missing */
+    send(&c, true, 20, TD_TH_ACK, 0);
+    send(&c, true, 20, TD_TH_ACK, 0);
+    c.nxt[0] = lost + 2000;
+    resend(&c, false, 30, lost, 1000);      /* fast retransmission, lost again */
+    resend(&c, false, 430, lost, 1000);     /* the timer's */
+    send(&c, true, 440, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    assert_part(b, TD_TIME_STALL, 420);
+    g_assert_cmpint(td_time_budget_timeouts_ns(b), ==, 400 * MS);
+    td_engine_free(c.engine);
+}
+
 /* Captured at the client, 10 ms from the server: the client's window closes after
  * the first segment of the reply and opens 500 ms later. */
 static void test_zero_window(void)
@@ -502,6 +528,7 @@ int main(int argc, char **argv)
     g_test_add_func("/time_budget/unanswered_fin_after_a_cut", test_unanswered_fin_after_a_cut);
     g_test_add_func("/time_budget/pause_in_own_stream", test_pause_in_own_stream);
     g_test_add_func("/time_budget/timeout_silence", test_timeout_silence);
+    g_test_add_func("/time_budget/fast_recovery_is_no_timeout", test_fast_recovery_is_no_timeout);
     g_test_add_func("/time_budget/unanswered_retransmissions", test_unanswered_retransmissions);
     g_test_add_func("/time_budget/lost_tail_near_the_receiver", test_lost_tail_near_the_receiver);
     g_test_add_func("/time_budget/zero_window", test_zero_window);
