@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -457,6 +458,9 @@ static pcap_t *open_libpcap(const char *path, td_link *link, char *why, size_t w
     }
     /* fewer read calls than stdio's 4 KiB: records are read a few bytes at a time */
     setvbuf(file, NULL, _IOFBF, 1 << 18);
+    /* one thread reads this file, so libpcap's two freads a record need not lock it
+       (a lock and an unlock each, about 60 instructions a packet) */
+    __fsetlocking(file, FSETLOCKING_BYCALLER);
     p = pcap_fopen_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO, errbuf);
     if (!p) {
         snprintf(why, why_size, "libpcap: %s", errbuf);
