@@ -241,6 +241,16 @@ static bool unseen_sends(const td_time_side *s)
     return s->ids_skipped && s->ids_in_order >= MIN_IN_ORDER && s->ids_out_of_order * 8u <= s->ids_in_order;
 }
 
+/* Data below a sequence number the sender's packets already carried (a pure ACK or a
+ * FIN numbered beyond the data seen): the sender had sent it, and the capture point
+ * never saw it go by, so this is that data again, resent when the path lost it before
+ * the capture point (a client's request probe, answered with a D-SACK whose sequence
+ * number shows the lost reply). */
+static bool sent_unseen_before(const td_time_side *s, const td_record *rec)
+{
+    return td_seq_after(s->seq_top, rec->seq);
+}
+
 /* New payload from `sender`: its data going on, or its application taking its turn;
  * or, when its packets numbered in order skip some right before it, the end of a
  * silence in which what it sent was lost before the capture point (near the
@@ -254,7 +264,7 @@ static void new_data(td_time_budget *b, const td_record *rec, int sender, int cl
     if (outstanding(&b->side[sender]) ||
         (sender == b->last_data_sender && sent_before_turn(&b->side[sender], rec)))
         charge_open(b, TD_TIME_TRANSFER);
-    else if (unseen_sends(&b->side[sender]))
+    else if (unseen_sends(&b->side[sender]) || sent_unseen_before(&b->side[sender], rec))
         charge_stall(b, sender);
     else
         charge_turn(b, sender, client, hs, t,
@@ -308,7 +318,7 @@ static void note_ack(td_time_budget *b, const td_record *rec, int sender, bool a
     if (!(rec->tcp_flags & TD_TH_ACK))
         return;
     if (!peer->seq_known) {
-        peer->hi = peer->acked = rec->ack;
+        peer->hi = peer->acked = peer->seq_top = rec->ack;
         peer->seq_known = true;
         return;
     }
@@ -356,7 +366,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
     bool asks = false;
 
     if (!me->seq_known) {
-        me->hi = me->acked = rec->seq;
+        me->hi = me->acked = me->seq_top = rec->seq;
         me->seq_known = true;
     }
     note_ip_id(me, rec);
@@ -390,6 +400,8 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
     }
     if (rec->tcp_flags & TD_TH_RST)
         b->reset = true;
+    if (td_seq_after(rec->seq, me->seq_top))
+        me->seq_top = rec->seq;
     note_ack(b, rec, sender, asks);
 }
 

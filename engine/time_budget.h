@@ -81,6 +81,8 @@ typedef enum td_time_part {
 /* One endpoint's side of the budget. */
 typedef struct td_time_side {
     uint32_t hi;            /* end of the highest payload it sent */
+    uint32_t seq_top;       /* the highest sequence number its packets carried: beyond hi, a
+                               pure ACK or FIN after data the capture never saw */
     uint32_t acked;         /* the peer's highest ACK of it */
     int64_t  turn_ns;       /* the peer's latest packet that handed it the turn */
     bool     turn_net;      /* ...which was the peer's: its round trip is the network's */

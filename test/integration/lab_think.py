@@ -12,8 +12,10 @@ POINTS = ("client", "router", "server")
 # pcap: why the engine misses it (the rule at fault), per issue 37's items
 THINK_KNOWN_MISSES = {
     **{f"lab-think-lossy-{p}.pcap": "issue 37 item 2: each reply lost twice before the capture "
-       "point and re-sent after a timeout reads server-delay (the missing originals are not seen "
-       "here; the gap in the server's IP IDs and the client's request probes, D-SACKed, are)"
+       "point and re-sent after a timeout reads retransmission-timeout now, but 2.70 s (client) "
+       "and 2.59 s (router) against 4.44-5.44 s: half the replies are proven sent by the server's "
+       "pure ACK numbered beyond them (its D-SACK of the client's request probe); the other half "
+       "show only a gap of 2 in the server's IP IDs, and the IP ID rule wants 8 steps in 9 in order"
        for p in ("client", "router")},
     **{f"lab-think-queue-grow-{p}.pcap": "issue 37 item 6: round trips growing 55 -> 298 ms in a "
        "filling FIFO are booked as server wait (1.29 s: server-delay) where the server answered at "

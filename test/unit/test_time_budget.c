@@ -280,6 +280,40 @@ static void test_fast_recovery_is_no_timeout(void)
     td_engine_free(c.engine);
 }
 
+/* Captured at the client, the reply lost before it: the server's pure ACK numbered
+ * beyond any data seen shows the reply was sent; the reply coming again 490 ms after
+ * the request is then a stall, not the server's wait. Without that ACK nothing shows
+ * the loss, and the same gap is the server's wait. */
+static void reply_lost_before_the_capture(bool numbered_beyond)
+{
+    conv c;
+    conv_start(&c);
+    handshake(&c, 0, 0, 10);
+    send(&c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    uint32_t reply = c.nxt[0];
+    c.nxt[0] += 1000;                       /* the reply, never seen here */
+    if (numbered_beyond)
+        send(&c, false, 300, TD_TH_ACK, 0);
+    resend(&c, false, 500, reply, 1000);
+    send(&c, true, 510, TD_TH_ACK, 0);
+    const td_time_budget *b = finish(&c);
+
+    if (numbered_beyond) {
+        assert_part(b, TD_TIME_STALL, 490);
+        assert_part(b, TD_TIME_SERVER_WAIT, 0);
+    } else {
+        assert_part(b, TD_TIME_STALL, 0);
+        assert_part(b, TD_TIME_SERVER_WAIT, 490); /* the handshake put the server 0 ms away */
+    }
+    td_engine_free(c.engine);
+}
+
+static void test_reply_lost_before_the_capture(void)
+{
+    reply_lost_before_the_capture(true);
+    reply_lost_before_the_capture(false);
+}
+
 /* Captured at the client, 10 ms from the server: the client's window closes after
  * the first segment of the reply and opens 500 ms later. */
 static void test_zero_window(void)
@@ -529,6 +563,7 @@ int main(int argc, char **argv)
     g_test_add_func("/time_budget/pause_in_own_stream", test_pause_in_own_stream);
     g_test_add_func("/time_budget/timeout_silence", test_timeout_silence);
     g_test_add_func("/time_budget/fast_recovery_is_no_timeout", test_fast_recovery_is_no_timeout);
+    g_test_add_func("/time_budget/reply_lost_before_the_capture", test_reply_lost_before_the_capture);
     g_test_add_func("/time_budget/unanswered_retransmissions", test_unanswered_retransmissions);
     g_test_add_func("/time_budget/lost_tail_near_the_receiver", test_lost_tail_near_the_receiver);
     g_test_add_func("/time_budget/zero_window", test_zero_window);
