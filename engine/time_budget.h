@@ -25,7 +25,9 @@
  *                retransmission (a timeout's silence, a SYN-ACK resent after the
  *                handshake; data the receiver had already acknowledged, sent
  *                again: its sender never had those ACKs, the path lost them, and
- *                it waited out its timer), time while a receiver advertised a zero window to a
+ *                it waited out its timer; data below a sequence number the sender's pure ACK
+ *                or FIN already carried: sent, lost before the capture point, resent), time
+ *                while a receiver advertised a zero window to a
  *                sender that has sent data, and the span after unanswered
  *                retransmissions when the flow ends or closes that way (dead peer).
  *   think        the pause between two exchanges: the server's answer in, nothing
