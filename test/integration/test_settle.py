@@ -56,11 +56,15 @@ def write_all(stream, data):
 
 def test_records_leave_while_the_input_is_still_open():
     """The first download's record comes out of a pipe that holds only the capture's
-    first 25 s, and stays open: its flow settled, nothing waits for the input's end.
+    first 40 s, and stays open: its flow settled, nothing waits for the input's end.
+    40 s, not less: the first download settles at 18.3 s, 275 kB into the file, and a
+    reader of the pipe may hold back the last block it was given until more comes (in
+    the Wireshark 4.4 chroot, under the suite's load, 25 s, 365 kB, gave no record in
+    60 s in 3 of 11 runs); 40 s is 601 kB.
     The records given early are those the whole file gives with the same window, and
     every flow has exactly one."""
     header, packets = pcap_packets(LAB)
-    first_seconds = [p for t, p in packets if t - packets[0][0] < 25]
+    first_seconds = [p for t, p in packets if t - packets[0][0] < 40]
     proc = subprocess.Popen([str(command.command_path()), "-F", "json"] + WINDOW + ["-"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     try:
