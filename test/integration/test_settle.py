@@ -46,9 +46,8 @@ def read_line(stream, seconds):
 
 
 def write_all(stream, data):
-    """All of data into an unbuffered pipe: its write is one write(2), which a signal can
-    cut short once part is written (the rest then never went: under the full suite's
-    load the command waited 60 s for input the test believed it had sent)."""
+    """All of data into an unbuffered pipe: its write is one write(2), which may take
+    less than all of it and says how much (a buffered writer loops; this one must)."""
     view = memoryview(data)
     while view:
         view = view[stream.write(view):]
