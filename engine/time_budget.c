@@ -114,17 +114,62 @@ static void charge_open(td_time_budget *b, td_time_part part)
     b->open_ns = b->open_busy_ns = 0;
 }
 
-/* Of the open span, what `owner` part gets when `endpoint` ends it at t: from the
+/* A TSval clock ticks once a microsecond (Linux's usec option), a millisecond (Linux
+ * since 4.13, the BSDs, macOS), 4 or 10 ms (older kernels' HZ) or 100 ms: RFC 7323
+ * 5.4 allows 1 ms to 1 s. The tick read from two packets is the one their arrival
+ * times over their TSvals' ticks come within 1.5x of, so a queue's growth between
+ * them (or a clock's drift) never reads as another tick; 0 when none does. */
+static int64_t tick_of(int64_t elapsed_ns, uint32_t ticks)
+{
+    static const int64_t TICKS_NS[] = { 1000, 1000000, 4000000, 10000000, 100000000 };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(TICKS_NS); i++)
+        if (2 * elapsed_ns >= (int64_t)ticks * TICKS_NS[i] * 4 / 3 && 2 * elapsed_ns <= (int64_t)ticks * TICKS_NS[i] * 3)
+            return TICKS_NS[i];
+    return 0;
+}
+
+/* How much longer `rec` took from its sender to the capture point than the sender's
+ * handshake packet did: the arrival times between them less the sender's clock
+ * between them (its TSvals), less one tick for the TSvals' rounding and 500 ppm of the
+ * span for the two clocks' drift (NTP slews a clock by at most that); 0 unknown. The
+ * tick is read again at each call until known: the longer the span, the less a
+ * queue's growth weighs, and a span under 16 ticks and 100 ms is too short to read. */
+static int64_t later_on_its_way(td_time_clock *c, const td_record *rec)
+{
+    enum { MIN_TICKS = 16, DRIFT_PER = 2000 };
+    const int64_t MIN_SPAN_NS = 100000000;
+    uint32_t ticks;
+    int64_t elapsed;
+
+    if (!c->known || !rec->options.ts_valid)
+        return 0;
+    ticks = rec->options.tsval - c->origin_tsval;
+    elapsed = rec->time_ns - c->origin_ns;
+    if (ticks < MIN_TICKS || ticks > INT32_MAX)
+        return 0;
+    if (!c->tick_ns && elapsed >= MIN_SPAN_NS)
+        c->tick_ns = tick_of(elapsed, ticks);
+    return c->tick_ns ? MAX(elapsed - elapsed / DRIFT_PER - ((int64_t)ticks + 1) * c->tick_ns, 0) : 0;
+}
+
+/* Of the open span, what `owner` part gets when `endpoint` ends it with rec: from the
  * packet that handed it the turn, less the round trip to it when that packet was
- * its peer's (the network's share, charged to transfer). */
-static void charge_turn(td_time_budget *b, int endpoint, int client, const td_handshake *hs, int64_t t,
+ * its peer's (the network's share, charged to transfer): the handshake's, and what
+ * rec took on its way beyond the endpoint's handshake packet (a queue grown since). */
+static void charge_turn(td_time_budget *b, int endpoint, int client, const td_handshake *hs, const td_record *rec,
                         td_time_part owner)
 {
     const td_time_side *s = &b->side[endpoint];
     int64_t net = s->turn_net ? MAX(td_handshake_round_trip_to(hs, endpoint, client), 0) : 0;
     int64_t own;
 
-    own = t - s->turn_ns - net;
+    own = rec->time_ns - s->turn_ns - net;
+    if (own > 0 && s->turn_net) {      /* a wait left to split: its packet's own trip */
+        int64_t later = later_on_its_way(&b->clock[endpoint], rec);
+        own -= later;
+        net += later;
+    }
     /* The endpoint going on with its own data after the peer acknowledged all of it:
      * queueing stretches the round trip beyond the handshake's, so a pause no longer
      * than one more round trip is the network's too. */
@@ -257,7 +302,6 @@ static bool sent_unseen_before(const td_time_side *s, const td_record *rec)
  * receiver, a lost tail's timeout reads so, not as the sender's wait). */
 static void new_data(td_time_budget *b, const td_record *rec, int sender, int client, const td_handshake *hs)
 {
-    int64_t t = rec->time_ns;
     /* the client's next request after the server's answer: nobody was waiting on it */
     bool thinks = sender == client && b->last_data_sender >= 0 && b->last_data_sender != client;
 
@@ -267,7 +311,7 @@ static void new_data(td_time_budget *b, const td_record *rec, int sender, int cl
     else if (unseen_sends(&b->side[sender]) || sent_unseen_before(&b->side[sender], rec))
         charge_stall(b, sender);
     else
-        charge_turn(b, sender, client, hs, t,
+        charge_turn(b, sender, client, hs, rec,
                     thinks ? TD_TIME_THINK : sender == client ? TD_TIME_CLIENT_WAIT : TD_TIME_SERVER_WAIT);
     if (sender != client && b->last_data_sender >= 0 && b->last_data_sender == client)
         b->exchanges++;
@@ -278,7 +322,7 @@ static void new_data(td_time_budget *b, const td_record *rec, int sender, int cl
 
 /* A FIN or RST: time with data outstanding is the transfer's, or a stall when that
  * data was retransmitted unanswered; quiet time before it is idle. */
-static void closing(td_time_budget *b, int sender, int client, const td_handshake *hs, int64_t t)
+static void closing(td_time_budget *b, int sender, int client, const td_handshake *hs, const td_record *rec)
 {
     int waiter = retransmitted_outstanding(b);
 
@@ -287,7 +331,7 @@ static void closing(td_time_budget *b, int sender, int client, const td_handshak
     else if (outstanding(&b->side[0]) || outstanding(&b->side[1]))
         charge_open(b, TD_TIME_TRANSFER);
     else
-        charge_turn(b, sender, client, hs, t, TD_TIME_IDLE);
+        charge_turn(b, sender, client, hs, rec, TD_TIME_IDLE);
 }
 
 static void retransmission(td_time_budget *b, const td_record *rec, int sender)
@@ -392,7 +436,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         retransmission(b, rec, sender);
         me->fin_retransmitted |= fin;
     } else if ((fin && !me->sent_fin) || (rec->tcp_flags & TD_TH_RST)) {
-        closing(b, sender, client, hs, rec->time_ns);
+        closing(b, sender, client, hs, rec);
     }
     if (fin && !me->sent_fin) {
         me->sent_fin = true;
@@ -403,6 +447,16 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
     if (td_seq_after(rec->seq, me->seq_top))
         me->seq_top = rec->seq;
     note_ack(b, rec, sender, asks);
+}
+
+/* An endpoint's first packet of the handshake with a timestamp: its clock's origin. */
+static void note_clock(td_time_clock *c, const td_record *rec)
+{
+    if (c->known || !rec->options.ts_valid)
+        return;
+    c->known = true;
+    c->origin_tsval = rec->options.tsval;
+    c->origin_ns = rec->time_ns;
 }
 
 /* The handshake ends with the client's ACK of a SYN-ACK, any data, or a RST. */
@@ -432,6 +486,7 @@ void td_time_budget_record(td_time_budget *b, const td_record *rec, int sender, 
         b->cursor_ns = t;
     }
     if (b->phase == PHASE_SETUP) {
+        note_clock(&b->clock[sender], rec);
         if (!ends_setup(b, rec, sender, client)) {
             if (rec->tcp_flags & TD_TH_SYN)
                 count_handshake(b, rec);

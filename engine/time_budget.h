@@ -53,7 +53,14 @@
  * halves at the capture point (capture point ↔ server, capture point ↔ client), so
  * the waits are the applications' own at every vantage: near the server the
  * server_wait is the gap it sees, near the client the gap less the path's round
- * trip. Near the receiver a lost last segment's silence ends with a retransmission
+ * trip. A queue that grows during the flow stretches each round trip beyond the
+ * handshake's: a packet that took longer from its sender to the capture point than
+ * the sender's handshake packet did, by its timestamp (its TSval's ticks since that
+ * packet's against the arrival times between them), adds that much to the network's
+ * share of the wait it ends. Only that leg shows: a request queued on its way to the
+ * server, seen near the client, is still read as the server's wait, and near the
+ * server a reply queued on its way to the client as the client's pause. Near the
+ * receiver a lost last segment's silence ends with a retransmission
  * the receiver sees as new data; it is a stall only when the sender numbers its IPv4
  * packets one by one (Linux, per connection) and skipped the numbers of the packets
  * lost, else it reads as the sender's wait. Not separable: a peer that vanished
@@ -110,6 +117,16 @@ typedef struct td_time_side {
     uint8_t  ids_skipped;   /* before its latest packet; 0 none */
 } td_time_side;
 
+/* An endpoint's timestamp clock against the capture's: its first packet of the
+ * handshake with a TSval, which a later packet's TSval and arrival compare with (how
+ * much longer that one took on its way), and the clock's tick once read (0 unknown). */
+typedef struct td_time_clock {
+    int64_t  origin_ns;
+    int64_t  tick_ns;
+    uint32_t origin_tsval;
+    bool     known;
+} td_time_clock;
+
 /* The waits and stalls whose longest span the budget remembers, with the frame that
  * ended it: where a cause read from the budget shows (diagnosis.c). Of a wait, only
  * the time before an answer counts there (answer_wait_ns): an endpoint owed its peer
@@ -162,6 +179,7 @@ typedef struct td_time_budget {
     bool     begins_exchange;
     bool     reset;         /* a RST was seen */
     td_time_side side[2];   /* by endpoint */
+    td_time_clock clock[2]; /* by endpoint; apart from side[], read only when a wait ends */
     int8_t   guessed_client;    /* the roles from the ports, for a flow without its handshake */
     int8_t   last_data_sender;  /* -1: none yet */
     uint8_t  phase;         /* budget.c's phases */

@@ -17,10 +17,10 @@ THINK_KNOWN_MISSES = {
        "pure ACK numbered beyond them (its D-SACK of the client's request probe); the other half "
        "show only a gap of 2 in the server's IP IDs, and the IP ID rule wants 8 steps in 9 in order"
        for p in ("client", "router")},
-    **{f"lab-think-queue-grow-{p}.pcap": "issue 37 item 6: round trips growing 55 -> 298 ms in a "
-       "filling FIFO are booked as server wait (1.29 s: server-delay) where the server answered at "
-       "once, each exchange's network share held at the handshake's round trip" for p in ("client", "router")},
     "lab-think-queue-grow-server.pcap": "issue 37 item 6: at the server the growing round trips "
-    "(55 -> 298 ms) are read as the client's think time (0.95 s) and the interactive flow as none, "
-    "where its replies queued behind the download",
+    "(55 -> 298 ms) are read as the client's think time (0.94 s) and the interactive flow as none: "
+    "the replies queued on their way to the client, and the client's next request, sent at once, "
+    "shows only its own leg (its TSval against its arrival), which no queue delayed: this flow's "
+    "packets cannot tell a reply queued on its way from a client that paused; the bulk flow's "
+    "round trips on the same pair, growing at the same time, could",
 }

@@ -23,6 +23,7 @@ import pytest
 import command
 import tshark
 from lab_next import NEXT
+from lab_think import POINTS, THINK
 
 REQUEST = 100       # rr.py's --request default; timebudget.py never passes another
 LAB = sorted(NEXT.glob("lab-tb-*.expected.json"))
@@ -77,6 +78,29 @@ def test_exchanges_against_the_lab(path, flow):
         assert record["tcpdiag.exchange.think"] == pytest.approx(think, abs=tolerance), where
         # one 100 B request is one segment: sent at once
         assert record["tcpdiag.exchange.client_time"] == 0, where
+
+
+@pytest.mark.parametrize("point", POINTS)
+def test_a_growing_queue_is_no_server_wait(point):
+    """think-queue-grow: a paced download fills the FIFO on the server's way to the client
+    while the interactive flow makes 12 exchanges, whose round trips the delay line's log
+    gives as 55 ms growing to 298 ms; the server answered each at once (its waits, as the
+    lab measured them, 0.10 s in all, 94 ms of it in the last). Each exchange's server time
+    is the server's at every capture point, within the tolerance above: near the client
+    and at the router the replies' timestamps show how much longer each took on its way
+    than the SYN-ACK (issue 37, item 6), which before read as the server's wait."""
+    path = THINK / f"lab-think-queue-grow-{point}.expected.json"
+    flow = next(f for f in json.loads(path.read_text())["flows"] if "queue_filled_by" in f["truth"]["queue"])
+    truth = flow["truth"]
+    got = exchange_records(path.with_name(path.name.replace(".expected.json", ".pcap")))
+    got = [r for r in got if r["tcp.stream"] == flow["select"]["tcp.stream"]]
+    tolerance = 2 * truth["path_rtt_s"] + 0.010
+
+    assert len(got) == len(truth["exchanges"])
+    assert truth["exchanges"][-1]["round_trip_s"] >= 3 * truth["exchanges"][0]["round_trip_s"]
+    for k, (record, x) in enumerate(zip(got, truth["exchanges"])):
+        assert record["tcpdiag.exchange.server_time"] == pytest.approx(x["server_wait_s"], abs=tolerance), \
+            f"exchange {k + 1}: round trip {x['round_trip_s']:.3f} s"
 
 
 def test_one_slow_answer_is_found_by_its_frame():

@@ -189,18 +189,78 @@ static void test_pause_in_own_stream(void)
     td_engine_free(c.engine);
 }
 
-/* A segment with timestamps: TSval the sender's clock in ms, echoing `tsecr`. */
-static void send_ts(conv *c, bool from_client, int64_t t_ms, uint16_t flags, uint32_t len, uint32_t tsecr)
+/* A segment seen at t_ms with timestamps `tsval` and `tsecr`. */
+static void send_stamped(conv *c, bool from_client, int64_t t_ms, uint16_t flags, uint32_t len, uint32_t tsval,
+                         uint32_t tsecr)
 {
     td_record rec = conv_segment(c, from_client, t_ms, flags, c->nxt[from_client], len, OPEN_WINDOW);
     int sender;
 
     rec.options.present = TD_OPT_TS;
     rec.options.complete = rec.options.ts_valid = true;
-    rec.options.tsval = (uint32_t)t_ms;
+    rec.options.tsval = tsval;
     rec.options.tsecr = tsecr;
-    c->nxt[from_client] += len;
+    c->nxt[from_client] += len + ((flags & (TD_TH_SYN | TD_TH_FIN)) != 0);
     g_assert_nonnull(td_engine_add(c->engine, &rec, &sender));
+}
+
+/* A segment with timestamps: TSval the sender's clock in ms, echoing `tsecr`. */
+static void send_ts(conv *c, bool from_client, int64_t t_ms, uint16_t flags, uint32_t len, uint32_t tsecr)
+{
+    send_stamped(c, from_client, t_ms, flags, len, (uint32_t)t_ms, tsecr);
+}
+
+/* Captured at the client, the server 5 ms away each way at the handshake. Ten
+ * requests 1 s apart, each answered at once but the fifth, which the server answers
+ * after 300 ms; a queue on the way back holds reply i 10 * i ms (the queue grows, as
+ * behind a bulk download filling a FIFO). The server's TSvals, its own clock (origin
+ * 1000, a tick of `tick_ms`; 0: no timestamps), show each reply took longer on its
+ * way than its SYN-ACK, so the queue's 550 ms are the network's: the server's wait
+ * is its 300 ms, and at most a tick and the clocks' drift allowance (500 ppm of the
+ * span) more a reply. Without timestamps the round trip is the handshake's, and the
+ * queue reads as the server's. */
+static void queue_grows_on_the_way_back(int64_t tick_ms)
+{
+    conv c;
+    conv_start(&c);
+    if (tick_ms) {
+        send_stamped(&c, true, 0, TD_TH_SYN, 0, 0, 0);
+        send_stamped(&c, false, 10, TD_TH_SYN | TD_TH_ACK, 0, (uint32_t)((1000 + 5) / tick_ms), 0);
+        send_stamped(&c, true, 10, TD_TH_ACK, 0, 10, 0);
+    } else {
+        handshake(&c, 0, 10, 10);
+    }
+    for (int64_t i = 1; i <= 10; i++) {
+        int64_t request = 1000 * i, wait = i == 5 ? 300 : 0, sent = request + 5 + wait, queued = 10 * i;
+        if (!tick_ms) {
+            send(&c, true, request, TD_TH_ACK | TD_TH_PSH, 100);
+            send(&c, false, sent + 5 + queued, TD_TH_ACK | TD_TH_PSH, 1000);
+            send(&c, true, sent + 5 + queued, TD_TH_ACK, 0);
+            continue;
+        }
+        send_stamped(&c, true, request, TD_TH_ACK | TD_TH_PSH, 100, (uint32_t)request, 0);
+        send_stamped(&c, false, sent + 5 + queued, TD_TH_ACK | TD_TH_PSH, 1000, (uint32_t)((1000 + sent) / tick_ms),
+                     (uint32_t)request);
+        send_stamped(&c, true, sent + 5 + queued, TD_TH_ACK, 0, (uint32_t)(sent + 5 + queued), 0);
+    }
+    const td_time_budget *b = finish(&c);
+
+    if (!tick_ms) {
+        assert_part(b, TD_TIME_SERVER_WAIT, 300 + 550);
+    } else {
+        int64_t allowance_ms = 10 * (tick_ms + 10500 / 2000 + 1);
+        g_assert_cmpint(td_time_budget_part(b, TD_TIME_SERVER_WAIT), >=, 300 * MS);
+        g_assert_cmpint(td_time_budget_part(b, TD_TIME_SERVER_WAIT), <=, (300 + allowance_ms) * MS);
+        g_assert_cmpint(b->answer_wait_ns[TD_SPAN_SERVER_WAIT], ==, td_time_budget_part(b, TD_TIME_SERVER_WAIT));
+    }
+    td_engine_free(c.engine);
+}
+
+static void test_queue_grows_on_the_way_back(void)
+{
+    queue_grows_on_the_way_back(1);
+    queue_grows_on_the_way_back(10);
+    queue_grows_on_the_way_back(0);
 }
 
 /* Captured at the client, 0 ms from the server on the wire, beyond a bottleneck that
@@ -571,5 +631,6 @@ int main(int argc, char **argv)
     g_test_add_func("/time_budget/mid_flow", test_mid_flow);
     g_test_add_func("/time_budget/outage_beyond_the_drop", test_outage_beyond_the_drop);
     g_test_add_func("/time_budget/queued_before_the_capture", test_queued_before_the_capture);
+    g_test_add_func("/time_budget/queue_grows_on_the_way_back", test_queue_grows_on_the_way_back);
     return g_test_run();
 }
