@@ -18,6 +18,7 @@ typedef struct host_gap {
 typedef struct flow_wait {
     uint32_t flow, end_frame;
     int64_t  start_ns, end_ns;
+    bool     on_connection;     /* the host held the flow's connection (not only a SYN owed) */
 } flow_wait;
 
 typedef struct td_host_silence {
@@ -218,7 +219,7 @@ void td_stalls_packet(td_stalls *s, td_silence silence[2], uint32_t flow_index, 
         }
         h->sent = true;
         if (since >= 0 && waits_on_host(me) && (t - since >= min_ns || asked_inside_last_gap(h, since, t))) {
-            flow_wait w = { flow_index, rec->frame, since, t };
+            flow_wait w = { flow_index, rec->frame, since, t, me->past_syn };
             append_bounded(s, &h->waits, sizeof w, MAX_WAITS_PER_HOST, &w);
         }
     }
@@ -285,13 +286,19 @@ static bool held_from_inside(const td_stalls *s, const flow_wait *w, const host_
 }
 
 /* The flows the silence g of h left waiting: the waits that span at least the
- * threshold of it make the stall (at least min_flows flows); then a flow that
- * asked inside it and was held for the rest of it waited in it too. */
+ * threshold of it make the stall (at least min_flows flows, one of them on a
+ * connection the host held); then a flow that asked inside it and was held for the
+ * rest of it waited in it too. SYNs alone left unanswered are a listener's drops as
+ * much as a host's silence (a full listen queue: captures/lab/next's tb-accept-slow,
+ * whose last clients' SYNs met 6 s of the server's silence once it had served the
+ * others; a firewall on the port; a server down): handshake-retry names those, with
+ * their fixes. A host that stopped shows on a connection it held. */
 static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
 {
     int64_t need = MIN((int64_t)s->cfg.min_ms * 1000000, g->end_ns - g->start_ns);
     GHashTable *flows = g_hash_table_new(g_direct_hash, g_direct_equal);
     GPtrArray *hitting = g_ptr_array_new();
+    bool on_connection = false;
     td_stall stall;
 
     for (guint i = 0; i < h->waits->len; i++) {
@@ -299,9 +306,10 @@ static void judge_gap(td_stalls *s, const host_state *h, const host_gap *g)
         if (overlap(w->start_ns, w->end_ns, g->start_ns, g->end_ns) >= need && open_at_end(s, w, g)) {
             g_hash_table_add(flows, GUINT_TO_POINTER(w->flow));
             g_ptr_array_add(hitting, (gpointer)w);
+            on_connection |= w->on_connection;
         }
     }
-    if (g_hash_table_size(flows) >= MAX(s->cfg.min_flows, 1)) {
+    if (on_connection && g_hash_table_size(flows) >= MAX(s->cfg.min_flows, 1)) {
         for (guint i = 0; i < h->waits->len; i++) {
             const flow_wait *w = &g_array_index(h->waits, flow_wait, i);
             if (!g_hash_table_contains(flows, GUINT_TO_POINTER(w->flow)) && held_from_inside(s, w, g) &&

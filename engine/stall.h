@@ -1,7 +1,8 @@
 /* Host-wide stalls: periods in which one host sent nothing on any of its flows
  * while at least two of them were waiting on it (its transfer in progress, or a
- * request, SYN or FIN to it unanswered). The OS X mbuf-exhaustion case: every
- * connection of a server stops at once for tens of seconds.
+ * request, SYN or FIN to it unanswered), one at least on a connection it held (SYNs
+ * alone unanswered are a listener's drops as much). The OS X mbuf-exhaustion case:
+ * every connection of a server stops at once for tens of seconds.
  *
  * Streaming: the engine hands over every packet; the detector keeps, per host,
  * the silences of the host as a whole and, per flow, the silences during which

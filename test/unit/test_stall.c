@@ -389,6 +389,48 @@ static void test_client_asks_again(fixture *f, gconstpointer data G_GNUC_UNUSED)
     assert_no_stall(f);
 }
 
+/* The server serves flows 0 and 1 until 1001 ms, then falls silent until 6000 ms,
+ * while flows 2 and 3 send their SYNs (at 1500 and 1600 ms, again 1 s and 3 s
+ * later) and get their SYN-ACKs at 6000 and 6001 ms. With `held` flow 0 also asks
+ * again at 1500 ms on its connection and is answered at 6002 ms. SYNs alone are a
+ * listener's drops (a full listen queue, as in captures/lab/next's tb-accept-slow),
+ * no stall; a connection the host held waiting makes the silence its host's. */
+static void syns_in_silence(fixture *f, bool held)
+{
+    for (unsigned i = 0; i < 2; i++) {
+        open_flow(f, i, i);
+        serve(f, i, 100 + i, 1000 + i);
+    }
+    if (held)
+        pkt(f, 0, true, 1500, TD_TH_ACK | TD_TH_PSH, 100);
+    for (unsigned i = 2; i < 4; i++)
+        for (int64_t t = 1500 + 100 * (i - 2), wait = 1000; t < 6000; t += wait, wait *= 2) {
+            pkt(f, i, true, t, TD_TH_SYN, 0);
+            f->seq[i][true] = 0;            /* the same ISN: a retry */
+        }
+    f->seq[2][true] = f->seq[3][true] = 1;
+    pkt(f, 2, false, 6000, TD_TH_SYN | TD_TH_ACK, 0);
+    pkt(f, 3, false, 6001, TD_TH_SYN | TD_TH_ACK, 0);
+    if (held)
+        pkt(f, 0, false, 6002, TD_TH_ACK, 1448);
+    run(f);
+}
+
+static void test_syns_alone_make_no_stall(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    syns_in_silence(f, false);
+    assert_none(f);
+}
+
+static void test_syns_and_a_held_connection(fixture *f, gconstpointer data G_GNUC_UNUSED)
+{
+    syns_in_silence(f, true);
+    const td_stalls *s = assert_one_stall(f, 3, 1001, 6000);
+    assert_hit(s, 0, 1500, 6002);
+    assert_hit(s, 2, 1500, 6000);
+    assert_hit(s, 3, 1600, 6001);
+}
+
 /* A SYN flood from 10.0.0.66: the server answers each SYN at once; the source
  * sends its SYNs again 3 s later. Had the source host state, its silence with
  * four SYN-ACKs "owed" would be a stall of 10.0.0.66. */
@@ -498,6 +540,8 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/stall/silence-after-lone-syn", test_silence_after_lone_syn);
+    ADD("/stall/syns-alone-make-no-stall", test_syns_alone_make_no_stall);
+    ADD("/stall/syns-and-a-held-connection", test_syns_and_a_held_connection);
     ADD("/stall/fires-mid-transfer", test_fires_mid_transfer);
     ADD("/stall/fires-at-threshold", test_fires_at_threshold);
     ADD("/stall/fires-on-requests", test_fires_on_requests);
