@@ -24,6 +24,9 @@ WINDOW_CEILING = 65535      # the largest window without scaling
 # at_ceiling needs >= 0.8 x the ceiling throughput).
 CEILING_WINDOWS = 10
 WHY_MARK = "diagnosis: "    # starts the why part add_diag appends (and replaces)
+LONG_RTT_MS = 100           # the engine's long_rtt_ms: a round trip this long bounds a short exchange
+SLOW_START_ROUNDS = 4       # ...whose data takes at most this many round trips (round-trip-bound)
+INITIAL_WINDOW = 10         # Linux's initial window, in segments
 
 
 def per_conn(value, index):
@@ -142,6 +145,15 @@ def expected_cause(cfg, index):
                      "host setting, not a per-flow cap (no flow of it used offload)")
     facts.append("nothing configured drops, marks what it reacts to, or limits window, "
                  "buffers, pacing or the application")
+    rtt_ms = 2 * sum(cfg["delay"])
+    slow_start_bytes = INITIAL_WINDOW * (2 ** SLOW_START_ROUNDS - 1) * MSS
+    if rtt_ms >= LONG_RTT_MS and cfg.get("bytes") and cfg["bytes"] <= slow_start_bytes:
+        # issue 29 (round-trip-bound), as the committed syn-retry-crossing files say since 4a913bd
+        facts.insert(1, f"over the configured {rtt_ms / 1000:g} s round trip (at least long_rtt_ms, "
+                        f"{LONG_RTT_MS} ms), slow start from {INITIAL_WINDOW} segments sends it in "
+                        f"at most {SLOW_START_ROUNDS} data round trips: the handshake and those "
+                        "round trips are nearly all of its active time, a short exchange on a long path")
+        return "round-trip-bound", "; ".join(facts)
     return "none", "; ".join(facts)
 
 
