@@ -146,8 +146,8 @@ static int64_t later_on_its_way(td_time_clock *c, const td_record *rec)
         return 0;
     ticks = rec->options.tsval - c->origin_tsval;
     elapsed = rec->time_ns - c->origin_ns;
-    if (ticks < MIN_TICKS || ticks > INT32_MAX)
-        return 0;
+    if (ticks < MIN_TICKS || ticks > INT32_MAX || elapsed <= 0 || elapsed > INT64_MAX / 4)
+        return 0;       /* too soon, a clock gone back, or a hostile file's time jump */
     if (!c->tick_ns && elapsed >= MIN_SPAN_NS)
         c->tick_ns = tick_of(elapsed, ticks);
     return c->tick_ns ? MAX(elapsed - elapsed / DRIFT_PER - ((int64_t)ticks + 1) * c->tick_ns, 0) : 0;
