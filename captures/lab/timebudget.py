@@ -447,7 +447,12 @@ def problems(cfg, res, flows):
         bad.append(f"the fast reader advertised zero windows ({ext_c['TCPToZeroWindowAdv']})")
     if need == "synack-retry":
         synacks = [len(f["server_synacks"]) for f in flows]
-        if res["drop_counters"] != [1] or synacks != [2] or flows[0]["budget"]["setup"]["connect_s"] < 0.9:
+        # The server's SYN-ACK timer and the client's SYN timer both fire about 1 s in: a
+        # SYN retry that reaches the server before the resent SYN-ACK reached the client is
+        # answered with one more (seen on kernel 6.18: SYN-ACKs at +0, +1.009, +1.030 s).
+        crossed = synacks == [3] and any(retries)
+        if res["drop_counters"] != [1] or (synacks != [2] and not crossed) or \
+                flows[0]["budget"]["setup"]["connect_s"] < 0.9:
             bad.append(f"SYN-ACK loss not as planned: drops {res['drop_counters']}, SYN-ACKs at "
                        f"the server {synacks}")
     if need == "timeout":
