@@ -2395,13 +2395,19 @@ def write_expected(path, exp):
         f.write("\n")
 
 
+def diag_scenarios():
+    """The scenarios whose expected files diagnosis_truth.add_diag writes: this module's
+    own, not timebudget.py's, mech.py's or think.py's (each writes its own causes)."""
+    return [n for n, cfg in SCENARIOS.items()
+            if not cfg.get("timebudget") and not cfg.get("mech") and not cfg.get("think")]
+
+
 def rewrite_diag():
     """Sets the diagnosis expectations (diagnosis_truth.add_diag) in the committed expected
     files without a new run, which would replace their pcaps: from the configuration the
     run logged. flow_expect wrote the flows in connection order, each selecting its own
     tcp.stream, with the client port the generator logged; that is checked."""
-    for name in (n for n, cfg in SCENARIOS.items()
-                 if not cfg.get("timebudget") and not cfg.get("mech") and not cfg.get("think")):
+    for name in diag_scenarios():
         with open(os.path.join(LOGS, f"{name}.json")) as f:
             log = json.load(f)
         for suffix in log["config"]["captures"]:

@@ -19,13 +19,7 @@ import lab  # noqa: E402  (captures/lab: the generator, standard library only)
 JUDGED = ("tcpdiag.diag.cause", "tcpdiag.host.stall", "tcpdiag.cc.algorithm")
 
 
-def scenarios():
-    for name, cfg in lab.SCENARIOS.items():
-        if not cfg.get("timebudget") and not cfg.get("mech") and not cfg.get("think"):
-            yield name
-
-
-@pytest.mark.parametrize("name", list(scenarios()))
+@pytest.mark.parametrize("name", lab.diag_scenarios())
 def test_the_generator_expects_what_the_files_say(name):
     log = json.loads((LAB / "logs" / f"{name}.json").read_text())
     for suffix in log["config"]["captures"]:
