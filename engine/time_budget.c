@@ -255,11 +255,12 @@ static int retransmitted_outstanding(const td_time_budget *b)
  * small gap, the packets it sent in between that the capture never saw. A host that
  * numbers per connection (Linux) keeps nearly every step in order; one with a global
  * counter (Windows) or random numbers (macOS) does not, and then gaps say nothing. A
- * super-packet (GRO at a receiver) spends several numbers: out of order, which only
- * makes the rule more cautious. */
-static void note_ip_id(td_time_side *s, const td_record *rec)
+ * super-packet (GRO at a receiver, TSO at a sender) spends several numbers: it and a
+ * large step make the counter's gaps no evidence but for the 8-in-9 rule below. */
+static void note_ip_id(td_time_side *s, const td_record *rec, uint32_t seg_max)
 {
-    enum { MAX_GAP = 16 };
+    enum { MAX_GAP = 16, QUIET_T20 = 954 };     /* 954 x 2^20 ns: one second */
+    uint32_t now_t20 = (uint32_t)((uint64_t)rec->time_ns >> 20);
     uint16_t step;
 
     s->ids_skipped = 0;
@@ -267,23 +268,43 @@ static void note_ip_id(td_time_side *s, const td_record *rec)
         return;
     step = (uint16_t)(rec->ip_id - s->next_id);
     if (s->id_known) {
-        if (!step && s->ids_in_order < UINT16_MAX)
-            s->ids_in_order++;
-        else if (step && s->ids_out_of_order < UINT16_MAX)
-            s->ids_out_of_order++;
-        if (step && step < MAX_GAP)
-            s->ids_skipped = (uint8_t)step;
+        if (!step) {
+            if (s->ids_in_order < UINT16_MAX)
+                s->ids_in_order++;
+            if (now_t20 - s->last_sent_t20 >= QUIET_T20 && s->ids_quiet_in_order < UINT8_MAX)
+                s->ids_quiet_in_order++;
+        } else {
+            if (s->ids_out_of_order < UINT16_MAX)
+                s->ids_out_of_order++;
+            if (step < MAX_GAP)
+                s->ids_skipped = (uint8_t)step;
+            else
+                s->ids_jumped = true;
+        }
     }
+    if (rec->payload_len > seg_max)
+        s->ids_jumped = true;
     s->next_id = (uint16_t)(rec->ip_id + 1);
+    s->last_sent_t20 = now_t20;
     s->id_known = true;
 }
 
 /* The sender's latest packet came after packets it sent that never reached the
- * capture point: numbered in order at least 8 times in 9, and a gap right before. */
+ * capture point: a gap right before it, in a counter numbered in order at least 8
+ * times in 9; or in one whose every step was small and that kept its next number
+ * across a second or more of the sender's silence, in which nothing else took one (a
+ * per-connection counter, whose gaps are only its own lost packets, where a flow's
+ * losses leave too few steps in order for the first rule: a reply lost twice in
+ * every exchange). */
 static bool unseen_sends(const td_time_side *s)
 {
     enum { MIN_IN_ORDER = 8 };
-    return s->ids_skipped && s->ids_in_order >= MIN_IN_ORDER && s->ids_out_of_order * 8u <= s->ids_in_order;
+
+    if (!s->ids_skipped)
+        return false;
+    if (s->ids_in_order >= MIN_IN_ORDER && s->ids_out_of_order * 8u <= s->ids_in_order)
+        return true;
+    return !s->ids_jumped && s->ids_quiet_in_order;
 }
 
 /* Data below a sequence number the sender's packets already carried (a pure ACK or a
@@ -401,6 +422,16 @@ static bool short_of_mss(const td_handshake *hs, int receiver, uint32_t payload_
     return hs->opts_seen[receiver] && (o->present & TD_OPT_MSS) && payload_len + OPTIONS_MAX <= o->mss;
 }
 
+/* The largest segment the receiver's MSS lets a sender send: larger is a super-packet
+ * (GRO, TSO). Without the MSS, Ethernet's. */
+static uint32_t segment_max(const td_handshake *hs, int receiver)
+{
+    enum { ETHERNET_MSS = 1460 };
+    const td_syn_options *o = &hs->opts[receiver];
+
+    return hs->opts_seen[receiver] && (o->present & TD_OPT_MSS) && o->mss ? o->mss : ETHERNET_MSS;
+}
+
 /* A record after the handshake: which event it is, then what it changes. */
 static void open_record(td_time_budget *b, const td_record *rec, int sender, int client, const td_handshake *hs)
 {
@@ -413,7 +444,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         me->hi = me->acked = me->seq_top = rec->seq;
         me->seq_known = true;
     }
-    note_ip_id(me, rec);
+    note_ip_id(me, rec, segment_max(hs, 1 - sender));
     if (rec->tcp_flags & TD_TH_SYN) {
         count_handshake(b, rec);
         retransmission(b, rec, sender);

@@ -11,12 +11,6 @@ POINTS = ("client", "router", "server")
 
 # pcap: why the engine misses it (the rule at fault), per issue 37's items
 THINK_KNOWN_MISSES = {
-    **{f"lab-think-lossy-{p}.pcap": "issue 37 item 2: each reply lost twice before the capture "
-       "point and re-sent after a timeout reads retransmission-timeout now, but 2.70 s (client) "
-       "and 2.59 s (router) against 4.44-5.44 s: half the replies are proven sent by the server's "
-       "pure ACK numbered beyond them (its D-SACK of the client's request probe); the other half "
-       "show only a gap of 2 in the server's IP IDs, and the IP ID rule wants 8 steps in 9 in order"
-       for p in ("client", "router")},
     "lab-think-queue-grow-server.pcap": "issue 37 item 6: at the server the growing round trips "
     "(55 -> 298 ms) are read as the client's think time (0.94 s) and the interactive flow as none: "
     "the replies queued on their way to the client, and the client's next request, sent at once, "

@@ -439,6 +439,63 @@ static void test_lost_tail_near_the_receiver(void)
     td_engine_free(c.engine);
 }
 
+/* Captured at the client, 10 ms from the server, which numbers its packets per
+ * connection: three requests, each answered in one segment, the client pausing
+ * `pause_ms` after the first answer (two segments). The third answer comes 500 ms late, two numbers
+ * after the second (the answer and its probe, lost on the way): too few steps in
+ * order for the 8-in-9 rule, but the second answer kept its number across the
+ * server's silence, so nothing else was numbered from its counter: a stall. `jump`
+ * numbers taken elsewhere inside the first answer (a counter shared with other
+ * traffic), or a super-packet of three segments as the second answer (its numbers
+ * spent), make the gap no evidence: the 500 ms are the server's. */
+static const td_time_budget *answers_after_pauses(conv *c, int64_t pause_ms, uint16_t jump, bool super_packet)
+{
+    int64_t t;
+
+    conv_start(c);
+    c->numbered = true;
+    c->server_id = 0x6286;
+    handshake(c, 0, 10, 10);
+    send(c, true, 10, TD_TH_ACK | TD_TH_PSH, 100);
+    send(c, false, 20, TD_TH_ACK, 500);
+    c->server_id += jump;
+    send(c, false, 20, TD_TH_ACK | TD_TH_PSH, 500);
+    t = 20 + pause_ms;
+    send(c, true, t, TD_TH_ACK | TD_TH_PSH, 100);
+    send(c, false, t + 10, TD_TH_ACK | TD_TH_PSH, super_packet ? 3000 : 1000);
+    c->server_id += super_packet ? 2 : 0;
+    send(c, true, t + 10, TD_TH_ACK, 0);
+    send(c, true, t + 1000, TD_TH_ACK | TD_TH_PSH, 100);
+    c->server_id += 2;
+    send(c, false, t + 1510, TD_TH_ACK | TD_TH_PSH, 1000);
+    send(c, true, t + 1510, TD_TH_ACK, 0);
+    return finish(c);
+}
+
+static void test_lost_answers_among_pauses(void)
+{
+    conv c;
+    const td_time_budget *b = answers_after_pauses(&c, 2000, 0, false);
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_STALL), >=, 500 * MS);
+    assert_part(b, TD_TIME_SERVER_WAIT, 0);
+    td_engine_free(c.engine);
+
+    b = answers_after_pauses(&c, 500, 0, false);     /* no second of silence kept its number */
+    assert_part(b, TD_TIME_STALL, 0);
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_SERVER_WAIT), >=, 490 * MS);
+    td_engine_free(c.engine);
+
+    b = answers_after_pauses(&c, 2000, 40, false);   /* a counter shared with other traffic */
+    assert_part(b, TD_TIME_STALL, 0);
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_SERVER_WAIT), >=, 490 * MS);
+    td_engine_free(c.engine);
+
+    b = answers_after_pauses(&c, 2000, 0, true);     /* GRO's super-packet spent three numbers */
+    assert_part(b, TD_TIME_STALL, 0);
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_SERVER_WAIT), >=, 490 * MS);
+    td_engine_free(c.engine);
+}
+
 /* Captured at the server: the reply's second segment is never acknowledged; the
  * server resends it at 220, 620 and 1420 ms and the capture ends: a peer (or a path)
  * gone. A FIN the peer acknowledged is no such silence. */
@@ -626,6 +683,7 @@ int main(int argc, char **argv)
     g_test_add_func("/time_budget/reply_lost_before_the_capture", test_reply_lost_before_the_capture);
     g_test_add_func("/time_budget/unanswered_retransmissions", test_unanswered_retransmissions);
     g_test_add_func("/time_budget/lost_tail_near_the_receiver", test_lost_tail_near_the_receiver);
+    g_test_add_func("/time_budget/lost_answers_among_pauses", test_lost_answers_among_pauses);
     g_test_add_func("/time_budget/zero_window", test_zero_window);
     g_test_add_func("/time_budget/trailing_idle", test_trailing_idle);
     g_test_add_func("/time_budget/mid_flow", test_mid_flow);
