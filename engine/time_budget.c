@@ -255,9 +255,9 @@ static int retransmitted_outstanding(const td_time_budget *b)
  * small gap, the packets it sent in between that the capture never saw. A host that
  * numbers per connection (Linux) keeps nearly every step in order; one with a global
  * counter (Windows) or random numbers (macOS) does not, and then gaps say nothing. A
- * super-packet (GRO at a receiver, TSO at a sender) spends several numbers: it and a
- * large step make the counter's gaps no evidence but for the 8-in-9 rule below. */
-static void note_ip_id(td_time_side *s, const td_record *rec, uint32_t seg_max)
+ * super-packet (GRO at a receiver, TSO at a sender) spends several numbers: it, and a
+ * large step, make the counter's gaps no evidence but for the 8-in-9 rule below. */
+static void note_ip_id(td_time_side *s, const td_record *rec)
 {
     enum { MAX_GAP = 16, QUIET_T20 = 954 };     /* 954 x 2^20 ns: one second */
     uint32_t now_t20 = (uint32_t)((uint64_t)rec->time_ns >> 20);
@@ -271,8 +271,7 @@ static void note_ip_id(td_time_side *s, const td_record *rec, uint32_t seg_max)
         if (!step) {
             if (s->ids_in_order < UINT16_MAX)
                 s->ids_in_order++;
-            if (now_t20 - s->last_sent_t20 >= QUIET_T20 && s->ids_quiet_in_order < UINT8_MAX)
-                s->ids_quiet_in_order++;
+            s->ids_kept_quiet |= now_t20 - s->last_sent_t20 >= QUIET_T20;
         } else {
             if (s->ids_out_of_order < UINT16_MAX)
                 s->ids_out_of_order++;
@@ -282,8 +281,6 @@ static void note_ip_id(td_time_side *s, const td_record *rec, uint32_t seg_max)
                 s->ids_jumped = true;
         }
     }
-    if (rec->payload_len > seg_max)
-        s->ids_jumped = true;
     s->next_id = (uint16_t)(rec->ip_id + 1);
     s->last_sent_t20 = now_t20;
     s->id_known = true;
@@ -296,7 +293,7 @@ static void note_ip_id(td_time_side *s, const td_record *rec, uint32_t seg_max)
  * per-connection counter, whose gaps are only its own lost packets, where a flow's
  * losses leave too few steps in order for the first rule: a reply lost twice in
  * every exchange). */
-static bool unseen_sends(const td_time_side *s)
+static bool unseen_sends(const td_time_side *s, uint32_t largest_segment)
 {
     enum { MIN_IN_ORDER = 8 };
 
@@ -304,7 +301,17 @@ static bool unseen_sends(const td_time_side *s)
         return false;
     if (s->ids_in_order >= MIN_IN_ORDER && s->ids_out_of_order * 8u <= s->ids_in_order)
         return true;
-    return !s->ids_jumped && s->ids_quiet_in_order;
+    return !s->ids_jumped && s->ids_kept_quiet && s->max_payload <= largest_segment;
+}
+
+/* The largest segment the receiver's MSS lets a sender send: larger is a super-packet
+ * (GRO, TSO). Without the MSS, Ethernet's. */
+static uint32_t segment_max(const td_handshake *hs, int receiver)
+{
+    enum { ETHERNET_MSS = 1460 };
+    const td_syn_options *o = &hs->opts[receiver];
+
+    return hs->opts_seen[receiver] && (o->present & TD_OPT_MSS) && o->mss ? o->mss : ETHERNET_MSS;
 }
 
 /* Data below a sequence number the sender's packets already carried (a pure ACK or a
@@ -329,7 +336,7 @@ static void new_data(td_time_budget *b, const td_record *rec, int sender, int cl
     if (outstanding(&b->side[sender]) ||
         (sender == b->last_data_sender && sent_before_turn(&b->side[sender], rec)))
         charge_open(b, TD_TIME_TRANSFER);
-    else if (unseen_sends(&b->side[sender]) || sent_unseen_before(&b->side[sender], rec))
+    else if (unseen_sends(&b->side[sender], segment_max(hs, 1 - sender)) || sent_unseen_before(&b->side[sender], rec))
         charge_stall(b, sender);
     else
         charge_turn(b, sender, client, hs, rec,
@@ -422,16 +429,6 @@ static bool short_of_mss(const td_handshake *hs, int receiver, uint32_t payload_
     return hs->opts_seen[receiver] && (o->present & TD_OPT_MSS) && payload_len + OPTIONS_MAX <= o->mss;
 }
 
-/* The largest segment the receiver's MSS lets a sender send: larger is a super-packet
- * (GRO, TSO). Without the MSS, Ethernet's. */
-static uint32_t segment_max(const td_handshake *hs, int receiver)
-{
-    enum { ETHERNET_MSS = 1460 };
-    const td_syn_options *o = &hs->opts[receiver];
-
-    return hs->opts_seen[receiver] && (o->present & TD_OPT_MSS) && o->mss ? o->mss : ETHERNET_MSS;
-}
-
 /* A record after the handshake: which event it is, then what it changes. */
 static void open_record(td_time_budget *b, const td_record *rec, int sender, int client, const td_handshake *hs)
 {
@@ -444,7 +441,7 @@ static void open_record(td_time_budget *b, const td_record *rec, int sender, int
         me->hi = me->acked = me->seq_top = rec->seq;
         me->seq_known = true;
     }
-    note_ip_id(me, rec, segment_max(hs, 1 - sender));
+    note_ip_id(me, rec);
     if (rec->tcp_flags & TD_TH_SYN) {
         count_handshake(b, rec);
         retransmission(b, rec, sender);

@@ -115,8 +115,8 @@ typedef struct td_time_side {
     uint16_t next_id;       /* the identification its next packet would carry */
     uint16_t ids_in_order, ids_out_of_order;
     uint8_t  ids_skipped;   /* before its latest packet; 0 none */
-    bool     ids_jumped;    /* a step too large for a few lost packets, or a super-packet's */
-    uint8_t  ids_quiet_in_order;    /* steps in order across a second or more of its silence */
+    bool     ids_jumped;    /* a step too large for a few lost packets */
+    bool     ids_kept_quiet;    /* a step in order across a second or more of its silence */
     uint32_t last_sent_t20; /* its latest packet's time in units of 2^20 ns (about 1 ms) */
 } td_time_side;
 
