@@ -295,6 +295,10 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     }
     if (f->round_flight > f->peak_since_signal)
         f->peak_since_signal = f->round_flight;
+    if (f->round_flight >= 2 * MAX(f->mss, 1u)) {
+        f->bulk_loop_end_ns = at_ns - f->lag_ns;    /* the ACK seen here, before its lag to the sender */
+        f->bulk_loop_ns = MAX(ns - f->lag_ns, 0);
+    }
     add_to_run(f, ns, at_window, cfg);
 }
 

@@ -7,6 +7,7 @@
 
 #include "ecn_outcome.h"
 #include "flight_context.h"
+#include "pair_senders.h"
 #include "series.h"
 
 /* Flows live in slabs of SLAB_FLOWS, in first-appearance order: no allocation
@@ -35,6 +36,7 @@ struct td_engine {
     uint64_t    late;           /* packets for a flow after it settled */
     GArray     *slab_released;  /* guint16 per slab: its flows released (td_engine_forget) */
     td_stalls  *stalls;
+    td_pair_senders *pair_senders;  /* the flows that sent data on each pair of addresses */
     bool finished;
 };
 
@@ -77,6 +79,7 @@ td_engine *td_engine_new(const td_config *cfg)
     engine->slabs = g_ptr_array_new_with_free_func(g_free);
     engine->misplaced = g_hash_table_new(g_direct_hash, g_direct_equal);
     engine->stalls = td_stalls_new(&cfg->stall);
+    engine->pair_senders = td_pair_senders_new();
     engine->slab_released = g_array_new(FALSE, TRUE, sizeof(guint16));
     return engine;
 }
@@ -104,6 +107,7 @@ void td_engine_free(td_engine *engine)
     g_free(engine->held);
     g_ptr_array_free(engine->slabs, TRUE);
     td_stalls_free(engine->stalls);
+    td_pair_senders_free(engine->pair_senders);
     g_free(engine);
 }
 
@@ -208,6 +212,27 @@ static void lone_syn_handshake(const td_flow *flow, td_handshake *hs)
     hs->opts_seen[flow->client] = true;
 }
 
+/* td_path_probe's for a flow's budget: the newest round that ended in the span, of
+ * the latest flows that sent data from the endpoint's peer's address to its own. */
+static int64_t loop_toward(const td_path_probe *probe, int endpoint, int64_t after_ns, int64_t by_ns)
+{
+    const td_engine *engine = probe->engine;
+    const td_flow *flow = probe->flow;
+    td_pair_sender senders[TD_PAIR_SENDERS_KEPT];
+    unsigned n = td_pair_senders_get(engine->pair_senders, &flow->addr[1 - endpoint], &flow->addr[endpoint], senders);
+    int64_t loop = 0, ended = after_ns;
+
+    for (unsigned i = 0; i < n; i++) {
+        const td_flow *other = senders[i].flow_index == flow->index ? NULL : kept_at(engine, senders[i].flow_index);
+        const td_flight *f = other && other->more ? other->more->flight[senders[i].sender] : NULL;
+        if (f && td_flight_loop_ended(f, ended, by_ns)) {
+            loop = f->bulk_loop_ns;
+            ended = f->bulk_loop_end_ns;
+        }
+    }
+    return loop;
+}
+
 /* The flow's second packet (or a first one that is not a lone SYN): the rest of
  * its state, starting from what its lone SYN left. */
 static td_flow_more *more_of(const td_engine *engine, td_flow *flow)
@@ -225,6 +250,7 @@ static td_flow_more *more_of(const td_engine *engine, td_flow *flow)
         td_silence_init(more->silence);
     }
     td_time_budget_begin(&more->budget, flow->first_ns, td_flow_roles_known(flow), &engine->cfg->budget);
+    more->budget.probe = (td_path_probe){ loop_toward, engine, flow };
     return more;
 }
 
@@ -442,8 +468,10 @@ static void flight_record(td_engine *engine, td_flow *flow, const td_record *rec
     if (rec->tcp_flags & TD_TH_SYN)
         return;                 /* a lone SYN, the one record without flow->more, among them */
     flight = flow->more->flight;
-    if (rec->payload_len && !flight[from])
+    if (rec->payload_len && !flight[from]) {
         flight[from] = flight_begin(engine, flow, rec, from);
+        td_pair_senders_add(engine->pair_senders, &flow->addr[from], &flow->addr[1 - from], flow->index, from);
+    }
     if (!flow->more->hs.synack_frame) {
         td_ecn_feedback shown = td_flight_feedback_shown(rec);
         for (int sender = 0; sender < 2 && shown != TD_FEEDBACK_NONE; sender++)

@@ -156,7 +156,9 @@ static int64_t later_on_its_way(td_time_clock *c, const td_record *rec)
 /* Of the open span, what `owner` part gets when `endpoint` ends it with rec: from the
  * packet that handed it the turn, less the round trip to it when that packet was
  * its peer's (the network's share, charged to transfer): the handshake's, and what
- * rec took on its way beyond the endpoint's handshake packet (a queue grown since). */
+ * rec took on its way beyond the endpoint's handshake packet (a queue grown since);
+ * or, when longer, a round trip toward the endpoint that a bulk flow on the same path
+ * made meanwhile (the queue on the way there, which no packet of this flow shows). */
 static void charge_turn(td_time_budget *b, int endpoint, int client, const td_handshake *hs, const td_record *rec,
                         td_time_part owner)
 {
@@ -167,6 +169,8 @@ static void charge_turn(td_time_budget *b, int endpoint, int client, const td_ha
     own = rec->time_ns - s->turn_ns - net;
     if (own > 0 && s->turn_net) {      /* a wait left to split: its packet's own trip */
         int64_t later = later_on_its_way(&b->clock[endpoint], rec);
+        if (b->probe.loop_toward)
+            later = MAX(later, b->probe.loop_toward(&b->probe, endpoint, s->turn_ns, rec->time_ns) - net);
         own -= later;
         net += later;
     }

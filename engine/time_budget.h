@@ -57,9 +57,11 @@
  * handshake's: a packet that took longer from its sender to the capture point than
  * the sender's handshake packet did, by its timestamp (its TSval's ticks since that
  * packet's against the arrival times between them), adds that much to the network's
- * share of the wait it ends. Only that leg shows: a request queued on its way to the
- * server, seen near the client, is still read as the server's wait, and near the
- * server a reply queued on its way to the client as the client's pause. Near the
+ * share of the wait it ends. Only that leg shows in the flow's own packets: near the
+ * server a reply queued on its way to the client shows in the rounds of a bulk flow on
+ * the same pair (td_path_probe), and without one reads as the client's pause; a
+ * request queued on its way to the server, seen near the client, as the server's
+ * wait. Near the
  * receiver a lost last segment's silence ends with a retransmission
  * the receiver sees as new data; it is a stall only when the sender numbers its IPv4
  * packets one by one (Linux, per connection) and skipped the numbers of the packets
@@ -156,6 +158,16 @@ typedef struct td_budget_config {
 
 void td_budget_config_defaults(td_budget_config *cfg);
 
+/* Where a wait reads the round trips of other flows on its path (flow.c's): the
+ * latest round trip, capture point → `endpoint` → capture point, of another flow
+ * sending data to that endpoint's address from its peer's, that ended in (after_ns,
+ * by_ns]; 0 none. Near the server, a reply queued on its way to the client shows in
+ * no packet of its own flow, but in the rounds of a bulk flow beside it. */
+typedef struct td_path_probe {
+    int64_t (*loop_toward)(const struct td_path_probe *probe, int endpoint, int64_t after_ns, int64_t by_ns);
+    const void *engine, *flow;
+} td_path_probe;
+
 typedef struct td_time_budget {
     int64_t  part_ns[TD_TIME_PARTS];
     int64_t  first_ns;      /* the flow's first packet */
@@ -183,6 +195,7 @@ typedef struct td_time_budget {
     bool     reset;         /* a RST was seen */
     td_time_side side[2];   /* by endpoint */
     td_time_clock clock[2]; /* by endpoint; apart from side[], read only when a wait ends */
+    td_path_probe probe;    /* set by the flow; loop_toward NULL: none */
     int8_t   guessed_client;    /* the roles from the ports, for a flow without its handshake */
     int8_t   last_data_sender;  /* -1: none yet */
     uint8_t  phase;         /* budget.c's phases */

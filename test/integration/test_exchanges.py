@@ -85,10 +85,13 @@ def test_a_growing_queue_is_no_server_wait(point):
     """think-queue-grow: a paced download fills the FIFO on the server's way to the client
     while the interactive flow makes 12 exchanges, whose round trips the delay line's log
     gives as 55 ms growing to 298 ms; the server answered each at once (its waits, as the
-    lab measured them, 0.10 s in all, 94 ms of it in the last). Each exchange's server time
-    is the server's at every capture point, within the tolerance above: near the client
-    and at the router the replies' timestamps show how much longer each took on its way
-    than the SYN-ACK (issue 37, item 6), which before read as the server's wait."""
+    lab measured them, 0.10 s in all, 94 ms of it in the last), and the client sent its next
+    request at once (its pauses under 0.1 ms). Each exchange's server time is the server's,
+    and its think time the client's, at every capture point, within the tolerance above:
+    near the client and at the router the replies' timestamps show how much longer each took
+    on its way than the SYN-ACK, which before read as the server's wait; at the server the
+    bulk flow's rounds on the same path show the queue the replies met on their way out,
+    which before read as the client's think time (issue 37, item 6)."""
     path = THINK / f"lab-think-queue-grow-{point}.expected.json"
     flow = next(f for f in json.loads(path.read_text())["flows"] if "queue_filled_by" in f["truth"]["queue"])
     truth = flow["truth"]
@@ -100,6 +103,9 @@ def test_a_growing_queue_is_no_server_wait(point):
     assert truth["exchanges"][-1]["round_trip_s"] >= 3 * truth["exchanges"][0]["round_trip_s"]
     for k, (record, x) in enumerate(zip(got, truth["exchanges"])):
         assert record["tcpdiag.exchange.server_time"] == pytest.approx(x["server_wait_s"], abs=tolerance), \
+            f"exchange {k + 1}: round trip {x['round_trip_s']:.3f} s"
+        pause = truth["exchanges"][k + 1]["client_pause_s"] if k + 1 < len(truth["exchanges"]) else 0.0
+        assert record["tcpdiag.exchange.think"] == pytest.approx(pause, abs=tolerance), \
             f"exchange {k + 1}: round trip {x['round_trip_s']:.3f} s"
 
 

@@ -496,6 +496,55 @@ static void test_lost_answers_among_pauses(void)
     td_engine_free(c.engine);
 }
 
+/* Captured at the server: an interactive flow (stream 0) answers a request at 21 ms
+ * and the client's next request comes at 222, 201 ms later, where the handshake's round
+ * trip was 20. With `bulk`, a download on the same pair of addresses (stream 1) sent
+ * four segments at 21 whose ACK came at 221: its round trip shows 200 ms of queue on
+ * the way to the client, which the reply met too, so the client paused 1 ms, not 181.
+ * With the download's round ending before the reply was sent, it says nothing. */
+static const td_time_budget *reply_beside_a_download(conv *c, conv *d, bool bulk, int64_t bulk_ack_ms)
+{
+    conv_start(c);
+    conv_join(d, c, 1);
+    send(c, true, 0, TD_TH_SYN, 0);
+    send(c, false, 0, TD_TH_SYN | TD_TH_ACK, 0);
+    if (bulk) {
+        send(d, true, 0, TD_TH_SYN, 0);
+        send(d, false, 0, TD_TH_SYN | TD_TH_ACK, 0);
+        send(d, true, 20, TD_TH_ACK, 0);
+        send(d, true, 20, TD_TH_ACK | TD_TH_PSH, 100);
+    }
+    send(c, true, 20, TD_TH_ACK, 0);
+    send(c, true, 20, TD_TH_ACK | TD_TH_PSH, 100);
+    if (bulk) {
+        for (int i = 0; i < 4; i++)
+            send(d, false, 20, TD_TH_ACK, 1448);
+    }
+    send(c, false, 21, TD_TH_ACK | TD_TH_PSH, 1000);
+    if (bulk)
+        send(d, true, bulk_ack_ms, TD_TH_ACK, 0);
+    send(c, true, 222, TD_TH_ACK | TD_TH_PSH, 100);
+    send(c, false, 222, TD_TH_ACK | TD_TH_PSH, 1000);
+    send(c, true, 242, TD_TH_ACK, 0);
+    return finish(c);
+}
+
+static void test_reply_queued_beside_a_download(void)
+{
+    conv c, d;
+    const td_time_budget *b = reply_beside_a_download(&c, &d, true, 221);
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_THINK), <=, 2 * MS);
+    td_engine_free(c.engine);
+
+    b = reply_beside_a_download(&c, &d, false, 0);
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_THINK), >=, 180 * MS);
+    td_engine_free(c.engine);
+
+    b = reply_beside_a_download(&c, &d, true, 21);     /* its round over before the reply */
+    g_assert_cmpint(td_time_budget_part(b, TD_TIME_THINK), >=, 180 * MS);
+    td_engine_free(c.engine);
+}
+
 /* Captured at the server: the reply's second segment is never acknowledged; the
  * server resends it at 220, 620 and 1420 ms and the capture ends: a peer (or a path)
  * gone. A FIN the peer acknowledged is no such silence. */
@@ -684,6 +733,7 @@ int main(int argc, char **argv)
     g_test_add_func("/time_budget/unanswered_retransmissions", test_unanswered_retransmissions);
     g_test_add_func("/time_budget/lost_tail_near_the_receiver", test_lost_tail_near_the_receiver);
     g_test_add_func("/time_budget/lost_answers_among_pauses", test_lost_answers_among_pauses);
+    g_test_add_func("/time_budget/reply_queued_beside_a_download", test_reply_queued_beside_a_download);
     g_test_add_func("/time_budget/zero_window", test_zero_window);
     g_test_add_func("/time_budget/trailing_idle", test_trailing_idle);
     g_test_add_func("/time_budget/mid_flow", test_mid_flow);
