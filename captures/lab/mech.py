@@ -576,7 +576,7 @@ def cause(cfg, t):
                         f"reached the server, which lowered its MSS to {p['server_snd_mss_final']} "
                         f"at once: {tr['active_s']:.2f} s in all")
     if need in ("restart", "no-restart"):
-        return restart_cause(need, tr["restart"])
+        return restart_cause(need, tr["restart"], tr["server_tcp_info"]["snd_mss"], tr["path_rtt_s"])
     if need == "stripped":
         o = tr["options"]
         return "options-stripped", (
@@ -596,17 +596,57 @@ def cause(cfg, t):
                     f"nothing held back, {r['transfer_s']:.2f} s")
 
 
-def restart_cause(need, r):
-    """mech-ssr's cause (the restart) or its control's (the client's pauses), with the cwnd
-    before and after each later pause."""
+# A cause is named from this share of the flow's time (tcpdiag's budget_min_share_pct,
+# docs/diagnosis.md): the restart's, of the transfer time (the pauses stay the client's)
+CAUSE_SHARE = 0.30
+
+
+def slow_start_rounds(segments, start, ceiling):
+    """Round trips to send `segments` from a window of `start`, doubling each round up to
+    `ceiling` (the cwnd the idle found: ssthresh keeps at least 3/4 of it)."""
+    rounds, sent, window = 0, 0, max(start, 1)
+    while sent < segments:
+        sent += window
+        window = min(2 * window, max(ceiling, window))
+        rounds += 1
+    return rounds
+
+
+def restart_share(r, mss, rtt):
+    """What the restarts cost, as a share of the transfer time, from the kernel's cwnd
+    before and after each later pause: per later chunk, the round trips its bytes took
+    from the restarted window beyond those at the cwnd the idle found, at the path's
+    round trip; the transfer time, every chunk's request to its last byte (the client's
+    clock). A low and a high share, one round trip a chunk either way: the model counts
+    whole rounds, and the kernel's ssthresh and ACK clock round them differently."""
+    segments = -(-SSR["reply"] // mss)
+    later = r["chunks"][1:]
+    extra = sum(slow_start_rounds(segments, x["cwnd_min_first_rtt"], x["cwnd_before_write"]) -
+                -(-segments // x["cwnd_before_write"]) for x in later)
+    transfer = sum(x["response_s"] for x in r["chunks"])
+    return (extra - len(later)) * rtt / transfer, (extra + len(later)) * rtt / transfer
+
+
+def restart_cause(need, r, mss, rtt):
+    """mech-ssr's cause (the restart, when it cost at least CAUSE_SHARE of the transfer
+    time; the client's pause before its first request, 1.5 s of a connection opened to be
+    used, when it cost less; either within a round trip a chunk of the share) or its
+    control's (the client's pauses), with the cwnd before and after each later pause."""
     cw = ", ".join(f"{x['cwnd_before_write']}->{x['cwnd_min_first_rtt']}" for x in r["chunks"][1:])
     median = r["later_chunks_response_median_s"]
     if need == "restart":
-        return "slow-start-restart", (
-            f"after each {SSR['wait']:g} s pause the server's cwnd restarted near the initial "
-            f"window (halved per RTO of idle, never below {INITIAL_CWND}: before -> smallest in "
-            f"the first round trip: {cw}); later chunks took {median:.3f} s (median); the "
-            "pauses stay the client's")
+        low, high = restart_share(r, mss, rtt)
+        said = (f"after each {SSR['wait']:g} s pause the server's cwnd restarted near the initial "
+                f"window (halved per RTO of idle, never below {INITIAL_CWND}: before -> smallest in "
+                f"the first round trip: {cw}); later chunks took {median:.3f} s (median); the "
+                f"restarts cost {low:.0%}-{high:.0%} of the transfer time")
+        if low >= CAUSE_SHARE:
+            return "slow-start-restart", said + "; the pauses stay the client's"
+        first = ("; the client's pause before its first request (a connection opened to be used) "
+                 "is then the largest cost")
+        if high < CAUSE_SHARE:
+            return "client-delay", said + f", under {CAUSE_SHARE:.0%}" + first
+        return ["slow-start-restart", "client-delay"], said + f", around {CAUSE_SHARE:.0%}: either" + first
     return "client-delay", (
         f"tcp_slow_start_after_idle=0: cwnd kept across the pauses ({cw}); later chunks "
         f"{median:.3f} s (median); what remains is the client's {SSR['wait']:g} s pause before "
