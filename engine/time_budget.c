@@ -275,7 +275,7 @@ static void note_ip_id(td_time_side *s, const td_record *rec)
         if (!step) {
             if (s->ids_in_order < UINT16_MAX)
                 s->ids_in_order++;
-            s->ids_kept_quiet |= now_t20 - s->last_sent_t20 >= QUIET_T20;
+            s->ids_kept_quiet |= (int32_t)(now_t20 - s->last_sent_t20) >= QUIET_T20;   /* not a clock gone back */
         } else {
             if (s->ids_out_of_order < UINT16_MAX)
                 s->ids_out_of_order++;
