@@ -26,6 +26,9 @@ enum {
     TCP_STREAM_BYTES_4_0 = 16, TCP_STREAM_BYTES_4_6 = 14,
     ICMP_HEADER = 8,
     MAX_IP_NESTING = 4,     /* IP in IP, or an ICMP error's quote: deeper is hostile */
+    /* IPv4's first byte with a header of 20 bytes; its fragment field's More
+     * Fragments bit and offset (engine/ip.c reads them) */
+    IPV4_NO_OPTIONS = 0x45, IPV4_PIECE_BITS = 0x3fff,
 };
 
 static uint16_t get16(const uint8_t *p)
@@ -415,6 +418,36 @@ static td_frame_kind decode_ethernet(cursor *c, uint32_t at, uint32_t end, td_re
     return decode_ethertype(c, type, type_at + 2, end, rec);
 }
 
+/* Ethernet, no tag, IPv4 with a 20-byte header, whole (not a piece of a
+ * fragmented datagram), carrying TCP: nearly every frame of most captures. Its
+ * record is read straight from decode_tcp, with the IP layer decode_ip would have
+ * made of it (the path the other frames take reads the same), at a third of the
+ * instructions (issue 38: the read floor). */
+static bool plain_ipv4_tcp(const td_frame *f)
+{
+    const uint8_t *ip = f->data + ETHERNET_HEADER;
+    uint16_t length;
+
+    if (f->caplen < ETHERNET_HEADER + TD_IPV4_MIN_HEADER || get16(f->data + ETHERNET_HEADER - 2) != ETHERTYPE_IPV4 ||
+        ip[0] != IPV4_NO_OPTIONS || ip[9] != TD_IPPROTO_TCP || (get16(ip + 6) & IPV4_PIECE_BITS))
+        return false;
+    length = get16(ip + 2);
+    return !length || length >= TD_IPV4_MIN_HEADER;     /* a shorter one is malformed: read_ip says so */
+}
+
+static td_frame_kind decode_plain_ipv4_tcp(cursor *c, uint32_t end, td_record *rec)
+{
+    const td_frame *f = c->frame;
+    const uint8_t *h = f->data + ETHERNET_HEADER;
+    ip_layer ip = { .at = ETHERNET_HEADER, .payload_at = ETHERNET_HEADER + TD_IPV4_MIN_HEADER,
+                    .reported_end = datagram_end(ETHERNET_HEADER, get16(h + 2), end), .proto = TD_IPPROTO_TCP,
+                    .header_here = true, .dissected = true };
+
+    c->depth++;
+    td_ip_addresses(h, f->caplen - ETHERNET_HEADER, &rec->src, &rec->dst);
+    return decode_tcp(c, &ip, rec);
+}
+
 /* NULL's address family is in the capturing host's byte order: either one. AF_INET
  * everywhere; AF_INET6 on Linux, the BSDs and Darwin. */
 static bool loopback_ip(const td_frame *f)
@@ -432,7 +465,7 @@ static td_frame_kind decode_link(cursor *c, td_record *rec)
 
     switch (f->link) {
     case TD_LINK_ETHERNET:
-        return decode_ethernet(c, 0, end, rec);
+        return plain_ipv4_tcp(f) ? decode_plain_ipv4_tcp(c, end, rec) : decode_ethernet(c, 0, end, rec);
     case TD_LINK_SLL:
         if (f->caplen < 16)
             return TD_FRAME_MALFORMED;

@@ -168,6 +168,81 @@ static void test_cut_records(void)
     g_assert_cmphex(rec.tcp_flags, ==, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR);
 }
 
+/* Ethernet + IPv4 + TCP takes a path of its own (plain_ipv4_tcp); the same IP bytes
+ * behind an 802.1Q tag take the general one. Over IPv4 headers plain and not (options,
+ * a bad header length, version 6's nibble), total lengths (0: TSO; short, long,
+ * malformed), fragment fields, protocols, ECN bits, TCP headers, every cut of the
+ * captured bytes, and three wire lengths (the whole, the cut, less than the cut), both
+ * must give the same verdict and the same record, byte for byte. */
+static void test_plain_ipv4_as_tagged(void)
+{
+    static const uint8_t first_bytes[] = { 0x45, 0x46, 0x44, 0x65 };
+    static const uint16_t fragments[] = { 0x4000, 0x0000, 0x2000, 0x0001, 0x8000, 0x6000 };
+    static const uint8_t protos[] = { 6, 17 };
+    static const tcp_spec bad_offset = { 443, 40000, 5000, 1001, TD_TH_ACK, 501, NULL, 0, 4 };
+    const tcp_spec *segments[] = { &SYN, &DATA, &bad_offset };
+    static const td_wireshark versions[] = { TD_WIRESHARK_4_0, TD_WIRESHARK_4_6 };
+    unsigned compared = 0;
+
+    for (unsigned b = 0; b < G_N_ELEMENTS(first_bytes); b++)
+    for (unsigned fr = 0; fr < G_N_ELEMENTS(fragments); fr++)
+    for (unsigned pr = 0; pr < G_N_ELEMENTS(protos); pr++)
+    for (unsigned sg = 0; sg < G_N_ELEMENTS(segments); sg++)
+    for (int length_case = 0; length_case < 6; length_case++) {
+        frame_bytes ip = { .len = 0 };
+        uint32_t header = (first_bytes[b] & 15) * 4u < 20 ? 20 : (first_bytes[b] & 15) * 4u;
+        uint32_t whole = header + tcp_len(segments[sg]);
+        static const int32_t adjust[] = { 0, 0, -10, 100, 0, 0 };
+        uint16_t total = length_case == 1 ? 0 : length_case == 4 ? 19 : length_case == 5 ? 20
+                         : (uint16_t)(whole + adjust[length_case]);
+
+        put8(&ip, first_bytes[b]);
+        put8(&ip, (uint8_t)(b + sg));       /* ECN bits 0-3 */
+        put16(&ip, total);
+        put16(&ip, 0x1234);
+        put16(&ip, fragments[fr]);
+        put8(&ip, 64);
+        put8(&ip, protos[pr]);
+        put16(&ip, 0);
+        put_bytes(&ip, C4, 4);
+        put_bytes(&ip, S4, 4);
+        while (ip.len < header)
+            put8(&ip, 1);                   /* NOP options */
+        put_tcp(&ip, segments[sg]);
+        for (uint32_t cut = 0; cut <= ip.len; cut++)
+        for (int wire_case = 0; wire_case < 3; wire_case++)
+        for (unsigned v = 0; v < G_N_ELEMENTS(versions); v++) {
+            frame_bytes plain = { .len = 0 }, tagged = { .len = 0 };
+            td_record rec_plain, rec_tagged;
+            td_decoded info_plain, info_tagged;
+            uint32_t ip_wire = wire_case == 0 ? ip.len : wire_case == 1 ? cut : cut / 2;
+
+            put_ethernet(&plain, 0x0800);
+            put_ethernet(&tagged, 0x8100);
+            tagged.len -= 2;
+            put16(&tagged, 0x8100);
+            put16(&tagged, 100);
+            put16(&tagged, 0x0800);
+            put_bytes(&plain, ip.b, ip.len);
+            put_bytes(&tagged, ip.b, ip.len);
+            td_frame a = frame_of(&plain, TD_LINK_ETHERNET), t = frame_of(&tagged, TD_LINK_ETHERNET);
+            a.caplen = 14 + cut;
+            a.wire_len = 14 + ip_wire;
+            t.caplen = 18 + cut;
+            t.wire_len = 18 + ip_wire;
+            td_frame_kind kind_plain = td_decode(&a, versions[v], NULL, &rec_plain, &info_plain);
+            td_frame_kind kind_tagged = td_decode(&t, versions[v], NULL, &rec_tagged, &info_tagged);
+            if (kind_plain != kind_tagged || memcmp(&rec_plain, &rec_tagged, sizeof rec_plain) ||
+                memcmp(&info_plain, &info_tagged, sizeof info_plain))
+                g_error("first byte %#x, fragment field %#x, protocol %u, segment %u, total length %u, "
+                        "cut at %u of %u IP bytes, wire %u: %d against %d (tagged)", first_bytes[b], fragments[fr],
+                        protos[pr], sg, total, cut, ip.len, ip_wire, kind_plain, kind_tagged);
+            compared++;
+        }
+    }
+    g_assert_cmpuint(compared, >, 100000);
+}
+
 /* IPv4 total length 0: TSO as the sender captured it; the frame gives the length. */
 static void test_tso_length_zero(void)
 {
@@ -394,6 +469,7 @@ int main(int argc, char **argv)
     g_test_add_func("/decode/cooked_raw_loopback", test_cooked_raw_loopback);
     g_test_add_func("/decode/payload_from_ip_length", test_payload_from_ip_length);
     g_test_add_func("/decode/cut_records", test_cut_records);
+    g_test_add_func("/decode/plain_ipv4_as_tagged", test_plain_ipv4_as_tagged);
     g_test_add_func("/decode/tso_length_zero", test_tso_length_zero);
     g_test_add_func("/decode/ipv6_extensions", test_ipv6_extensions);
     g_test_add_func("/decode/ipv6_mobility", test_ipv6_mobility);
