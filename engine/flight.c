@@ -258,6 +258,16 @@ static void record_round(const td_flight *f, int64_t at_ns, td_series_book *book
     td_series_round(book, f, at_ns, &sample);
 }
 
+/* A segment, for telling a bulk round (more than one) from an answer of a few small
+ * writes: the largest one sent or the receiver's MSS, whichever is larger; without
+ * an MSS announced, the one a host assumes then (RFC 9293 3.7.1: 536). */
+static uint32_t bulk_segment(const td_flight *f)
+{
+    enum { DEFAULT_MSS = 536 };
+
+    return MAX(f->mss, f->ctx.peer_mss ? f->ctx.peer_mss : DEFAULT_MSS);
+}
+
 static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg)
 {
     int64_t ns = at_ns > f->round_start_ns ? at_ns - f->round_start_ns : 0;
@@ -295,7 +305,7 @@ static void close_round(td_flight *f, int64_t at_ns, const td_flight_config *cfg
     }
     if (f->round_flight > f->peak_since_signal)
         f->peak_since_signal = f->round_flight;
-    if (f->round_flight >= 2 * MAX(f->mss, 1u)) {
+    if (f->round_flight > bulk_segment(f)) {
         f->bulk_loop_end_ns = at_ns - f->lag_ns;    /* the ACK seen here, before its lag to the sender */
         f->bulk_loop_ns = MAX(ns - f->lag_ns, 0);
     }

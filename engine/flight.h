@@ -106,10 +106,10 @@ typedef struct td_flight {
     uint32_t max_flight, max_window, retransmissions;
     uint32_t reordered;             /* segments that filled a hole soon after it opened */
     int64_t  round_ns_total;
-    /* Its latest round of two segments or more (a lone segment's receiver may answer
-     * late) with no loss or ECN echo in it: capture point → receiver → capture point,
-     * and when it ended here. A wait on another flow on the same path reads it
-     * (td_flight_loop_ended). */
+    /* Its latest round of more than a segment (flight.c's bulk_segment: a lone
+     * segment's receiver may answer late) with no loss or ECN echo in it: capture
+     * point → receiver → capture point, and when it ended here. A wait on another
+     * flow on the same path reads it (td_flight_loop_ended). */
     int64_t  bulk_loop_ns, bulk_loop_end_ns;
     uint32_t peak_since_signal, peak_at_signal;
     td_onset last_event;
@@ -154,7 +154,7 @@ int64_t td_flight_measured_ns(const td_flight *f);
 /* New payload bytes per second over the measured time (0 when none). */
 double td_flight_throughput(const td_flight *f);
 /* The latest round trip toward the receiver (capture point → it → capture point) of a
- * round of two segments or more that ended in (after_ns, by_ns]; 0 none. */
+ * round of more than a segment that ended in (after_ns, by_ns]; 0 none. */
 static inline int64_t td_flight_loop_ended(const td_flight *f, int64_t after_ns, int64_t by_ns)
 {
     return f->bulk_loop_end_ns > after_ns && f->bulk_loop_end_ns <= by_ns ? f->bulk_loop_ns : 0;
