@@ -18,7 +18,8 @@ enum {
     PPP_IPV4 = 0x0021, PPP_IPV6 = 0x0057,
     IPPROTO_IPIP_N = 4, IPPROTO_UDP_N = 17, IPPROTO_IPV6_N = 41, IPPROTO_GRE_N = 47,
     UDP_PORT_VXLAN = 4789, UDP_PORT_GENEVE = 6081,
-    ETHERNET_HEADER = 14, UDP_HEADER = 8, VXLAN_HEADER = 8, GENEVE_HEADER = 8, PPPOE_HEADER = 6,
+    ETHERNET_HEADER = 14, SLL_HEADER = 16, SLL2_HEADER = 20,
+    UDP_HEADER = 8, VXLAN_HEADER = 8, GENEVE_HEADER = 8, PPPOE_HEADER = 6,
     ERSPAN_II_HEADER = 8, ERSPAN_III_HEADER = 12, ERSPAN_III_PLATFORM = 8,
     MPLS_MAX_LABELS = 16,
     /* The TCP bytes Wireshark needs before it numbers the stream: to the window up
@@ -418,33 +419,33 @@ static td_frame_kind decode_ethernet(cursor *c, uint32_t at, uint32_t end, td_re
     return decode_ethertype(c, type, type_at + 2, end, rec);
 }
 
-/* Ethernet, no tag, IPv4 with a 20-byte header, whole (not a piece of a
- * fragmented datagram), carrying TCP: nearly every frame of most captures. Its
- * record is read straight from decode_tcp, with the IP layer decode_ip would have
- * made of it (the path the other frames take reads the same), at a third of the
- * instructions (issue 38: the read floor). */
-static bool plain_ipv4_tcp(const td_frame *f)
+/* IPv4 with a 20-byte header, whole (not a piece of a fragmented datagram),
+ * carrying TCP, at `at` behind a link header whose ethertype is at type_at:
+ * Ethernet without a tag and Linux's cooked captures (any interface) hold little
+ * else. Its record is read straight from decode_tcp, with the IP layer decode_ip
+ * would have made of it (the walk the other frames take reads the same), at a
+ * third of the instructions (issue 38: the read floor). */
+static bool plain_ipv4_tcp(const td_frame *f, uint32_t type_at, uint32_t at)
 {
-    const uint8_t *ip = f->data + ETHERNET_HEADER;
+    const uint8_t *ip = f->data + at;
     uint16_t length;
 
-    if (f->caplen < ETHERNET_HEADER + TD_IPV4_MIN_HEADER || get16(f->data + ETHERNET_HEADER - 2) != ETHERTYPE_IPV4 ||
+    if (f->caplen < at + TD_IPV4_MIN_HEADER || get16(f->data + type_at) != ETHERTYPE_IPV4 ||
         ip[0] != IPV4_NO_OPTIONS || ip[9] != TD_IPPROTO_TCP || (get16(ip + 6) & IPV4_PIECE_BITS))
         return false;
     length = get16(ip + 2);
     return !length || length >= TD_IPV4_MIN_HEADER;     /* a shorter one is malformed: read_ip says so */
 }
 
-static td_frame_kind decode_plain_ipv4_tcp(cursor *c, uint32_t end, td_record *rec)
+static td_frame_kind decode_plain_ipv4_tcp(cursor *c, uint32_t at, uint32_t end, td_record *rec)
 {
     const td_frame *f = c->frame;
-    const uint8_t *h = f->data + ETHERNET_HEADER;
-    ip_layer ip = { .at = ETHERNET_HEADER, .payload_at = ETHERNET_HEADER + TD_IPV4_MIN_HEADER,
-                    .reported_end = datagram_end(ETHERNET_HEADER, get16(h + 2), end), .proto = TD_IPPROTO_TCP,
-                    .header_here = true, .dissected = true };
+    const uint8_t *h = f->data + at;
+    ip_layer ip = { .at = at, .payload_at = at + TD_IPV4_MIN_HEADER, .reported_end = datagram_end(at, get16(h + 2), end),
+                    .proto = TD_IPPROTO_TCP, .header_here = true, .dissected = true };
 
     c->depth++;
-    td_ip_addresses(h, f->caplen - ETHERNET_HEADER, &rec->src, &rec->dst);
+    td_ip_addresses(h, f->caplen - at, &rec->src, &rec->dst);
     return decode_tcp(c, &ip, rec);
 }
 
@@ -465,15 +466,21 @@ static td_frame_kind decode_link(cursor *c, td_record *rec)
 
     switch (f->link) {
     case TD_LINK_ETHERNET:
-        return plain_ipv4_tcp(f) ? decode_plain_ipv4_tcp(c, end, rec) : decode_ethernet(c, 0, end, rec);
+        if (plain_ipv4_tcp(f, ETHERNET_HEADER - 2, ETHERNET_HEADER))
+            return decode_plain_ipv4_tcp(c, ETHERNET_HEADER, end, rec);
+        return decode_ethernet(c, 0, end, rec);
     case TD_LINK_SLL:
-        if (f->caplen < 16)
+        if (f->caplen < SLL_HEADER)
             return TD_FRAME_MALFORMED;
-        return decode_ethertype(c, get16(f->data + 14), 16, end, rec);
+        if (plain_ipv4_tcp(f, SLL_HEADER - 2, SLL_HEADER))
+            return decode_plain_ipv4_tcp(c, SLL_HEADER, end, rec);
+        return decode_ethertype(c, get16(f->data + SLL_HEADER - 2), SLL_HEADER, end, rec);
     case TD_LINK_SLL2:
-        if (f->caplen < 20)
+        if (f->caplen < SLL2_HEADER)
             return TD_FRAME_MALFORMED;
-        return decode_ethertype(c, get16(f->data), 20, end, rec);
+        if (plain_ipv4_tcp(f, 0, SLL2_HEADER))
+            return decode_plain_ipv4_tcp(c, SLL2_HEADER, end, rec);
+        return decode_ethertype(c, get16(f->data), SLL2_HEADER, end, rec);
     case TD_LINK_RAW:
     case TD_LINK_RAW4:
     case TD_LINK_RAW6:

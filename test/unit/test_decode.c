@@ -168,8 +168,8 @@ static void test_cut_records(void)
     g_assert_cmphex(rec.tcp_flags, ==, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR);
 }
 
-/* Ethernet + IPv4 + TCP takes a path of its own (plain_ipv4_tcp); the same IP bytes
- * behind an 802.1Q tag take the general one. Over IPv4 headers plain and not (options,
+/* Ethernet, Linux cooked (SLL) and cooked v2 (SLL2) + IPv4 + TCP take a path of their
+ * own (plain_ipv4_tcp); the same IP bytes behind an 802.1Q tag take the general one. Over IPv4 headers plain and not (options,
  * a bad header length, version 6's nibble), total lengths (0: TSO; short, long,
  * malformed), fragment fields, protocols, ECN bits, TCP headers, every cut of the
  * captured bytes, and three wire lengths (the whole, the cut, less than the cut), both
@@ -212,35 +212,48 @@ static void test_plain_ipv4_as_tagged(void)
         for (uint32_t cut = 0; cut <= ip.len; cut++)
         for (int wire_case = 0; wire_case < 3; wire_case++)
         for (unsigned v = 0; v < G_N_ELEMENTS(versions); v++) {
-            frame_bytes plain = { .len = 0 }, tagged = { .len = 0 };
-            td_record rec_plain, rec_tagged;
-            td_decoded info_plain, info_tagged;
+            static const uint8_t sll[14] = { 0, 0, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1 };
+            static const uint8_t sll2[18] = { 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 6, 2, 0, 0, 0, 0, 1 };
+            frame_bytes tagged = { .len = 0 }, own[3] = { { .len = 0 }, { .len = 0 }, { .len = 0 } };
+            static const td_link links[3] = { TD_LINK_ETHERNET, TD_LINK_SLL, TD_LINK_SLL2 };
+            td_record rec_tagged;
+            td_decoded info_tagged;
             uint32_t ip_wire = wire_case == 0 ? ip.len : wire_case == 1 ? cut : cut / 2;
 
-            put_ethernet(&plain, 0x0800);
             put_ethernet(&tagged, 0x8100);
             tagged.len -= 2;
             put16(&tagged, 0x8100);
             put16(&tagged, 100);
             put16(&tagged, 0x0800);
-            put_bytes(&plain, ip.b, ip.len);
             put_bytes(&tagged, ip.b, ip.len);
-            td_frame a = frame_of(&plain, TD_LINK_ETHERNET), t = frame_of(&tagged, TD_LINK_ETHERNET);
-            a.caplen = 14 + cut;
-            a.wire_len = 14 + ip_wire;
+            td_frame t = frame_of(&tagged, TD_LINK_ETHERNET);
             t.caplen = 18 + cut;
             t.wire_len = 18 + ip_wire;
-            td_frame_kind kind_plain = td_decode(&a, versions[v], NULL, &rec_plain, &info_plain);
             td_frame_kind kind_tagged = td_decode(&t, versions[v], NULL, &rec_tagged, &info_tagged);
-            if (kind_plain != kind_tagged || memcmp(&rec_plain, &rec_tagged, sizeof rec_plain) ||
-                memcmp(&info_plain, &info_tagged, sizeof info_plain))
-                g_error("first byte %#x, fragment field %#x, protocol %u, segment %u, total length %u, "
-                        "cut at %u of %u IP bytes, wire %u: %d against %d (tagged)", first_bytes[b], fragments[fr],
-                        protos[pr], sg, total, cut, ip.len, ip_wire, kind_plain, kind_tagged);
-            compared++;
+            put_ethernet(&own[0], 0x0800);
+            put_bytes(&own[1], sll, sizeof sll);
+            put16(&own[1], 0x0800);
+            put16(&own[2], 0x0800);
+            put_bytes(&own[2], sll2, sizeof sll2);
+            for (unsigned l = 0; l < G_N_ELEMENTS(links); l++) {
+                td_record rec_own;
+                td_decoded info_own;
+                uint32_t link_len = own[l].len;
+                put_bytes(&own[l], ip.b, ip.len);
+                td_frame a = frame_of(&own[l], links[l]);
+                a.caplen = link_len + cut;
+                a.wire_len = link_len + ip_wire;
+                td_frame_kind kind_own = td_decode(&a, versions[v], NULL, &rec_own, &info_own);
+                if (kind_own != kind_tagged || memcmp(&rec_own, &rec_tagged, sizeof rec_own) ||
+                    memcmp(&info_own, &info_tagged, sizeof info_own))
+                    g_error("link %d, first byte %#x, fragment field %#x, protocol %u, segment %u, total length %u, "
+                            "cut at %u of %u IP bytes, wire %u: %d against %d (tagged)", links[l], first_bytes[b],
+                            fragments[fr], protos[pr], sg, total, cut, ip.len, ip_wire, kind_own, kind_tagged);
+                compared++;
+            }
         }
     }
-    g_assert_cmpuint(compared, >, 100000);
+    g_assert_cmpuint(compared, >, 1000000);
 }
 
 /* IPv4 total length 0: TSO as the sender captured it; the frame gives the length. */
