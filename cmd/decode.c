@@ -459,27 +459,46 @@ static bool loopback_ip(const td_frame *f)
     return family == 2 || family == 10 || family == 24 || family == 28 || family == 30;
 }
 
+/* Where the links plain_ipv4_tcp reads put their ethertype and their payload; false
+ * for the others. */
+static bool ethertype_link(td_link link, uint32_t *type_at, uint32_t *at)
+{
+    switch (link) {
+    case TD_LINK_ETHERNET:
+        *type_at = ETHERNET_HEADER - 2;
+        *at = ETHERNET_HEADER;
+        return true;
+    case TD_LINK_SLL:
+        *type_at = SLL_HEADER - 2;
+        *at = SLL_HEADER;
+        return true;
+    case TD_LINK_SLL2:
+        *type_at = 0;
+        *at = SLL2_HEADER;
+        return true;
+    default:
+        return false;
+    }
+}
+
 static td_frame_kind decode_link(cursor *c, td_record *rec)
 {
     const td_frame *f = c->frame;
-    uint32_t end = f->wire_len;
+    uint32_t end = f->wire_len, type_at, at;
+
+    if (ethertype_link(f->link, &type_at, &at) && plain_ipv4_tcp(f, type_at, at))
+        return decode_plain_ipv4_tcp(c, at, end, rec);
 
     switch (f->link) {
     case TD_LINK_ETHERNET:
-        if (plain_ipv4_tcp(f, ETHERNET_HEADER - 2, ETHERNET_HEADER))
-            return decode_plain_ipv4_tcp(c, ETHERNET_HEADER, end, rec);
         return decode_ethernet(c, 0, end, rec);
     case TD_LINK_SLL:
         if (f->caplen < SLL_HEADER)
             return TD_FRAME_MALFORMED;
-        if (plain_ipv4_tcp(f, SLL_HEADER - 2, SLL_HEADER))
-            return decode_plain_ipv4_tcp(c, SLL_HEADER, end, rec);
         return decode_ethertype(c, get16(f->data + SLL_HEADER - 2), SLL_HEADER, end, rec);
     case TD_LINK_SLL2:
         if (f->caplen < SLL2_HEADER)
             return TD_FRAME_MALFORMED;
-        if (plain_ipv4_tcp(f, 0, SLL2_HEADER))
-            return decode_plain_ipv4_tcp(c, SLL2_HEADER, end, rec);
         return decode_ethertype(c, get16(f->data), SLL2_HEADER, end, rec);
     case TD_LINK_RAW:
     case TD_LINK_RAW4:
