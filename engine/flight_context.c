@@ -48,8 +48,7 @@ static const char *from_handshake(const td_handshake *hs, int client, int sender
                      : vantage == TD_VANTAGE_MIDDLE ? TD_SEEN_MIDDLE : TD_SEEN_UNKNOWN;
     ctx->rcv_wscale = receiver_wscale(hs, 1 - sender, later_ts);
     ctx->timestamps = hs->opts_seen[0] && hs->opts_seen[1] && (hs->opts[0].present & hs->opts[1].present & TD_OPT_TS);
-    if (hs->opts[1 - sender].present & TD_OPT_MSS)
-        ctx->peer_mss = hs->opts[1 - sender].mss;
+    ctx->peer_mss = td_handshake_mss(hs, 1 - sender);
     ctx->feedback = ecn == TD_ECN_ACCECN ? TD_FEEDBACK_ACCECN
                     : td_ecn_negotiated(ecn) ? TD_FEEDBACK_CLASSIC : TD_FEEDBACK_NONE;
     return NULL;

@@ -225,8 +225,9 @@ static int64_t loop_toward(const td_path_probe *probe, int endpoint, int64_t aft
     for (unsigned i = 0; i < n; i++) {
         const td_flow *other = senders[i].flow_index == flow->index ? NULL : kept_at(engine, senders[i].flow_index);
         const td_flight *f = other && other->more ? other->more->flight[senders[i].sender] : NULL;
-        if (f && td_flight_loop_ended(f, ended, by_ns)) {
-            loop = f->bulk_loop_ns;
+        int64_t its = f ? td_flight_loop_ended(f, ended, by_ns) : 0;
+        if (its) {
+            loop = its;
             ended = f->bulk_loop_end_ns;
         }
     }

@@ -94,6 +94,12 @@ static inline int64_t td_handshake_round_trip_to(const td_handshake *hs, int end
         return -1;
     return endpoint == client ? to_client : to_server;
 }
+/* The MSS endpoint announced in its SYN or SYN-ACK; 0 when none was (or its options
+ * were not seen). */
+static inline uint32_t td_handshake_mss(const td_handshake *hs, int endpoint)
+{
+    return hs->opts_seen[endpoint] && (hs->opts[endpoint].present & TD_OPT_MSS) ? hs->opts[endpoint].mss : 0;
+}
 /* What endpoint announced in its SYN or SYN-ACK (TD_OPT_* bits), and which options'
  * presence is known at all. later_ts: a segment after the handshake carried
  * timestamps, which proves both sides announced them (RFC 7323 §3.2). */

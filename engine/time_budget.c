@@ -297,25 +297,21 @@ static void note_ip_id(td_time_side *s, const td_record *rec)
  * per-connection counter, whose gaps are only its own lost packets, where a flow's
  * losses leave too few steps in order for the first rule: a reply lost twice in
  * every exchange). */
-static bool unseen_sends(const td_time_side *s, uint32_t largest_segment)
+static bool unseen_sends(const td_time_side *s, const td_handshake *hs, int receiver)
 {
-    enum { MIN_IN_ORDER = 8 };
+    enum { MIN_IN_ORDER = 8, ETHERNET_MSS = 1460 };
+    uint32_t largest_segment;
 
     if (!s->ids_skipped)
         return false;
     if (s->ids_in_order >= MIN_IN_ORDER && s->ids_out_of_order * 8u <= s->ids_in_order)
         return true;
+    /* the largest segment the receiver's MSS lets the sender send (without it,
+     * Ethernet's): a larger one was a super-packet (GRO, TSO) */
+    largest_segment = td_handshake_mss(hs, receiver);
+    if (!largest_segment)
+        largest_segment = ETHERNET_MSS;
     return !s->ids_jumped && s->ids_kept_quiet && s->max_payload <= largest_segment;
-}
-
-/* The largest segment the receiver's MSS lets a sender send: larger is a super-packet
- * (GRO, TSO). Without the MSS, Ethernet's. */
-static uint32_t segment_max(const td_handshake *hs, int receiver)
-{
-    enum { ETHERNET_MSS = 1460 };
-    const td_syn_options *o = &hs->opts[receiver];
-
-    return hs->opts_seen[receiver] && (o->present & TD_OPT_MSS) && o->mss ? o->mss : ETHERNET_MSS;
 }
 
 /* Data below a sequence number the sender's packets already carried (a pure ACK or a
@@ -340,7 +336,7 @@ static void new_data(td_time_budget *b, const td_record *rec, int sender, int cl
     if (outstanding(&b->side[sender]) ||
         (sender == b->last_data_sender && sent_before_turn(&b->side[sender], rec)))
         charge_open(b, TD_TIME_TRANSFER);
-    else if (unseen_sends(&b->side[sender], segment_max(hs, 1 - sender)) || sent_unseen_before(&b->side[sender], rec))
+    else if (unseen_sends(&b->side[sender], hs, 1 - sender) || sent_unseen_before(&b->side[sender], rec))
         charge_stall(b, sender);
     else
         charge_turn(b, sender, client, hs, rec,
@@ -428,9 +424,9 @@ static bool resends_acknowledged(const td_time_side *me, const td_record *rec)
 static bool short_of_mss(const td_handshake *hs, int receiver, uint32_t payload_len)
 {
     enum { OPTIONS_MAX = 40 };
-    const td_syn_options *o = &hs->opts[receiver];
+    uint32_t mss = td_handshake_mss(hs, receiver);
 
-    return hs->opts_seen[receiver] && (o->present & TD_OPT_MSS) && payload_len + OPTIONS_MAX <= o->mss;
+    return mss && payload_len + OPTIONS_MAX <= mss;
 }
 
 /* A record after the handshake: which event it is, then what it changes. */

@@ -61,8 +61,7 @@
  * server a reply queued on its way to the client shows in the rounds of a bulk flow on
  * the same pair (td_path_probe), and without one reads as the client's pause; a
  * request queued on its way to the server, seen near the client, as the server's
- * wait. Near the
- * receiver a lost last segment's silence ends with a retransmission
+ * wait. Near the receiver a lost last segment's silence ends with a retransmission
  * the receiver sees as new data; it is a stall only when the sender numbers its IPv4
  * packets one by one (Linux, per connection) and skipped the numbers of the packets
  * lost, else it reads as the sender's wait. Not separable: a peer that vanished
