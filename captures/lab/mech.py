@@ -596,11 +596,6 @@ def cause(cfg, t):
                     f"nothing held back, {r['transfer_s']:.2f} s")
 
 
-# A cause is named from this share of the flow's time (tcpdiag's budget_min_share_pct,
-# docs/diagnosis.md): the restart's, of the transfer time (the pauses stay the client's)
-CAUSE_SHARE = 0.30
-
-
 def slow_start_rounds(segments, start, ceiling):
     """Round trips to send `segments` from a window of `start`, doubling each round up to
     `ceiling` (the cwnd the idle found: ssthresh keeps at least 3/4 of it)."""
@@ -628,9 +623,10 @@ def restart_share(r, mss, rtt):
 
 
 def restart_cause(need, r, mss, rtt):
-    """mech-ssr's cause (the restart, when it cost at least CAUSE_SHARE of the transfer
-    time; the client's pause before its first request, 1.5 s of a connection opened to be
-    used, when it cost less; either within a round trip a chunk of the share) or its
+    """mech-ssr's cause (the restart, when it cost at least timebudget.MIN_SHARE, the share
+    a cause is named from, of the transfer time, the pauses staying the client's; the
+    client's pause before its first request, 1.5 s of a connection opened to be used,
+    when it cost less; either within a round trip a chunk of the share) or its
     control's (the client's pauses), with the cwnd before and after each later pause."""
     cw = ", ".join(f"{x['cwnd_before_write']}->{x['cwnd_min_first_rtt']}" for x in r["chunks"][1:])
     median = r["later_chunks_response_median_s"]
@@ -640,13 +636,14 @@ def restart_cause(need, r, mss, rtt):
                 f"window (halved per RTO of idle, never below {INITIAL_CWND}: before -> smallest in "
                 f"the first round trip: {cw}); later chunks took {median:.3f} s (median); the "
                 f"restarts cost {low:.0%}-{high:.0%} of the transfer time")
-        if low >= CAUSE_SHARE:
+        if low >= timebudget.MIN_SHARE:
             return "slow-start-restart", said + "; the pauses stay the client's"
         first = ("; the client's pause before its first request (a connection opened to be used) "
                  "is then the largest cost")
-        if high < CAUSE_SHARE:
-            return "client-delay", said + f", under {CAUSE_SHARE:.0%}" + first
-        return ["slow-start-restart", "client-delay"], said + f", around {CAUSE_SHARE:.0%}: either" + first
+        if high < timebudget.MIN_SHARE:
+            return "client-delay", said + f", under {timebudget.MIN_SHARE:.0%}" + first
+        return (["slow-start-restart", "client-delay"],
+                said + f", around {timebudget.MIN_SHARE:.0%}: either" + first)
     return "client-delay", (
         f"tcp_slow_start_after_idle=0: cwnd kept across the pauses ({cw}); later chunks "
         f"{median:.3f} s (median); what remains is the client's {SSR['wait']:g} s pause before "
