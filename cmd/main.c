@@ -343,7 +343,7 @@ static void print_help(void)
            "                         of why for each slow flow) instead of the per-file output\n"
            "  -o, --option NAME:VALUE  set a tcpdiag preference as tshark -o does,\n"
            "                         e.g. -o tcpdiag.capture_position:near-client\n"
-           "  -v, --verbose          say which library reads each file (libpcap or wiretap) and why\n"
+           "  -v, --verbose          say what reads each file (the pcap reader, libpcap or wiretap) and why\n"
            "  -h, --help             print this help and exit\n"
            "      --version          print the version and exit\n"
            "  --                     end of the options: every argument after it is a file\n\n"

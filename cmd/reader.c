@@ -1,14 +1,17 @@
-/* Capture files through libpcap or wiretap, safe for several threads reading files
- * at once. A regular pcap or pcapng file that libpcap reads exactly as wiretap would
- * (checked by a walk over its record headers before any packet is read, below) is
- * read by libpcap: wiretap spends about six times the instructions a packet on the
- * same records. Everything else goes to wiretap: compressed files, other formats,
- * pipes and standard input, pcapng with blocks wiretap numbers as frames or with
+/* Capture files through tcpdiag's own pcap reader, libpcap or wiretap, safe for
+ * several threads reading files at once. A classic pcap file is read in place by
+ * pcap_file.c, which reads only what wiretap reads the same way and leaves the rest
+ * of a file to wiretap. A pcapng file that libpcap reads exactly as wiretap would
+ * (checked by a walk over its blocks before any packet is read, below) is read by
+ * libpcap: wiretap spends about six times the instructions a packet on the same
+ * records. Everything else goes to wiretap: compressed files, other formats, pipes
+ * and standard input, pcapng with blocks wiretap numbers as frames or with
  * interfaces of different link types, link types the decoder does not name.
  * wiretap's record buffer moved into wtap_rec in Wireshark 4.5/4.6
  * (TD_WTAP_REC_DATA, set by CMake from the version built against); the rest of its
  * API is the same from 4.0 to 4.6. */
 #include "reader.h"
+#include "pcap_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,8 +70,9 @@ typedef struct slot {
 
 struct td_reader {
     char *path;
-    /* libpcap's reading, or NULL: wiretap's (wth), from the start or from the
-     * frame after those libpcap gave when it failed part-way */
+    /* the pcap reader's reading, or libpcap's, or neither: wiretap's (wth), from the
+     * start or from the frame after those the other gave when it stopped part-way */
+    td_pcap_file *pcap_file;
     pcap_t *pcap;
     td_link pcap_link;
     wtap *wth;
@@ -80,10 +84,10 @@ struct td_reader {
     char *end_error;        /* ...because of this error (NULL: a clean end) */
     const char *undecoded_link;     /* wiretap's description of the first link type not decoded */
     uint32_t frames;        /* records read, packets or not */
-    uint32_t skip;          /* records wiretap reads and drops: those libpcap handed out */
+    uint32_t skip;          /* records wiretap reads and drops: those handed out before it */
 };
 
-/* -v: each file says which library reads it, and why not libpcap. */
+/* -v: each file says which reader reads it, and why not the faster ones. */
 static atomic_bool verbose;
 
 void td_reader_set_verbose(bool on)
@@ -164,11 +168,11 @@ static bool open_wiretap(td_reader *r, const char *path, char **error)
     return true;
 }
 
-/* ---- Which files libpcap reads ----
- * libpcap and wiretap give the same packets, bytes and times for a pcap or pcapng
- * file, except where they part ways, which the walk below keeps from libpcap:
- * - libpcap cuts a record longer than the file's snapshot length down to it, where
- *   wiretap keeps it whole;
+/* ---- Which pcapng files libpcap reads ----
+ * libpcap and wiretap give the same packets, bytes and times for a pcapng file,
+ * except where they part ways, which the walk below keeps from libpcap:
+ * - libpcap cuts a record longer than the interface's snapshot length down to it,
+ *   where wiretap keeps it whole;
  * - wiretap numbers some pcapng blocks that are no packet as frames (custom,
  *   systemd journal, process events...), which libpcap skips; the simple and the
  *   obsolete packet blocks are left to wiretap as well;
@@ -177,27 +181,9 @@ static bool open_wiretap(td_reader *r, const char *path, char **error)
  * - a file that ends in the middle of a record: each library says so in its words,
  *   and wiretap's are the command's;
  * - link types the decoder does not read: wiretap names them (td_reader_undecoded_link).
- * The walk reads each record's header from a window of the file read with pread. */
+ * The walk reads each block from a window of the file read with pread. */
 
 enum { MAX_SNAPLEN = 262144 };     /* both libraries' largest record for these link types */
-
-/* The link types (as files number them) whose records libpcap may give the decoder:
- * those wiretap maps to an encapsulation link_of names, as link_of names it. */
-static bool linktype_link(uint32_t linktype, td_link *link)
-{
-    switch (linktype) {
-    case 1:   *link = TD_LINK_ETHERNET; return true;
-    case 113: *link = TD_LINK_SLL;      return true;
-    case 276: *link = TD_LINK_SLL2;     return true;
-    case 101: *link = TD_LINK_RAW;      return true;
-    case 228: *link = TD_LINK_RAW4;     return true;
-    case 229: *link = TD_LINK_RAW6;     return true;
-    case 0:   *link = TD_LINK_NULL;     return true;
-    case 108: *link = TD_LINK_LOOP;     return true;
-    case 9:   *link = TD_LINK_PPP;      return true;
-    default:  return false;
-    }
-}
 
 static uint32_t get32(const uint8_t *p, bool swapped)
 {
@@ -261,35 +247,6 @@ static inline const uint8_t *bytes_at(window *w, uint64_t off, size_t n)
     if (off >= w->start && off + n <= w->start + w->len)
         return w->buf + (off - w->start);
     return window_move(w, off, n);
-}
-
-/* NULL when libpcap reads the pcap file as wiretap does, else why not. */
-static const char *walk_pcap(window *w, bool swapped, td_link *link)
-{
-    const uint8_t *m = bytes_at(w, 0, 24);
-    uint32_t limit;
-    uint64_t off = 24;
-
-    if (!m)
-        return "shorter than a pcap header";
-    if (get16(m + 4, swapped) != 2 || get16(m + 6, swapped) != 4)
-        return "a pcap version other than 2.4";
-    if (!linktype_link(get32(m + 20, swapped), link))
-        return "a link type the decoder does not read";
-    limit = snap_limit(get32(m + 16, swapped));
-    while (off < w->size) {
-        const uint8_t *h = bytes_at(w, off, 16);
-        uint32_t caplen;
-        if (!h)
-            return "ends inside a record header";
-        caplen = get32(h + 8, swapped);
-        if (caplen > limit)
-            return "a record longer than the file's snapshot length";
-        if (w->size - off - 16 < caplen)
-            return "ends inside a record";
-        off += 16 + (uint64_t)caplen;
-    }
-    return NULL;
 }
 
 enum { BLOCK_SHB = 0x0A0D0D0A, BLOCK_IDB = 1, BLOCK_NRB = 4, BLOCK_ISB = 5, BLOCK_EPB = 6, BLOCK_DSB = 0x0A,
@@ -357,7 +314,7 @@ static const char *walk_pcapng(window *w, td_link *link)
             if (len < 20)
                 return "an interface block cut short";
             linktype = get16(body, swapped);
-            if (!linktype_link(linktype, &l))
+            if (!td_pcap_linktype_link(linktype, &l))
                 return "a link type the decoder does not read";
             if (interfaces && linktype != first_linktype)
                 return "interfaces with different link types";
@@ -397,53 +354,19 @@ static const char *walk_pcapng(window *w, td_link *link)
     return interfaces ? NULL : "no interface";
 }
 
-/* The file read through libpcap, when the walk finds that it reads as wiretap would
- * read it; NULL and why (a buffer of PCAP_ERRBUF_SIZE + 64) otherwise. */
-static pcap_t *open_libpcap(const char *path, td_link *link, char *why, size_t why_size)
+/* The pcapng file read through libpcap, when the walk finds that it reads as
+ * wiretap would read it (fd is then libpcap's); NULL and why not (fd closed)
+ * otherwise. */
+static pcap_t *open_libpcap(int fd, uint64_t size, td_link *link, char *why, size_t why_size)
 {
     char errbuf[PCAP_ERRBUF_SIZE];
-    const char *verdict = NULL;
-    struct stat st;
-    uint32_t magic;
-    const uint8_t *m;
-    window w = { 0 };
+    const char *verdict;
+    window w = { .fd = fd, .size = size };
     FILE *file;
     pcap_t *p;
-    int fd;
 
-    if (strcmp(path, "-") == 0) {
-        snprintf(why, why_size, "standard input, read as it comes");
-        return NULL;
-    }
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, why_size, "%s", g_strerror(errno));
-        return NULL;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 24) {
-        snprintf(why, why_size, "%s", S_ISREG(st.st_mode) ? "too short for pcap" : "not a regular file, read as it comes");
-        close(fd);
-        return NULL;
-    }
-    w.fd = fd;
-    w.size = (uint64_t)st.st_size;
     w.buf = g_malloc(WINDOW);
-    m = bytes_at(&w, 0, 4);
-    memcpy(&magic, m ? m : (const uint8_t *)"\0\0\0\0", 4);
-    switch (magic) {
-    case 0xA1B2C3D4: case 0xA1B23C4D:       /* microseconds, nanoseconds, in this machine's order */
-        verdict = walk_pcap(&w, false, link);
-        break;
-    case 0xD4C3B2A1: case 0x4D3CB2A1:       /* ...in the other */
-        verdict = walk_pcap(&w, true, link);
-        break;
-    case BLOCK_SHB:
-        verdict = walk_pcapng(&w, link);
-        break;
-    default:
-        verdict = m && m[0] == 0x1f && m[1] == 0x8b ? "gzip-compressed" : "neither pcap nor pcapng";
-        break;
-    }
+    verdict = walk_pcapng(&w, link);
     g_free(w.buf);
     if (verdict) {
         snprintf(why, why_size, "%s", verdict);
@@ -469,16 +392,58 @@ static pcap_t *open_libpcap(const char *path, td_link *link, char *why, size_t w
     return p;
 }
 
+/* Opens the file with the pcap reader or libpcap into r: the name of the one that
+ * reads it, or NULL and why neither does (a buffer of PCAP_ERRBUF_SIZE + 64). */
+static const char *open_fast(td_reader *r, const char *path, char *why, size_t why_size)
+{
+    struct stat st;
+    uint8_t magic[4];
+    const char *verdict;
+    int fd;
+
+    if (strcmp(path, "-") == 0) {
+        snprintf(why, why_size, "standard input, read as it comes");
+        return NULL;
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, why_size, "%s", g_strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 24 || pread(fd, magic, 4, 0) != 4) {
+        snprintf(why, why_size, "%s", S_ISREG(st.st_mode) ? "too short for pcap" : "not a regular file, read as it comes");
+        close(fd);
+        return NULL;
+    }
+    if (get32(magic, false) == BLOCK_SHB) {
+        r->pcap = open_libpcap(fd, (uint64_t)st.st_size, &r->pcap_link, why, why_size);
+        return r->pcap ? "libpcap" : NULL;
+    }
+    if (magic[0] == 0x1f && magic[1] == 0x8b) {
+        snprintf(why, why_size, "gzip-compressed");
+        close(fd);
+        return NULL;
+    }
+    r->pcap_file = td_pcap_file_open(fd, &verdict);
+    if (!r->pcap_file) {
+        snprintf(why, why_size, "%s", strcmp(verdict, "not a pcap file") == 0 ? "neither pcap nor pcapng" : verdict);
+        close(fd);
+        return NULL;
+    }
+    return "tcpdiag's pcap reader";
+}
+
 td_reader *td_reader_open(const char *path, char **error)
 {
     char why[PCAP_ERRBUF_SIZE + 64];
     td_reader *r = g_new0(td_reader, 1);
+    const char *fast;
     bool opened;
 
     r->path = g_strdup(path);
-    r->pcap = open_libpcap(path, &r->pcap_link, why, sizeof why);
-    if (r->pcap) {
-        say_reader(path, "libpcap", NULL);
+    fast = open_fast(r, path, why, sizeof why);
+    if (fast) {
+        say_reader(path, fast, NULL);
         return r;
     }
     pthread_mutex_lock(&wiretap_lock);
@@ -502,7 +467,7 @@ bool td_reader_holds_packets(td_reader *r)
 {
     int encap;
 
-    if (!r->wth)        /* libpcap's: a pcap or pcapng file */
+    if (!r->wth)        /* the pcap reader's or libpcap's: a pcap or pcapng file */
         return true;
     pthread_mutex_lock(&wiretap_lock);
     encap = wtap_file_encap(r->wth);
@@ -606,16 +571,20 @@ static void read_batch(td_reader *r)
     }
 }
 
-/* libpcap failed part-way (the file changed under it, or it read it otherwise than
- * the walk foresaw): wiretap reads on from the next frame, and says why it failed
- * if it fails too. */
+/* The pcap reader or libpcap stopped part-way (a record cut short or too long for
+ * wiretap, the file changed under libpcap, or libpcap read it otherwise than the
+ * walk foresaw): wiretap reads on from the next frame, and says why it failed if
+ * it fails too. */
 static void fall_back(td_reader *r, const char *failure)
 {
-    char *why = g_strdup_printf("libpcap failed after frame %u: %s", r->frames, failure);
+    char *why = g_strdup_printf("%s stopped after frame %u: %s", r->pcap_file ? "the pcap reader" : "libpcap",
+                                r->frames, failure);
     char *error = NULL;
     bool opened;
 
-    pcap_close(g_steal_pointer(&r->pcap));
+    if (r->pcap)
+        pcap_close(g_steal_pointer(&r->pcap));
+    td_pcap_file_close(g_steal_pointer(&r->pcap_file));
     r->skip = r->frames;
     r->frames = 0;
     pthread_mutex_lock(&wiretap_lock);
@@ -629,6 +598,27 @@ static void fall_back(td_reader *r, const char *failure)
         r->frames = r->skip;
     }
     g_free(why);
+}
+
+/* The next packet through the pcap reader; false at a clean end or a stop, or when
+ * the rest of the file is wiretap's (then it has taken over: r->pcap_file is NULL). */
+static bool next_pcap_file(td_reader *r, td_frame *frame)
+{
+    const char *why;
+
+    if (td_reader_stop_requested() && !r->to_end)
+        return false;
+    switch (td_pcap_file_next(r->pcap_file, frame, &why)) {
+    case TD_PCAP_PACKET:
+        frame->number = ++r->frames;
+        return true;
+    case TD_PCAP_LEAVE:
+        fall_back(r, why);
+        return false;
+    case TD_PCAP_END:
+    default:
+        return false;
+    }
 }
 
 /* The next packet through libpcap; false at a clean end or a stop, or after a
@@ -665,7 +655,12 @@ bool td_reader_next(td_reader *r, td_frame *frame, char **error)
     const slot *s;
 
     *error = NULL;
-    if (r->pcap) {
+    if (r->pcap_file) {
+        if (next_pcap_file(r, frame))
+            return true;
+        if (r->pcap_file)   /* its end */
+            return false;
+    } else if (r->pcap) {
         if (next_libpcap(r, frame))
             return true;
         if (r->pcap)    /* its end */
@@ -707,6 +702,7 @@ void td_reader_close(td_reader *r)
         return;
     if (r->pcap)
         pcap_close(r->pcap);
+    td_pcap_file_close(r->pcap_file);
     if (r->wth) {
         pthread_mutex_lock(&wiretap_lock);
         wtap_close(r->wth);

@@ -1,0 +1,41 @@
+/* Classic pcap files (format 2.4, microsecond or nanosecond times, either byte
+ * order) read in place: the file is read in large blocks and each record is handed
+ * out where it lies in the block, with no copy and no call per record. It reads a
+ * file only as wiretap reads it, and hands the rest of a file it cannot read so to
+ * the caller (reader.c gives it to wiretap). No wiretap or libpcap here, so the unit
+ * tests and the fuzzer use it alone. */
+#ifndef TCPDIAG_CMD_PCAP_FILE_H
+#define TCPDIAG_CMD_PCAP_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "decode.h"
+
+/* The decoder's link for a link type as pcap and pcapng files number it (with no
+ * FCS length in its upper bits); false for one the decoder does not read. */
+bool td_pcap_linktype_link(uint32_t linktype, td_link *link);
+
+typedef struct td_pcap_file td_pcap_file;
+
+/* The pcap file open on fd (read from its current offset, the file's start), or NULL
+ * and why not (a static string) when wiretap might read it otherwise: another format
+ * or version, a link type the decoder does not read, or first records that make
+ * wiretap guess at one of pcap's old variants. On NULL the caller keeps fd; else
+ * td_pcap_file_close closes it. */
+td_pcap_file *td_pcap_file_open(int fd, const char **why);
+
+td_link td_pcap_file_link(const td_pcap_file *file);
+
+typedef enum td_pcap_step {
+    TD_PCAP_PACKET,     /* the next record, in the frame (all but its number) */
+    TD_PCAP_END,        /* the file ended cleanly, after a whole record */
+    TD_PCAP_LEAVE,      /* the rest is for wiretap, and why: a record cut short or
+                           over wiretap's largest, or a read that failed */
+} td_pcap_step;
+
+/* The next record. The frame's data stays valid until the next call. */
+td_pcap_step td_pcap_file_next(td_pcap_file *file, td_frame *frame, const char **why);
+
+void td_pcap_file_close(td_pcap_file *file);
+
+#endif
