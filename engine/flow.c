@@ -377,8 +377,9 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
 
 /* The analyses a record meets once its flow is found and counted, in this order,
  * each once: after the kernel's tcp_congestion_ops, one entry per analysis with a
- * hook per record and one for when the capture has been read. A record's path is
- * a star from here: no analysis calls flow.c back or hands the record on.
+ * hook per record and one for when the capture has been read (FLOW_ANALYSES, after
+ * the hooks). A record's path is a star from here: no analysis calls flow.c back or
+ * hands the record on.
  *
  *   handshake  the SYNs, SYN-ACK and client's ACK, and the roles they settle;
  *   tallies    what each endpoint sent: data, codepoints, timestamps (the options
@@ -399,12 +400,6 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
  * A flow that is still one SYN (flow->more NULL) meets them too: handshake,
  * tallies, flight and budget keep their state in flow->more and let it pass; ecn reads
  * the handshake its SYN makes, stall the host-wide side of the SYN. */
-typedef struct flow_analysis {
-    void (*on_record)(td_engine *engine, td_flow *flow, const td_record *rec, int sender);
-    /* The capture has been read: settle what is pending. NULL when nothing can be. */
-    void (*on_end)(td_engine *engine, td_flow *flow);
-} flow_analysis;
-
 /* Once the client's ACK is in, only a SYN or SYN-ACK can change the handshake:
  * the records of the transfer pass by. */
 static void handshake_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
@@ -576,22 +571,31 @@ static void pmtu_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td
         td_pmtu_record(&flow->more->pmtu, rec, sender, &flow->more->hs);
 }
 
-static const flow_analysis analyses[] = {
-    { handshake_record, NULL },
-    { tallies_record, NULL },
-    { ecn_record, ecn_end },
-    { flight_record, flight_end },
-    { stall_record, NULL },
-    { budget_record, budget_end },
-    { nagle_record, NULL },
-    { pmtu_record, NULL },
-};
+/* The analyses, in order: each one's hook per record, and the one for when the
+ * capture has been read, which settles what is pending (NULL when nothing can be).
+ * A list the calls are made from rather than a table of pointers: direct calls,
+ * which the compiler inlines on the path every packet takes (a loop over the
+ * table's pointers cost 45 instructions a packet, 2.7 % of the command's). */
+#define FLOW_ANALYSES(X)                    \
+    X(handshake_record, NULL)               \
+    X(tallies_record, NULL)                 \
+    X(ecn_record, ecn_end)                  \
+    X(flight_record, flight_end)            \
+    X(stall_record, NULL)                   \
+    X(budget_record, budget_end)            \
+    X(nagle_record, NULL)                   \
+    X(pmtu_record, NULL)
 
 static void dispatch(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(analyses); i++)
-        analyses[i].on_record(engine, flow, rec, sender);
+#define ON_RECORD(on_record, on_end) on_record(engine, flow, rec, sender);
+    FLOW_ANALYSES(ON_RECORD)
+#undef ON_RECORD
 }
+
+#define ON_END(on_record, on_end) on_end,
+static void (*const analyses_end[])(td_engine *engine, td_flow *flow) = { FLOW_ANALYSES(ON_END) };
+#undef ON_END
 
 /* The flow's first packet is a SYN without payload: it keeps only that. */
 static td_flow *lone_syn(td_engine *engine, td_flow *flow, const td_record *rec)
@@ -712,9 +716,9 @@ static void settle(td_engine *engine, td_flow *flow)
 {
     if (flow->settled)
         return;
-    for (size_t a = 0; a < G_N_ELEMENTS(analyses); a++)
-        if (analyses[a].on_end)
-            analyses[a].on_end(engine, flow);
+    for (size_t a = 0; a < G_N_ELEMENTS(analyses_end); a++)
+        if (analyses_end[a])
+            analyses_end[a](engine, flow);
     flow->settled = true;
 }
 
