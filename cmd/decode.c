@@ -419,29 +419,43 @@ static td_frame_kind decode_ethernet(cursor *c, uint32_t at, uint32_t end, td_re
     return decode_ethertype(c, type, type_at + 2, end, rec);
 }
 
-/* IPv4 with a 20-byte header, whole (not a piece of a fragmented datagram),
- * carrying TCP, at `at` behind a link header whose ethertype is at type_at:
- * Ethernet without a tag and Linux's cooked captures (any interface) hold little
- * else. Its record is read straight from decode_tcp, with the IP layer decode_ip
- * would have made of it (the walk the other frames take reads the same), at a
- * third of the instructions (issue 38: the read floor). */
-static bool plain_ipv4_tcp(const td_frame *f, uint32_t type_at, uint32_t at)
+/* The IP header's length when the frame holds, behind a link header whose ethertype
+ * is at type_at, IPv4 with a 20-byte header, whole (not a piece of a fragmented
+ * datagram), or IPv6 with no extension header, either carrying TCP at once; 0 for
+ * any other frame. Ethernet without a tag and
+ * Linux's cooked captures (any interface) hold little else. Its record is read
+ * straight from decode_tcp, with the IP layer decode_ip would have made of it (the
+ * walk the other frames take reads the same), at a third of the instructions
+ * (issue 38: the read floor). */
+static uint32_t plain_ip_tcp(const td_frame *f, uint32_t type_at, uint32_t at)
 {
     const uint8_t *ip = f->data + at;
     uint16_t length;
 
-    if (f->caplen < at + TD_IPV4_MIN_HEADER || get16(f->data + type_at) != ETHERTYPE_IPV4 ||
-        ip[0] != IPV4_NO_OPTIONS || ip[9] != TD_IPPROTO_TCP || (get16(ip + 6) & IPV4_PIECE_BITS))
-        return false;
-    length = get16(ip + 2);
-    return !length || length >= TD_IPV4_MIN_HEADER;     /* a shorter one is malformed: read_ip says so */
+    if (f->caplen < at + TD_IPV4_MIN_HEADER)
+        return 0;
+    switch (get16(f->data + type_at)) {
+    case ETHERTYPE_IPV4:
+        if (ip[0] != IPV4_NO_OPTIONS || ip[9] != TD_IPPROTO_TCP || (get16(ip + 6) & IPV4_PIECE_BITS))
+            return 0;
+        length = get16(ip + 2);
+        /* a shorter one is malformed: read_ip says so */
+        return !length || length >= TD_IPV4_MIN_HEADER ? TD_IPV4_MIN_HEADER : 0;
+    case ETHERTYPE_IPV6:
+        /* A payload length of 0 leaves TCP no bytes: malformed, as the walk finds a
+         * jumbogram without its Hop-by-Hop option. */
+        return f->caplen >= at + TD_IPV6_HEADER && (ip[0] >> 4) == 6 && ip[6] == TD_IPPROTO_TCP ? TD_IPV6_HEADER : 0;
+    default:
+        return 0;
+    }
 }
 
-static td_frame_kind decode_plain_ipv4_tcp(cursor *c, uint32_t at, uint32_t end, td_record *rec)
+static td_frame_kind decode_plain_ip_tcp(cursor *c, uint32_t at, uint32_t header, uint32_t end, td_record *rec)
 {
     const td_frame *f = c->frame;
     const uint8_t *h = f->data + at;
-    ip_layer ip = { .at = at, .payload_at = at + TD_IPV4_MIN_HEADER, .reported_end = datagram_end(at, get16(h + 2), end),
+    uint32_t length = header == TD_IPV4_MIN_HEADER ? get16(h + 2) : get16(h + 4) + (uint32_t)TD_IPV6_HEADER;
+    ip_layer ip = { .at = at, .payload_at = at + header, .reported_end = datagram_end(at, length, end),
                     .proto = TD_IPPROTO_TCP, .header_here = true, .dissected = true };
 
     c->depth++;
@@ -459,7 +473,7 @@ static bool loopback_ip(const td_frame *f)
     return family == 2 || family == 10 || family == 24 || family == 28 || family == 30;
 }
 
-/* Where the links plain_ipv4_tcp reads put their ethertype and their payload; false
+/* Where the links plain_ip_tcp reads put their ethertype and their payload; false
  * for the others. */
 static bool ethertype_link(td_link link, uint32_t *type_at, uint32_t *at)
 {
@@ -484,10 +498,10 @@ static bool ethertype_link(td_link link, uint32_t *type_at, uint32_t *at)
 static td_frame_kind decode_link(cursor *c, td_record *rec)
 {
     const td_frame *f = c->frame;
-    uint32_t end = f->wire_len, type_at, at;
+    uint32_t end = f->wire_len, type_at, at, header;
 
-    if (ethertype_link(f->link, &type_at, &at) && plain_ipv4_tcp(f, type_at, at))
-        return decode_plain_ipv4_tcp(c, at, end, rec);
+    if (ethertype_link(f->link, &type_at, &at) && (header = plain_ip_tcp(f, type_at, at)))
+        return decode_plain_ip_tcp(c, at, header, end, rec);
 
     switch (f->link) {
     case TD_LINK_ETHERNET:

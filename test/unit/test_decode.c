@@ -168,12 +168,65 @@ static void test_cut_records(void)
     g_assert_cmphex(rec.tcp_flags, ==, TD_TH_SYN | TD_TH_ECE | TD_TH_CWR);
 }
 
-/* Ethernet, Linux cooked (SLL) and cooked v2 (SLL2) + IPv4 + TCP take a path of their
- * own (plain_ipv4_tcp); the same IP bytes behind an 802.1Q tag take the general one. Over IPv4 headers plain and not (options,
- * a bad header length, version 6's nibble), total lengths (0: TSO; short, long,
- * malformed), fragment fields, protocols, ECN bits, TCP headers, every cut of the
- * captured bytes, and three wire lengths (the whole, the cut, less than the cut), both
- * must give the same verdict and the same record, byte for byte. */
+/* The IP bytes ip (the ethertype given) behind Ethernet, Linux cooked (SLL) and cooked
+ * v2 (SLL2), which plain_ip_tcp may read on a path of their own, against the same
+ * bytes behind an 802.1Q tag, which take the general one: at every cut of the
+ * captured bytes, three wire lengths (the whole, the cut, less than the cut) and two
+ * Wireshark versions, both must give the same verdict and the same record, byte for
+ * byte. Returns the comparisons made; what names the case in a failure. */
+static unsigned compare_with_tagged(const frame_bytes *ip, uint16_t ethertype, const char *what)
+{
+    static const td_wireshark versions[] = { TD_WIRESHARK_4_0, TD_WIRESHARK_4_6 };
+    static const uint8_t sll[14] = { 0, 0, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1 };
+    static const uint8_t sll2[18] = { 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 6, 2, 0, 0, 0, 0, 1 };
+    static const td_link links[3] = { TD_LINK_ETHERNET, TD_LINK_SLL, TD_LINK_SLL2 };
+    unsigned compared = 0;
+
+    for (uint32_t cut = 0; cut <= ip->len; cut++)
+    for (int wire_case = 0; wire_case < 3; wire_case++)
+    for (unsigned v = 0; v < G_N_ELEMENTS(versions); v++) {
+        frame_bytes tagged = { .len = 0 }, own[3] = { { .len = 0 }, { .len = 0 }, { .len = 0 } };
+        td_record rec_tagged;
+        td_decoded info_tagged;
+        uint32_t ip_wire = wire_case == 0 ? ip->len : wire_case == 1 ? cut : cut / 2;
+
+        put_ethernet(&tagged, 0x8100);
+        tagged.len -= 2;
+        put16(&tagged, 0x8100);
+        put16(&tagged, 100);
+        put16(&tagged, ethertype);
+        put_bytes(&tagged, ip->b, ip->len);
+        td_frame t = frame_of(&tagged, TD_LINK_ETHERNET);
+        t.caplen = 18 + cut;
+        t.wire_len = 18 + ip_wire;
+        td_frame_kind kind_tagged = td_decode(&t, versions[v], NULL, &rec_tagged, &info_tagged);
+        put_ethernet(&own[0], ethertype);
+        put_bytes(&own[1], sll, sizeof sll);
+        put16(&own[1], ethertype);
+        put16(&own[2], ethertype);
+        put_bytes(&own[2], sll2, sizeof sll2);
+        for (unsigned l = 0; l < G_N_ELEMENTS(links); l++) {
+            td_record rec_own;
+            td_decoded info_own;
+            uint32_t link_len = own[l].len;
+            put_bytes(&own[l], ip->b, ip->len);
+            td_frame a = frame_of(&own[l], links[l]);
+            a.caplen = link_len + cut;
+            a.wire_len = link_len + ip_wire;
+            td_frame_kind kind_own = td_decode(&a, versions[v], NULL, &rec_own, &info_own);
+            if (kind_own != kind_tagged || memcmp(&rec_own, &rec_tagged, sizeof rec_own) ||
+                memcmp(&info_own, &info_tagged, sizeof info_own))
+                g_error("link %d, %s, cut at %u of %u IP bytes, wire %u: %d against %d (tagged)", links[l], what,
+                        cut, ip->len, ip_wire, kind_own, kind_tagged);
+            compared++;
+        }
+    }
+    return compared;
+}
+
+/* IPv4 headers plain and not (options, a bad header length, version 6's nibble),
+ * total lengths (0: TSO; short, long, malformed), fragment fields, protocols, ECN
+ * bits and TCP headers, each as compare_with_tagged compares them. */
 static void test_plain_ipv4_as_tagged(void)
 {
     static const uint8_t first_bytes[] = { 0x45, 0x46, 0x44, 0x65 };
@@ -181,7 +234,6 @@ static void test_plain_ipv4_as_tagged(void)
     static const uint8_t protos[] = { 6, 17 };
     static const tcp_spec bad_offset = { 443, 40000, 5000, 1001, TD_TH_ACK, 501, NULL, 0, 4 };
     const tcp_spec *segments[] = { &SYN, &DATA, &bad_offset };
-    static const td_wireshark versions[] = { TD_WIRESHARK_4_0, TD_WIRESHARK_4_6 };
     unsigned compared = 0;
 
     for (unsigned b = 0; b < G_N_ELEMENTS(first_bytes); b++)
@@ -195,6 +247,7 @@ static void test_plain_ipv4_as_tagged(void)
         static const int32_t adjust[] = { 0, 0, -10, 100, 0, 0 };
         uint16_t total = length_case == 1 ? 0 : length_case == 4 ? 19 : length_case == 5 ? 20
                          : (uint16_t)(whole + adjust[length_case]);
+        char *what;
 
         put8(&ip, first_bytes[b]);
         put8(&ip, (uint8_t)(b + sg));       /* ECN bits 0-3 */
@@ -209,51 +262,59 @@ static void test_plain_ipv4_as_tagged(void)
         while (ip.len < header)
             put8(&ip, 1);                   /* NOP options */
         put_tcp(&ip, segments[sg]);
-        for (uint32_t cut = 0; cut <= ip.len; cut++)
-        for (int wire_case = 0; wire_case < 3; wire_case++)
-        for (unsigned v = 0; v < G_N_ELEMENTS(versions); v++) {
-            static const uint8_t sll[14] = { 0, 0, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1 };
-            static const uint8_t sll2[18] = { 0, 0, 0, 0, 0, 2, 0, 1, 0, 0, 6, 2, 0, 0, 0, 0, 1 };
-            frame_bytes tagged = { .len = 0 }, own[3] = { { .len = 0 }, { .len = 0 }, { .len = 0 } };
-            static const td_link links[3] = { TD_LINK_ETHERNET, TD_LINK_SLL, TD_LINK_SLL2 };
-            td_record rec_tagged;
-            td_decoded info_tagged;
-            uint32_t ip_wire = wire_case == 0 ? ip.len : wire_case == 1 ? cut : cut / 2;
-
-            put_ethernet(&tagged, 0x8100);
-            tagged.len -= 2;
-            put16(&tagged, 0x8100);
-            put16(&tagged, 100);
-            put16(&tagged, 0x0800);
-            put_bytes(&tagged, ip.b, ip.len);
-            td_frame t = frame_of(&tagged, TD_LINK_ETHERNET);
-            t.caplen = 18 + cut;
-            t.wire_len = 18 + ip_wire;
-            td_frame_kind kind_tagged = td_decode(&t, versions[v], NULL, &rec_tagged, &info_tagged);
-            put_ethernet(&own[0], 0x0800);
-            put_bytes(&own[1], sll, sizeof sll);
-            put16(&own[1], 0x0800);
-            put16(&own[2], 0x0800);
-            put_bytes(&own[2], sll2, sizeof sll2);
-            for (unsigned l = 0; l < G_N_ELEMENTS(links); l++) {
-                td_record rec_own;
-                td_decoded info_own;
-                uint32_t link_len = own[l].len;
-                put_bytes(&own[l], ip.b, ip.len);
-                td_frame a = frame_of(&own[l], links[l]);
-                a.caplen = link_len + cut;
-                a.wire_len = link_len + ip_wire;
-                td_frame_kind kind_own = td_decode(&a, versions[v], NULL, &rec_own, &info_own);
-                if (kind_own != kind_tagged || memcmp(&rec_own, &rec_tagged, sizeof rec_own) ||
-                    memcmp(&info_own, &info_tagged, sizeof info_own))
-                    g_error("link %d, first byte %#x, fragment field %#x, protocol %u, segment %u, total length %u, "
-                            "cut at %u of %u IP bytes, wire %u: %d against %d (tagged)", links[l], first_bytes[b],
-                            fragments[fr], protos[pr], sg, total, cut, ip.len, ip_wire, kind_own, kind_tagged);
-                compared++;
-            }
-        }
+        what = g_strdup_printf("first byte %#x, fragment field %#x, protocol %u, segment %u, total length %u",
+                               first_bytes[b], fragments[fr], protos[pr], sg, total);
+        compared += compare_with_tagged(&ip, 0x0800, what);
+        g_free(what);
     }
     g_assert_cmpuint(compared, >, 1000000);
+}
+
+/* IPv6 headers plain and not (version 4's nibble behind IPv6's ethertype), the next
+ * header (TCP, UDP, a Hop-by-Hop header and a fragment header before TCP), payload
+ * lengths (the whole, 0: a jumbogram without its option, short, long), traffic
+ * classes (ECN bits) and TCP headers, each as compare_with_tagged compares them. */
+static void test_plain_ipv6_as_tagged(void)
+{
+    static const uint8_t versions[] = { 6, 4 };
+    static const uint8_t nexts[] = { 6, 17, 0, 44 };
+    static const tcp_spec bad_offset = { 443, 40000, 5000, 1001, TD_TH_ACK, 501, NULL, 0, 4 };
+    const tcp_spec *segments[] = { &SYN, &DATA, &bad_offset };
+    unsigned compared = 0;
+
+    for (unsigned vn = 0; vn < G_N_ELEMENTS(versions); vn++)
+    for (unsigned nx = 0; nx < G_N_ELEMENTS(nexts); nx++)
+    for (unsigned sg = 0; sg < G_N_ELEMENTS(segments); sg++)
+    for (int length_case = 0; length_case < 4; length_case++) {
+        frame_bytes ip = { .len = 0 };
+        uint32_t extension = nexts[nx] == 0 || nexts[nx] == 44 ? 8 : 0;
+        uint32_t payload = extension + tcp_len(segments[sg]);
+        static const int32_t adjust[] = { 0, 0, -10, 100 };
+        uint16_t plen = length_case == 1 ? 0 : (uint16_t)(payload + adjust[length_case]);
+        char *what;
+
+        put8(&ip, (uint8_t)(versions[vn] << 4 | (sg & 0x0f)));
+        put8(&ip, (uint8_t)((vn + sg + nx) << 4));     /* the traffic class's low bits: ECN 0-3 */
+        put16(&ip, 0x1234);                             /* flow label */
+        put16(&ip, plen);
+        put8(&ip, nexts[nx]);
+        put8(&ip, 64);
+        put_bytes(&ip, C6, 16);
+        put_bytes(&ip, S6, 16);
+        if (nexts[nx] == 0) {                           /* Hop-by-Hop: TCP next, a PadN option */
+            static const uint8_t hop[8] = { 6, 0, 1, 4, 0, 0, 0, 0 };
+            put_bytes(&ip, hop, sizeof hop);
+        } else if (nexts[nx] == 44) {                   /* a first fragment, more to come */
+            static const uint8_t frag[8] = { 6, 0, 0, 1, 0, 0, 0x12, 0x34 };
+            put_bytes(&ip, frag, sizeof frag);
+        }
+        put_tcp(&ip, segments[sg]);
+        what = g_strdup_printf("version %u, next header %u, segment %u, payload length %u", versions[vn], nexts[nx],
+                               sg, plen);
+        compared += compare_with_tagged(&ip, 0x86dd, what);
+        g_free(what);
+    }
+    g_assert_cmpuint(compared, >, 150000);
 }
 
 /* IPv4 total length 0: TSO as the sender captured it; the frame gives the length. */
@@ -483,6 +544,7 @@ int main(int argc, char **argv)
     g_test_add_func("/decode/payload_from_ip_length", test_payload_from_ip_length);
     g_test_add_func("/decode/cut_records", test_cut_records);
     g_test_add_func("/decode/plain_ipv4_as_tagged", test_plain_ipv4_as_tagged);
+    g_test_add_func("/decode/plain_ipv6_as_tagged", test_plain_ipv6_as_tagged);
     g_test_add_func("/decode/tso_length_zero", test_tso_length_zero);
     g_test_add_func("/decode/ipv6_extensions", test_ipv6_extensions);
     g_test_add_func("/decode/ipv6_mobility", test_ipv6_mobility);
