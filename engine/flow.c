@@ -400,15 +400,24 @@ static void note_timestamps(td_flow *flow, const td_record *rec, int sender)
  * A flow that is still one SYN (flow->more NULL) meets them too: handshake,
  * tallies, flight and budget keep their state in flow->more and let it pass; ecn reads
  * the handshake its SYN makes, stall the host-wide side of the SYN. */
+/* The hooks are inlined into dispatch; the cost table's build (test/bench/cost-table,
+ * -DTD_COST_TABLE) keeps each a function of its own, so that callgrind books each
+ * analysis's cost to it. */
+#ifdef TD_COST_TABLE
+#define FLOW_HOOK static G_GNUC_NO_INLINE
+#else
+#define FLOW_HOOK static
+#endif
+
 /* Once the client's ACK is in, only a SYN or SYN-ACK can change the handshake:
  * the records of the transfer pass by. */
-static void handshake_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
+FLOW_HOOK void handshake_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
 {
     if (flow->more && (!flow->more->hs.ack_frame || (rec->tcp_flags & TD_TH_SYN)))
         td_handshake_record(&flow->more->hs, rec, sender, &flow->client);
 }
 
-static void tallies_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
+FLOW_HOOK void tallies_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
 {
     if (!flow->more)
         return;
@@ -417,7 +426,7 @@ static void tallies_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const
     note_timestamps(flow, rec, sender);
 }
 
-static void ecn_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec,
+FLOW_HOOK void ecn_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec,
                        int sender G_GNUC_UNUSED)
 {
     td_handshake scratch;
@@ -456,7 +465,7 @@ static td_flight *flight_begin(const td_engine *engine, const td_flow *flow, con
     return flight;
 }
 
-static void flight_record(td_engine *engine, td_flow *flow, const td_record *rec, int from)
+FLOW_HOOK void flight_record(td_engine *engine, td_flow *flow, const td_record *rec, int from)
 {
     const td_flight_config *cfg = &engine->cfg->flight;
     td_flight **flight;
@@ -487,7 +496,7 @@ static void flight_end(td_engine *engine, td_flow *flow)
             td_flight_finish(td_flow_flight(flow, sender), &engine->cfg->flight);
 }
 
-static void stall_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
+FLOW_HOOK void stall_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
 {
     if (!flow->more)
         td_stalls_packet(engine->stalls, NULL, flow->index, sender, rec, 0, 0);
@@ -510,7 +519,7 @@ static void exchange_done(td_engine *engine, const td_flow *flow, const td_excha
  * (the one event they read). The report's history (series.h), when one is kept: each
  * exchange's network time, read from the budget where a request begins (the client's
  * new data after the server's, or its first) and where the flow begins to close. */
-static void budget_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
+FLOW_HOOK void budget_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
 {
     td_series_book *book = engine->history;
     td_time_budget *b;
@@ -550,7 +559,7 @@ static void budget_end(td_engine *engine, td_flow *flow)
  * one below the largest it sent so far, or the MSS its peer announced less the most
  * option bytes a segment can carry (40): a sender of small writes never shows its
  * full size. */
-static void nagle_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
+FLOW_HOOK void nagle_record(td_engine *engine, td_flow *flow, const td_record *rec, int sender)
 {
     enum { MAX_OPTION_BYTES = 40 };
     const td_flight *f;
@@ -565,7 +574,7 @@ static void nagle_record(td_engine *engine, td_flow *flow, const td_record *rec,
                     engine->history);
 }
 
-static void pmtu_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
+FLOW_HOOK void pmtu_record(td_engine *engine G_GNUC_UNUSED, td_flow *flow, const td_record *rec, int sender)
 {
     if (flow->more)
         td_pmtu_record(&flow->more->pmtu, rec, sender, &flow->more->hs);
