@@ -1,7 +1,7 @@
-/* Capture files: pcap and pcapng through libpcap, when it reads them as wiretap
- * would; everything else through Wireshark's own file library (wiretap): every
- * format Wireshark reads, compressed ones too, with no format code here. Several
- * threads may each read their own file at once. */
+/* Capture files: pcap through the command's own reader (pcap_file.h) and pcapng
+ * through libpcap, each when it reads them as wiretap would; everything else through
+ * Wireshark's own file library (wiretap): every format Wireshark reads, compressed
+ * ones too. Several threads may each read their own file at once. */
 #ifndef TCPDIAG_CMD_READER_H
 #define TCPDIAG_CMD_READER_H
 
@@ -14,7 +14,7 @@ void td_reader_cleanup(void);
 
 typedef struct td_reader td_reader;
 
-/* -v: each file opened says on stderr which library reads it, and why not libpcap. */
+/* -v: each file opened says on stderr what reads it, and why not the faster readers. */
 void td_reader_set_verbose(bool on);
 
 /* Every reader ends at its next record, cleanly, as if its file ended there (what
