@@ -422,11 +422,11 @@ static td_frame_kind decode_ethernet(cursor *c, uint32_t at, uint32_t end, td_re
 /* The IP header's length when the frame holds, behind a link header whose ethertype
  * is at type_at, IPv4 with a 20-byte header, whole (not a piece of a fragmented
  * datagram), or IPv6 with no extension header, either carrying TCP at once; 0 for
- * any other frame. Ethernet without a tag and
- * Linux's cooked captures (any interface) hold little else. Its record is read
- * straight from decode_tcp, with the IP layer decode_ip would have made of it (the
- * walk the other frames take reads the same), at a third of the instructions
- * (issue 38: the read floor). */
+ * any other frame. Ethernet without a tag and Linux's cooked captures (any
+ * interface) hold little else. Such a frame's record is read straight from
+ * decode_tcp, with the IP layer decode_ip would have made of it (the walk the other
+ * frames take reads the same), at a third of the instructions (issue 38: the read
+ * floor). */
 static uint32_t plain_ip_tcp(const td_frame *f, uint32_t type_at, uint32_t at)
 {
     const uint8_t *ip = f->data + at;

@@ -28,7 +28,6 @@ enum {
     BLOCK = 1 << 20,            /* holds the header and three of the largest records */
     FILE_HEADER = 24,
     RECORD_HEADER = 16,
-    LARGEST_RECORD = 262144,    /* wiretap's for these link types */
     RECORDS_TRIED = 3,          /* wiretap's look at the first records */
 };
 
@@ -61,20 +60,27 @@ bool td_pcap_linktype_link(uint32_t linktype, td_link *link)
     }
 }
 
-static inline uint32_t get32(const uint8_t *p, bool swapped)
+/* The byte order and the times' unit a magic number gives; false for another. */
+static bool read_magic(const uint8_t *first, bool *swapped, uint32_t *fraction_ns)
 {
-    uint32_t v;
+    uint32_t magic;
 
-    memcpy(&v, p, 4);
-    return swapped ? GUINT32_SWAP_LE_BE(v) : v;
+    memcpy(&magic, first, 4);
+    switch (magic) {
+    case 0xA1B2C3D4: *fraction_ns = 1000; *swapped = false; return true;    /* microseconds, this machine's order */
+    case 0xA1B23C4D: *fraction_ns = 1; *swapped = false; return true;       /* nanoseconds */
+    case 0xD4C3B2A1: *fraction_ns = 1000; *swapped = true; return true;     /* the same, in the other order */
+    case 0x4D3CB2A1: *fraction_ns = 1; *swapped = true; return true;
+    default:         return false;
+    }
 }
 
-static inline uint16_t get16(const uint8_t *p, bool swapped)
+bool td_pcap_file_magic(const uint8_t *first)
 {
-    uint16_t v;
+    bool swapped;
+    uint32_t fraction_ns;
 
-    memcpy(&v, p, 2);
-    return swapped ? GUINT16_SWAP_LE_BE(v) : v;
+    return read_magic(first, &swapped, &fraction_ns);
 }
 
 /* have() when the block holds fewer than n bytes past start: moves them to the
@@ -110,9 +116,10 @@ static inline bool have(td_pcap_file *f, size_t n)
  * at the variant: true when nothing in it looks wrong. */
 static bool looks_standard(const uint8_t *h, bool swapped, uint32_t snaplen)
 {
-    uint32_t fraction = get32(h + 4, swapped), caplen = get32(h + 8, swapped), wire = get32(h + 12, swapped);
+    uint32_t fraction = td_pcap_get32(h + 4, swapped), caplen = td_pcap_get32(h + 8, swapped);
+    uint32_t wire = td_pcap_get32(h + 12, swapped);
 
-    return fraction < 1000000 && caplen <= LARGEST_RECORD && wire <= LARGEST_WIRE_LENGTH && caplen <= snaplen &&
+    return fraction < 1000000 && caplen <= TD_PCAP_LARGEST_RECORD && wire <= LARGEST_WIRE_LENGTH && caplen <= snaplen &&
            caplen <= wire;
 }
 
@@ -129,7 +136,7 @@ static const char *first_records(td_pcap_file *f, uint32_t snaplen)
         h = f->block + f->start + off;
         if (!looks_standard(h, f->swapped, snaplen))
             return "first records wiretap reads as an older variant of pcap";
-        off += RECORD_HEADER + get32(h + 8, f->swapped);
+        off += RECORD_HEADER + td_pcap_get32(h + 8, f->swapped);
         if (!have(f, off))
             return "its first records cut short";
     }
@@ -140,7 +147,6 @@ td_pcap_file *td_pcap_file_open(int fd, const char **why)
 {
     td_pcap_file *f = g_new0(td_pcap_file, 1);
     const uint8_t *h;
-    uint32_t magic;
 
     f->fd = fd;
     f->block = g_malloc(BLOCK);
@@ -149,26 +155,20 @@ td_pcap_file *td_pcap_file_open(int fd, const char **why)
         goto not_read;
     }
     h = f->block;
-    memcpy(&magic, h, 4);
-    switch (magic) {
-    case 0xA1B2C3D4: f->fraction_ns = 1000; break;                  /* microseconds, this machine's order */
-    case 0xA1B23C4D: f->fraction_ns = 1; break;                     /* nanoseconds */
-    case 0xD4C3B2A1: f->fraction_ns = 1000; f->swapped = true; break;   /* the same, in the other order */
-    case 0x4D3CB2A1: f->fraction_ns = 1; f->swapped = true; break;
-    default:
+    if (!read_magic(h, &f->swapped, &f->fraction_ns)) {
         *why = "not a pcap file";
         goto not_read;
     }
-    if (get16(h + 4, f->swapped) != 2 || get16(h + 6, f->swapped) != 4) {
+    if (td_pcap_get16(h + 4, f->swapped) != 2 || td_pcap_get16(h + 6, f->swapped) != 4) {
         *why = "a pcap version other than 2.4";
         goto not_read;
     }
-    if (!td_pcap_linktype_link(get32(h + 20, f->swapped), &f->link)) {
+    if (!td_pcap_linktype_link(td_pcap_get32(h + 20, f->swapped), &f->link)) {
         *why = "a link type the decoder does not read";
         goto not_read;
     }
     f->start = FILE_HEADER;
-    if (f->fraction_ns == 1000 && (*why = first_records(f, get32(h + 16, f->swapped))))
+    if (f->fraction_ns == 1000 && (*why = first_records(f, td_pcap_get32(h + 16, f->swapped))))
         goto not_read;
     return f;
 
@@ -194,8 +194,8 @@ td_pcap_step td_pcap_file_next(td_pcap_file *f, td_frame *frame, const char **wh
         *why = f->failed ? "a read failed" : "a record header cut short";
         return TD_PCAP_LEAVE;
     }
-    caplen = get32(f->block + f->start + 8, f->swapped);
-    if (caplen > LARGEST_RECORD) {
+    caplen = td_pcap_get32(f->block + f->start + 8, f->swapped);
+    if (caplen > TD_PCAP_LARGEST_RECORD) {
         *why = "a record over 262,144 bytes";
         return TD_PCAP_LEAVE;
     }
@@ -207,9 +207,9 @@ td_pcap_step td_pcap_file_next(td_pcap_file *f, td_frame *frame, const char **wh
     frame->link = f->link;
     frame->data = h + RECORD_HEADER;
     frame->caplen = caplen;
-    frame->wire_len = get32(h + 12, f->swapped);
-    frame->time_ns = (int64_t)get32(h, f->swapped) * 1000000000 +
-                     (int32_t)(get32(h + 4, f->swapped) * f->fraction_ns);
+    frame->wire_len = td_pcap_get32(h + 12, f->swapped);
+    frame->time_ns = (int64_t)td_pcap_get32(h, f->swapped) * 1000000000 +
+                     (int32_t)(td_pcap_get32(h + 4, f->swapped) * f->fraction_ns);
     f->start += RECORD_HEADER + (size_t)caplen;
     return TD_PCAP_PACKET;
 }

@@ -7,13 +7,42 @@
 #ifndef TCPDIAG_CMD_PCAP_FILE_H
 #define TCPDIAG_CMD_PCAP_FILE_H
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "decode.h"
+
+/* What pcap and pcapng files share, which reader.c's pcapng walk reads too. */
+
+/* wiretap's (and libpcap's) largest record for the link types the decoder reads. */
+enum { TD_PCAP_LARGEST_RECORD = 262144 };
 
 /* The decoder's link for a link type as pcap and pcapng files number it (with no
  * FCS length in its upper bits); false for one the decoder does not read. */
 bool td_pcap_linktype_link(uint32_t linktype, td_link *link);
+
+/* A file's 16- and 32-bit fields, written in this machine's byte order or, swapped,
+ * in the other. */
+static inline uint16_t td_pcap_get16(const uint8_t *p, bool swapped)
+{
+    uint16_t v;
+
+    memcpy(&v, p, 2);
+    return swapped ? GUINT16_SWAP_LE_BE(v) : v;
+}
+
+static inline uint32_t td_pcap_get32(const uint8_t *p, bool swapped)
+{
+    uint32_t v;
+
+    memcpy(&v, p, 4);
+    return swapped ? GUINT32_SWAP_LE_BE(v) : v;
+}
+
+/* The file's first four bytes are one of classic pcap's magic numbers that this
+ * reader reads (microseconds or nanoseconds, either byte order). */
+bool td_pcap_file_magic(const uint8_t *first);
 
 typedef struct td_pcap_file td_pcap_file;
 

@@ -183,27 +183,9 @@ static bool open_wiretap(td_reader *r, const char *path, char **error)
  * - link types the decoder does not read: wiretap names them (td_reader_undecoded_link).
  * The walk reads each block from a window of the file read with pread. */
 
-enum { MAX_SNAPLEN = 262144 };     /* both libraries' largest record for these link types */
-
-static uint32_t get32(const uint8_t *p, bool swapped)
-{
-    uint32_t v;
-
-    memcpy(&v, p, 4);
-    return swapped ? GUINT32_SWAP_LE_BE(v) : v;
-}
-
-static uint16_t get16(const uint8_t *p, bool swapped)
-{
-    uint16_t v;
-
-    memcpy(&v, p, 2);
-    return swapped ? GUINT16_SWAP_LE_BE(v) : v;
-}
-
 static uint32_t snap_limit(uint32_t snaplen)
 {
-    return snaplen == 0 || snaplen > MAX_SNAPLEN ? MAX_SNAPLEN : snaplen;
+    return snaplen == 0 || snaplen > TD_PCAP_LARGEST_RECORD ? TD_PCAP_LARGEST_RECORD : snaplen;
 }
 
 /* The file as the walk reads it: a window of it read with pread, moved on as the walk
@@ -256,7 +238,7 @@ enum { BLOCK_SHB = 0x0A0D0D0A, BLOCK_IDB = 1, BLOCK_NRB = 4, BLOCK_ISB = 5, BLOC
 static const char *idb_options(const uint8_t *p, const uint8_t *end, bool swapped)
 {
     while (end - p >= 4) {
-        uint16_t code = get16(p, swapped), len = get16(p + 2, swapped);
+        uint16_t code = td_pcap_get16(p, swapped), len = td_pcap_get16(p + 2, swapped);
         size_t padded = ((size_t)len + 3) & ~(size_t)3;
         if (code == OPT_END)
             return NULL;
@@ -276,7 +258,7 @@ static const char *walk_pcapng(window *w, td_link *link)
 {
     const uint8_t *m = bytes_at(w, 0, 28);
     bool swapped;
-    uint32_t interfaces = 0, first_linktype = 0, limit = MAX_SNAPLEN, bom;
+    uint32_t interfaces = 0, first_linktype = 0, limit = TD_PCAP_LARGEST_RECORD, bom;
     uint64_t off = 0;
     const char *why;
 
@@ -286,21 +268,21 @@ static const char *walk_pcapng(window *w, td_link *link)
     if (bom != 0x1A2B3C4D && bom != 0x4D3C2B1A)
         return "no pcapng byte-order mark";
     swapped = bom == 0x4D3C2B1A;
-    if (get16(m + 12, swapped) != 1 || get16(m + 14, swapped) != 0)
+    if (td_pcap_get16(m + 12, swapped) != 1 || td_pcap_get16(m + 14, swapped) != 0)
         return "a pcapng version other than 1.0";
     while (off < w->size) {
         const uint8_t *block = bytes_at(w, off, 12), *body;
         uint32_t type, len;
         if (!block)
             return "ends inside a block header";
-        type = get32(block, swapped);
-        len = get32(block + 4, swapped);
+        type = td_pcap_get32(block, swapped);
+        len = td_pcap_get32(block + 4, swapped);
         if (len < 12 || len % 4 || len > w->size - off)
             return "a block of a bad length, or cut short";
         if (len > WINDOW)
             return "a block over 1 MiB";
         block = bytes_at(w, off, len);
-        if (!block || get32(block + len - 4, swapped) != len)
+        if (!block || td_pcap_get32(block + len - 4, swapped) != len)
             return "a block of a bad length, or cut short";
         body = block + 8;
         switch (type) {
@@ -313,7 +295,7 @@ static const char *walk_pcapng(window *w, td_link *link)
             td_link l;
             if (len < 20)
                 return "an interface block cut short";
-            linktype = get16(body, swapped);
+            linktype = td_pcap_get16(body, swapped);
             if (!td_pcap_linktype_link(linktype, &l))
                 return "a link type the decoder does not read";
             if (interfaces && linktype != first_linktype)
@@ -322,8 +304,8 @@ static const char *walk_pcapng(window *w, td_link *link)
                 first_linktype = linktype;
                 *link = l;
             }
-            if (snap_limit(get32(body + 4, swapped)) < limit)
-                limit = snap_limit(get32(body + 4, swapped));
+            if (snap_limit(td_pcap_get32(body + 4, swapped)) < limit)
+                limit = snap_limit(td_pcap_get32(body + 4, swapped));
             if ((why = idb_options(body + 8, block + len - 4, swapped)))
                 return why;
             interfaces++;
@@ -333,8 +315,8 @@ static const char *walk_pcapng(window *w, td_link *link)
             uint32_t caplen;
             if (len < 32)
                 return "a packet block cut short";
-            caplen = get32(body + 12, swapped);
-            if (get32(body, swapped) >= interfaces)
+            caplen = td_pcap_get32(body + 12, swapped);
+            if (td_pcap_get32(body, swapped) >= interfaces)
                 return "a packet of an interface not described";
             if (caplen > limit)
                 return "a record longer than the interface's snapshot length";
@@ -415,18 +397,18 @@ static const char *open_fast(td_reader *r, const char *path, char *why, size_t w
         close(fd);
         return NULL;
     }
-    if (get32(magic, false) == BLOCK_SHB) {
+    if (td_pcap_get32(magic, false) == BLOCK_SHB) {
         r->pcap = open_libpcap(fd, (uint64_t)st.st_size, &r->pcap_link, why, why_size);
         return r->pcap ? "libpcap" : NULL;
     }
-    if (magic[0] == 0x1f && magic[1] == 0x8b) {
-        snprintf(why, why_size, "gzip-compressed");
+    if (!td_pcap_file_magic(magic)) {
+        snprintf(why, why_size, "%s", magic[0] == 0x1f && magic[1] == 0x8b ? "gzip-compressed" : "neither pcap nor pcapng");
         close(fd);
         return NULL;
     }
     r->pcap_file = td_pcap_file_open(fd, &verdict);
     if (!r->pcap_file) {
-        snprintf(why, why_size, "%s", strcmp(verdict, "not a pcap file") == 0 ? "neither pcap nor pcapng" : verdict);
+        snprintf(why, why_size, "%s", verdict);
         close(fd);
         return NULL;
     }
