@@ -1,6 +1,6 @@
 /* Classic pcap files (format 2.4, microsecond or nanosecond times, either byte
- * order) read in place: the file is read in large blocks and each record is handed
- * out where it lies in the block, with no copy and no call per record. It reads a
+ * order) read in place: the file is mapped (or read) in large windows and each record
+ * is handed out where it lies, with no copy and no call per record. It reads a
  * file only as wiretap reads it, and hands the rest of a file it cannot read so to
  * the caller (reader.c gives it to wiretap). No wiretap or libpcap here, so the unit
  * tests and the fuzzer use it alone. */
@@ -46,7 +46,8 @@ bool td_pcap_file_magic(const uint8_t *first);
 
 typedef struct td_pcap_file td_pcap_file;
 
-/* The pcap file open on fd (read from its current offset, the file's start), or NULL
+/* The pcap file open on fd (read from its current offset, the file's start: mapped
+ * when fd is a regular file, else with read()), or NULL
  * and why not (a static string) when wiretap might read it otherwise: another format
  * or version, a link type the decoder does not read, or first records that make
  * wiretap guess at one of pcap's old variants. On NULL the caller keeps fd; else
@@ -62,7 +63,9 @@ typedef enum td_pcap_step {
                            over wiretap's largest, or a read that failed */
 } td_pcap_step;
 
-/* The next record. The frame's data stays valid until the next call. */
+/* The next record. The frame's data stays valid until the next call. A file is read
+ * on the thread that opened it: the handler of SIGBUS (a mapped file cut while it is
+ * read) looks for it among that thread's files. */
 td_pcap_step td_pcap_file_next(td_pcap_file *file, td_frame *frame, const char **why);
 
 void td_pcap_file_close(td_pcap_file *file);

@@ -1,10 +1,13 @@
 /* The command's pcap reader (cmd/pcap_file.c) on files built here byte by byte from
  * the pcap format (tcpdump.org's pcap-savefile(5), and wiretap's reading of it): both
- * byte orders and both time units, records that cross its blocks, files cut short,
- * records over wiretap's largest, and the files it leaves to wiretap whole. */
+ * byte orders and both time units, records that cross its windows and blocks, files
+ * cut short, records over wiretap's largest, and the files it leaves to wiretap whole;
+ * each test once on a regular file (mapped) and once through a pipe (read()). A file
+ * that grows or shrinks while it is read, mapped. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include "pcap_file.h"
@@ -67,19 +70,65 @@ static void record(GByteArray *b, bool swapped, uint32_t n, uint32_t sec, uint32
     }
 }
 
-/* The bytes as a file, open for reading at its start. */
-static int as_file(GByteArray *b)
-{
-    char *path = NULL;
-    int fd = g_file_open_tmp("test_pcap_file-XXXXXX", &path, NULL);
+/* How the tests hand the reader its bytes: a regular file, which it maps, or a
+ * pipe, which it reads with read(). */
+static bool through_pipe;
 
+typedef struct pipe_writer {
+    int fd;
+    GByteArray *bytes;
+} pipe_writer;
+
+/* The writing end: every byte, or as many as the reader takes before it closes. */
+static gpointer feed_pipe(gpointer data)
+{
+    pipe_writer *w = data;
+
+    for (guint done = 0; done < w->bytes->len;) {
+        ssize_t n = write(w->fd, w->bytes->data + done, w->bytes->len - done);
+        if (n <= 0)
+            break;
+        done += (guint)n;
+    }
+    close(w->fd);
+    g_byte_array_free(w->bytes, TRUE);
+    g_free(w);
+    return NULL;
+}
+
+/* The bytes as a file, open for reading at its start; with path, its name is kept
+ * there (the caller unlinks it). */
+static int as_file_named(GByteArray *b, char **path)
+{
+    char *name = NULL;
+    int fd;
+
+    if (through_pipe) {
+        int ends[2];
+        pipe_writer *w = g_new(pipe_writer, 1);
+        g_assert_cmpint(pipe(ends), ==, 0);
+        w->fd = ends[1];
+        w->bytes = b;
+        g_thread_unref(g_thread_new("pipe", feed_pipe, w));
+        return ends[0];
+    }
+    fd = g_file_open_tmp("test_pcap_file-XXXXXX", &name, NULL);
     g_assert_cmpint(fd, >=, 0);
     g_assert_cmpint(write(fd, b->data, b->len), ==, (ssize_t)b->len);
     g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
-    g_unlink(path);
-    g_free(path);
+    if (path)
+        *path = name;
+    else {
+        g_unlink(name);
+        g_free(name);
+    }
     g_byte_array_free(b, TRUE);
     return fd;
+}
+
+static int as_file(GByteArray *b)
+{
+    return as_file_named(b, NULL);
 }
 
 static td_pcap_file *open_ok(GByteArray *b)
@@ -329,15 +378,108 @@ static void test_few_records(void)
     }
 }
 
+/* Records of 1,514 bytes over several windows, record n's time n seconds. */
+enum { STEADY_CAPLEN = 1514, STEADY_RECORDS = 7000 };
+
+static GByteArray *steady_file(uint32_t from, uint32_t records, bool with_header)
+{
+    GByteArray *b = with_header ? header(PLAIN) : g_byte_array_new();
+
+    for (uint32_t n = from; n < from + records; n++)
+        record(b, false, n, n, 0, STEADY_CAPLEN, STEADY_CAPLEN);
+    return b;
+}
+
+/* A capture still being written: what was added before the reader reached the end of
+ * what it had mapped is read too, as read() would read it. */
+static void test_grows_while_read(void)
+{
+    char *path = NULL;
+    GByteArray *more = steady_file(STEADY_RECORDS, 100, false);
+    int fd = as_file_named(steady_file(0, STEADY_RECORDS, true), &path);
+    td_pcap_file *f;
+    const char *why = NULL;
+    int append;
+
+    f = td_pcap_file_open(fd, &why);
+    g_assert_nonnull(f);
+    expect_record(f, 0, 0, STEADY_CAPLEN, STEADY_CAPLEN);
+    append = open(path, O_WRONLY | O_APPEND);
+    g_assert_cmpint(write(append, more->data, more->len), ==, (ssize_t)more->len);
+    close(append);
+    for (uint32_t n = 1; n < STEADY_RECORDS + 100; n++)
+        expect_record(f, n, n * 1000000000LL, STEADY_CAPLEN, STEADY_CAPLEN);
+    expect_step(f, TD_PCAP_END, NULL);
+    td_pcap_file_close(f);
+    g_unlink(path);
+    g_free(path);
+    g_byte_array_free(more, TRUE);
+}
+
+/* A file cut while it is read (tcpdump -W rewriting the oldest file of its ring):
+ * the pages past the cut are gone, and touching one raises SIGBUS. The reader hands
+ * out the records wholly before the cut, then leaves the rest, and says why. */
+static void test_shrinks_while_read(void)
+{
+    enum { CUT = 1 << 20 };
+    char *path = NULL;
+    int fd = as_file_named(steady_file(0, STEADY_RECORDS, true), &path);
+    const uint32_t whole = (CUT - 24) / (16 + STEADY_CAPLEN);     /* records ending before the cut */
+    td_pcap_file *f;
+    const char *why = NULL;
+
+    f = td_pcap_file_open(fd, &why);
+    g_assert_nonnull(f);
+    for (uint32_t n = 0; n < 100; n++)
+        expect_record(f, n, n * 1000000000LL, STEADY_CAPLEN, STEADY_CAPLEN);
+    g_assert_cmpint(truncate(path, CUT), ==, 0);
+    for (uint32_t n = 100; n < whole; n++)
+        expect_record(f, n, n * 1000000000LL, STEADY_CAPLEN, STEADY_CAPLEN);
+    expect_step(f, TD_PCAP_LEAVE, "the file shrank while it was read");
+    expect_step(f, TD_PCAP_LEAVE, "the file shrank while it was read");
+    td_pcap_file_close(f);
+    g_unlink(path);
+    g_free(path);
+}
+
+static void run_mapped(gconstpointer test)
+{
+    through_pipe = false;
+    ((void (*)(void))test)();
+}
+
+static void run_through_pipe(gconstpointer test)
+{
+    through_pipe = true;
+    ((void (*)(void))test)();
+}
+
 int main(int argc, char **argv)
 {
+    static const struct {
+        const char *name;
+        void (*test)(void);
+    } both_ways[] = {
+        { "both_orders_and_units", test_both_orders_and_units },
+        { "records_across_blocks", test_records_across_blocks },
+        { "files_cut_short", test_files_cut_short },
+        { "record_lengths", test_record_lengths },
+        { "odd_fractions_read_as_wiretap", test_odd_fractions_read_as_wiretap },
+        { "left_to_wiretap", test_left_to_wiretap },
+        { "few_records", test_few_records },
+    };
+
     g_test_init(&argc, &argv, NULL);
-    g_test_add_func("/pcap_file/both_orders_and_units", test_both_orders_and_units);
-    g_test_add_func("/pcap_file/records_across_blocks", test_records_across_blocks);
-    g_test_add_func("/pcap_file/files_cut_short", test_files_cut_short);
-    g_test_add_func("/pcap_file/record_lengths", test_record_lengths);
-    g_test_add_func("/pcap_file/odd_fractions_read_as_wiretap", test_odd_fractions_read_as_wiretap);
-    g_test_add_func("/pcap_file/left_to_wiretap", test_left_to_wiretap);
-    g_test_add_func("/pcap_file/few_records", test_few_records);
+    signal(SIGPIPE, SIG_IGN);       /* a refused file's writer meets a closed pipe */
+    for (size_t i = 0; i < G_N_ELEMENTS(both_ways); i++) {
+        char *mapped = g_strdup_printf("/pcap_file/mapped/%s", both_ways[i].name);
+        char *piped = g_strdup_printf("/pcap_file/read/%s", both_ways[i].name);
+        g_test_add_data_func(mapped, (gconstpointer)both_ways[i].test, run_mapped);
+        g_test_add_data_func(piped, (gconstpointer)both_ways[i].test, run_through_pipe);
+        g_free(mapped);
+        g_free(piped);
+    }
+    g_test_add_data_func("/pcap_file/mapped/grows_while_read", (gconstpointer)test_grows_while_read, run_mapped);
+    g_test_add_data_func("/pcap_file/mapped/shrinks_while_read", (gconstpointer)test_shrinks_while_read, run_mapped);
     return g_test_run();
 }
