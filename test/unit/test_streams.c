@@ -122,9 +122,52 @@ static void test_endpoints(void)
     td_streams_free(streams);
 }
 
+/* A record's conversation is found from the last one without a key built: the same
+ * numbers as the lookup by key, whatever the order of the records. Table `keyed` is
+ * made to look every record up by its key (a find of a record it never holds first
+ * forgets its last conversation); the endpoints include a host talking to itself on
+ * one port and on two, in IPv4 and IPv6, and SYNs with other ISNs reuse ports. */
+static void test_last_as_keyed(void)
+{
+    /* two of each family; the IPv6 ones apart in their last byte only */
+    static const uint8_t hosts[4][16] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 }, { 0xfe, 0x80, [15] = 1 },
+                                          { 0xfe, 0x80, [15] = 2 } };
+    static const uint16_t ports[3] = { 80, 1000, 1001 };
+    td_streams *last = td_streams_new(TD_WIRESHARK_4_4), *keyed = td_streams_new(TD_WIRESHARK_4_4);
+    GRand *rand = g_rand_new_with_seed(38);
+    td_record never, rec;
+    uint32_t found;
+
+    memset(&never, 0, sizeof never);
+    never.src.len = never.dst.len = 4;
+    never.sport = never.dport = 7;
+    for (int i = 0; i < 20000; i++) {
+        bool v6 = g_rand_int_range(rand, 0, 4) == 0;
+        memset(&rec, 0, sizeof rec);
+        rec.src.len = rec.dst.len = v6 ? 16 : 4;
+        memcpy(rec.src.bytes, hosts[2 * v6 + g_rand_int_range(rand, 0, 2)], 16);
+        memcpy(rec.dst.bytes, hosts[2 * v6 + g_rand_int_range(rand, 0, 2)], 16);
+        rec.sport = ports[g_rand_int_range(rand, 0, 3)];
+        rec.dport = ports[g_rand_int_range(rand, 0, 3)];
+        rec.tcp_flags = (uint16_t[]){ AK, AK, AK, S, SA, F, R }[g_rand_int_range(rand, 0, 7)];
+        rec.seq = (uint32_t)g_rand_int_range(rand, 0, 3) * 1000;
+        rec.ack = 1;
+        g_assert_false(td_streams_find(keyed, &never, &found));
+        g_assert_cmpuint(td_streams_number(last, &rec, true), ==, td_streams_number(keyed, &rec, true));
+        /* the same record again: now last's for both */
+        g_assert_cmpuint(td_streams_number(last, &rec, true), ==, td_streams_number(keyed, &rec, true));
+    }
+    g_assert_cmpuint(td_streams_count(last), ==, td_streams_count(keyed));
+    g_assert_cmpuint(td_streams_count(last), >, 100);
+    g_rand_free(rand);
+    td_streams_free(last);
+    td_streams_free(keyed);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/streams/last_as_keyed", test_last_as_keyed);
     g_test_add_func("/streams/wireshark_4.0", test_wireshark_40);
     g_test_add_func("/streams/wireshark_4.4_4.6", test_wireshark_44_46);
     g_test_add_func("/streams/endpoints", test_endpoints);
