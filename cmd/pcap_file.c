@@ -175,16 +175,16 @@ static bool map_window(td_pcap_file *f, uint64_t from, uint64_t size)
 {
     uint64_t at = from & ~(uint64_t)(page_size - 1);
     size_t len = (size_t)MIN((uint64_t)WINDOW, size - at);
-    void *w = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd, (off_t)at);
+    void *w;
 
+    /* the old window goes first: both at once would be the peak resident memory */
+    if (f->window)
+        unmap(f);
+    w = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd, (off_t)at);
     if (w == MAP_FAILED)
         return false;
-    if (f->window)
-        munmap(f->window, f->window_len);
-    else {
-        f->next_mapped = mapped_here;
-        mapped_here = f;
-    }
+    f->next_mapped = mapped_here;
+    mapped_here = f;
     f->window = w;
     f->window_len = len;
     f->window_at = at;
@@ -203,7 +203,8 @@ static bool read_more(td_pcap_file *f, size_t n);
  * are read again into the block. */
 static bool leave_mapping(td_pcap_file *f, uint64_t from)
 {
-    unmap(f);
+    if (f->window)
+        unmap(f);
     f->block = g_malloc(BLOCK);
     f->bytes = f->block;
     f->start = f->end = 0;
