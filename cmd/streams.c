@@ -192,28 +192,27 @@ bool td_streams_find(td_streams *streams, const td_record *rec, uint32_t *stream
     return c != NULL;
 }
 
+/* Whether the record came from c's end `end` to its other end, with addresses of
+ * `words` words (a constant where it is called: the compares are moves, not calls). */
+static inline bool sent_from_end(const conversation *c, const td_record *rec, int end, unsigned words)
+{
+    size_t bytes = (size_t)words * 4;
+
+    return c->port[end] == rec->sport && c->port[!end] == rec->dport &&
+           memcmp(c->addr + (end ? words : 0), rec->src.bytes, bytes) == 0 &&
+           memcmp(c->addr + (end ? 0 : words), rec->dst.bytes, bytes) == 0;
+}
+
 /* The end of c that sent the record (0 or 1), read from the record itself, or -1 when
  * the record is not c's. The key is in a canonical order, so the ends as the record
  * gives them match one way round only, the way fill_key would put them; but when both
  * ends are the same, where either matches and fill_key says 0, the first tried. */
 static inline int sender_end(const conversation *c, const td_record *rec)
 {
-    if (c->words == 1 && rec->src.len == 4) {
-        uint32_t src, dst;
-        memcpy(&src, rec->src.bytes, 4);
-        memcpy(&dst, rec->dst.bytes, 4);
-        if (c->port[0] == rec->sport && c->port[1] == rec->dport && c->addr[0] == src && c->addr[1] == dst)
-            return 0;
-        if (c->port[1] == rec->sport && c->port[0] == rec->dport && c->addr[1] == src && c->addr[0] == dst)
-            return 1;
-    } else if (c->words == 4 && rec->src.len == 16) {
-        if (c->port[0] == rec->sport && c->port[1] == rec->dport && memcmp(c->addr, rec->src.bytes, 16) == 0 &&
-            memcmp(c->addr + 4, rec->dst.bytes, 16) == 0)
-            return 0;
-        if (c->port[1] == rec->sport && c->port[0] == rec->dport && memcmp(c->addr + 4, rec->src.bytes, 16) == 0 &&
-            memcmp(c->addr, rec->dst.bytes, 16) == 0)
-            return 1;
-    }
+    if (c->words == 1 && rec->src.len == 4)
+        return sent_from_end(c, rec, 0, 1) ? 0 : sent_from_end(c, rec, 1, 1) ? 1 : -1;
+    if (c->words == 4 && rec->src.len == 16)
+        return sent_from_end(c, rec, 0, 4) ? 0 : sent_from_end(c, rec, 1, 4) ? 1 : -1;
     return -1;
 }
 
